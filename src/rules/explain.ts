@@ -1,0 +1,49 @@
+import type { Rule, RuleTable } from "./load.ts";
+import type { Matcher } from "./schema.ts";
+import type { Classification } from "./classify.ts";
+import { identityFor } from "./identity.ts";
+import { matcherMatches } from "./match.ts";
+import type { RequestFacts } from "./request-facts.ts";
+
+export type Outcome =
+  /** this rule counts the request */
+  | "selected"
+  /** no matcher of the rule matches method and path */
+  | "no-match"
+  /** a matcher matches but the request lacks the rule's identity header */
+  | "no-identity"
+  /** matches with identity, but a rule of higher precedence was selected */
+  | "outranked";
+
+export interface RuleVerdict {
+  readonly rule: Rule;
+  readonly outcome: Outcome;
+  /** The first matcher that matched, when one did. */
+  readonly matcher?: Matcher;
+}
+
+export interface Explanation {
+  readonly classification: Classification;
+  /** One verdict per rule, in precedence order. */
+  readonly verdicts: readonly RuleVerdict[];
+}
+
+/**
+ * Evaluates every rule the slow, obvious way (no index), in precedence order, and says what each
+ * one made of the request. It is both the `explain` command's engine and the reference model the
+ * compiled classifier is tested against.
+ */
+export function explainRequest(table: RuleTable, facts: RequestFacts): Explanation {
+  let classification: Classification | undefined;
+  const verdicts = table.byPrecedence.map((rule): RuleVerdict => {
+    const matcher = rule.matchers.find((m) => matcherMatches(m, facts.method, facts.path));
+    if (!matcher) return { rule, outcome: "no-match" };
+    const identity = identityFor(rule.identity, facts);
+    if (!identity) return { rule, outcome: "no-identity", matcher };
+    if (classification) return { rule, outcome: "outranked", matcher };
+    classification = { rule, matcher, identity };
+    return { rule, outcome: "selected", matcher };
+  });
+  if (!classification) throw new Error(`rule table "${table.name}" has no rule for ${facts.method} ${facts.path}`);
+  return { classification, verdicts };
+}

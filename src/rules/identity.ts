@@ -1,0 +1,65 @@
+import type { IdentityKind } from "./schema.ts";
+import type { Identity, RequestFacts } from "./request-facts.ts";
+
+/**
+ * The identity a rule of kind `kind` would count this request under, or undefined when the
+ * request does not carry it (a rule applies only when its identity is present).
+ */
+export function identityFor(kind: IdentityKind, facts: RequestFacts): Identity | undefined {
+  switch (kind) {
+    case "api-key":
+      return facts.apiKey ? { kind, apiKey: facts.apiKey } : undefined;
+    case "user-ip":
+      return facts.userId ? { kind, userId: facts.userId, ip: facts.clientIp } : undefined;
+    case "ip":
+      return { kind, ip: facts.clientIp };
+  }
+}
+
+/** Unambiguous text for an identity: the kind is part of it, and JSON keeps user and IP apart. */
+function canonicalIdentity(identity: Identity): string {
+  switch (identity.kind) {
+    case "api-key":
+      return `api-key:${identity.apiKey}`;
+    case "user-ip":
+      return `user-ip:${JSON.stringify([identity.userId, identity.ip])}`;
+    case "ip":
+      return `ip:${identity.ip}`;
+  }
+}
+
+const encoder = new TextEncoder();
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    hmacKeys.set(secret, key);
+  }
+  return key;
+}
+
+/**
+ * Hex digest naming an identity: HMAC-SHA-256 with `secret` when one is configured (so a leaked
+ * object name cannot be tested against guessed keys), plain SHA-256 otherwise. Raw keys never
+ * leave this function.
+ */
+export async function identityDigest(identity: Identity, secret?: string): Promise<string> {
+  const data = encoder.encode(canonicalIdentity(identity));
+  const digest = secret
+    ? await crypto.subtle.sign("HMAC", await hmacKey(secret), data)
+    : await crypto.subtle.digest("SHA-256", data);
+  return toHex(new Uint8Array(digest));
+}
+
+function toHex(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  return out;
+}
+
+/** Name of the counter object for (region, rule, identity digest). Contains no raw identity. */
+export function counterName(region: string, ruleId: number, digest: string): string {
+  return `${region}:${ruleId}:${digest}`;
+}
