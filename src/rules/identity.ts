@@ -29,9 +29,11 @@ function canonicalIdentity(identity: Identity): string {
 }
 
 const encoder = new TextEncoder();
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
+// Spelled this way because Node's and Workers' type libraries declare CryptoKey differently.
+type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+const hmacKeys = new Map<string, Promise<HmacKey>>();
 
-function hmacKey(secret: string): Promise<CryptoKey> {
+function hmacKey(secret: string): Promise<HmacKey> {
   let key = hmacKeys.get(secret);
   if (!key) {
     key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);

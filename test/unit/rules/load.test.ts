@@ -49,7 +49,7 @@ describe("loadRuleTable", () => {
     ["fractional count", (f) => (f.rules[0]!.limits.us.count = 1.5), /row 1 .* field limits\.us\.count/],
     ["missing region", (f) => delete f.rules[2]!.limits.eu, /row 3 .* field limits\.eu/],
     ["duplicate id", (f) => (f.rules[5]!.id = 5), /row 5 \("repos-user"\), field id: duplicate id 5/],
-    ["ids out of table order", (f) => ([f.rules[3], f.rules[4]] = [f.rules[4], f.rules[3]]), /row 4 .* field id: ids must follow table order/],
+    ["ids out of table order", (f) => ([f.rules[3], f.rules[4]] = [f.rules[4]!, f.rules[3]!]), /row 4 .* field id: ids must follow table order/],
     ["duplicate name", (f) => (f.rules[5]!.name = "repos-key"), /row 6 .* field name: duplicate name "repos-key"/],
     ["unknown identity", (f) => (f.rules[1]!.identity = "cookie"), /row 2 .* field identity/],
     ["unknown path kind", (f) => (f.rules[1]!.match[0].path.kind = "glob"), /row 2 .* field match\[0\]\.path\.kind/],

@@ -1,0 +1,32 @@
+import type { RateLimiter } from "./durable-objects/rate-limiter.ts";
+
+/** Bindings and variables of one regional environment (wrangler.toml `[env.us]` / `[env.eu]`). */
+export interface Env {
+  /** "us" or "eu": selects the rule limits and the Durable Object jurisdiction. */
+  REGION: string;
+  LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** Jurisdiction of the counter objects: the region itself, or "none" where it cannot be emulated (local). */
+  LIMITER_JURISDICTION?: string;
+  /** Local upstreams: service bindings (emulators in this bundle, or other Workers). */
+  HOSTED_API?: Fetcher;
+  CONTROL_PLANE?: Fetcher;
+  AGENT_SERVER?: Fetcher;
+  /** Production upstreams: origin URLs; when set they win over the service binding. */
+  HOSTED_API_ORIGIN?: string;
+  CONTROL_PLANE_ORIGIN?: string;
+  AGENT_SERVER_ORIGIN?: string;
+  /** "open" (default): a failed counter lets the request through. "closed": 503. */
+  FAIL_MODE?: string;
+  LIMITER_TIMEOUT_MS?: string;
+  UPSTREAM_TIMEOUT_MS?: string;
+  /** Secret for HMAC-SHA-256 of identities; plain SHA-256 when unset. Set with `wrangler secret put`. */
+  IDENTITY_HMAC_SECRET?: string;
+}
+
+type TollgateEnv = Env;
+declare global {
+  namespace Cloudflare {
+    // Types `env` from "cloudflare:workers" and "cloudflare:test".
+    interface Env extends TollgateEnv {}
+  }
+}

@@ -1,0 +1,26 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { hostedApiClassifier } from "../rules/hosted-api.ts";
+import { ConfigError } from "./config.ts";
+import { canonicalPath } from "./normalize-path.ts";
+import { forward } from "./proxy.ts";
+import { rateLimit } from "./rate-limit.ts";
+import type { GatewayEnv } from "./types.ts";
+
+/**
+ * The request path, in order: normalize -> classify + count (rate-limit) -> route + proxy.
+ * Every response the gateway makes itself is JSON with a `detail` string; nothing escapes as a
+ * stack trace.
+ */
+export function createGateway() {
+  const app = new Hono<GatewayEnv>();
+  app.use("*", canonicalPath(), rateLimit({ classifier: hostedApiClassifier }));
+  app.all("*", forward);
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) return error.getResponse();
+    const detail = error instanceof ConfigError ? error.message : "The gateway failed to handle this request.";
+    console.log(JSON.stringify({ event: "gateway_error", error: String(error), path: c.var.path }));
+    return Response.json({ detail }, { status: 500 });
+  });
+  return app;
+}

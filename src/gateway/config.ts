@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { REGIONS, type Region } from "../rules/schema.ts";
+import type { Env } from "../env.ts";
+
+export type UpstreamName = "hosted-api" | "control-plane" | "agent-server";
+
+/** An upstream is reached through a service binding locally, or an origin URL in production. */
+export type Upstream = { readonly kind: "binding"; readonly fetcher: Fetcher } | { readonly kind: "origin"; readonly origin: URL };
+
+export interface GatewayConfig {
+  readonly region: Region;
+  /** Durable Object jurisdiction of the counters; undefined only for local runs. */
+  readonly jurisdiction: Region | undefined;
+  readonly failMode: "open" | "closed";
+  readonly limiterTimeoutMs: number;
+  readonly upstreamTimeoutMs: number;
+  readonly hmacSecret: string | undefined;
+  readonly upstreams: Readonly<Record<UpstreamName, Upstream>>;
+}
+
+/** Thrown for a deployment mistake; rendered as a 500 whose detail names the setting. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const millis = (fallback: number) =>
+  z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), z.int().positive().max(300_000));
+
+const VarsSchema = z.object({
+  REGION: z.enum(REGIONS),
+  LIMITER_JURISDICTION: z.enum([...REGIONS, "none"]),
+  FAIL_MODE: z.preprocess((v) => v || "open", z.enum(["open", "closed"])),
+  LIMITER_TIMEOUT_MS: millis(1_000),
+  UPSTREAM_TIMEOUT_MS: millis(30_000),
+});
+
+const BINDINGS: Record<UpstreamName, [binding: keyof Env, origin: keyof Env]> = {
+  "hosted-api": ["HOSTED_API", "HOSTED_API_ORIGIN"],
+  "control-plane": ["CONTROL_PLANE", "CONTROL_PLANE_ORIGIN"],
+  "agent-server": ["AGENT_SERVER", "AGENT_SERVER_ORIGIN"],
+};
+
+const cache = new WeakMap<object, GatewayConfig>();
+
+/** Reads and checks the environment once per isolate (env objects are stable per isolate). */
+export function gatewayConfig(env: Env): GatewayConfig {
+  let config = cache.get(env);
+  if (!config) {
+    config = parseConfig(env);
+    cache.set(env, config);
+  }
+  return config;
+}
+
+function parseConfig(env: Env): GatewayConfig {
+  const vars = VarsSchema.safeParse(env);
+  if (!vars.success) {
+    const issue = vars.error.issues[0]!;
+    throw new ConfigError(`gateway misconfigured: ${issue.path.join(".")}: ${issue.message}`);
+  }
+  const jurisdiction = vars.data.LIMITER_JURISDICTION;
+  if (jurisdiction !== "none" && jurisdiction !== vars.data.REGION) {
+    // Counting EU identities in US objects (or the reverse) would move identity data across regions.
+    throw new ConfigError(`gateway misconfigured: LIMITER_JURISDICTION "${jurisdiction}" must be the region ("${vars.data.REGION}") or "none"`);
+  }
+  const upstreams = Object.fromEntries(
+    (Object.keys(BINDINGS) as UpstreamName[]).map((name) => [name, upstream(env, name)]),
+  ) as Record<UpstreamName, Upstream>;
+  return {
+    region: vars.data.REGION,
+    jurisdiction: jurisdiction === "none" ? undefined : jurisdiction,
+    failMode: vars.data.FAIL_MODE,
+    limiterTimeoutMs: vars.data.LIMITER_TIMEOUT_MS,
+    upstreamTimeoutMs: vars.data.UPSTREAM_TIMEOUT_MS,
+    hmacSecret: env.IDENTITY_HMAC_SECRET || undefined,
+    upstreams,
+  };
+}
+
+function upstream(env: Env, name: UpstreamName): Upstream {
+  const [bindingKey, originKey] = BINDINGS[name];
+  const origin = env[originKey] as string | undefined;
+  if (origin) {
+    if (!URL.canParse(origin)) throw new ConfigError(`gateway misconfigured: ${originKey} is not a URL`);
+    return { kind: "origin", origin: new URL(origin) };
+  }
+  const fetcher = env[bindingKey] as Fetcher | undefined;
+  if (!fetcher) throw new ConfigError(`gateway misconfigured: set ${originKey} or bind ${bindingKey}`);
+  return { kind: "binding", fetcher };
+}

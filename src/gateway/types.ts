@@ -1,0 +1,12 @@
+import type { Env } from "../env.ts";
+
+/** Hono environment of the gateway app: bindings plus what earlier middleware hands on. */
+export interface GatewayEnv {
+  Bindings: Env;
+  Variables: {
+    /** Normalized, decoded path: what rules are matched against. */
+    path: string;
+    /** The same path, canonically re-encoded: what the upstream receives. */
+    upstreamPath: string;
+  };
+}
