@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import type { Classifier } from "../rules/classify.ts";
 import { hostedApiClassifier } from "../rules/hosted-api.ts";
 import { ConfigError } from "./config.ts";
 import { canonicalPath } from "./normalize-path.ts";
@@ -11,10 +12,13 @@ import type { GatewayEnv } from "./types.ts";
  * The request path, in order: normalize -> classify + count (rate-limit) -> route + proxy.
  * Every response the gateway makes itself is JSON with a `detail` string; nothing escapes as a
  * stack trace.
+ *
+ * @example
+ * export default createGateway(); // the published hosted-API table
  */
-export function createGateway() {
+export function createGateway(options: { classifier?: Classifier } = {}) {
   const app = new Hono<GatewayEnv>();
-  app.use("*", canonicalPath(), rateLimit({ classifier: hostedApiClassifier }));
+  app.use("*", canonicalPath(), rateLimit({ classifier: options.classifier ?? hostedApiClassifier }));
   app.all("*", forward);
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();

@@ -42,7 +42,8 @@ export async function forward(c: Context<GatewayEnv>): Promise<Response> {
       raw,
       signal: controller.signal,
       strictConnectionProcessing: true,
-      customFetch: (request: Request) => (upstream.kind === "binding" ? upstream.fetcher.fetch(request) : fetch(request)),
+      customFetch: (request: Request) =>
+        untilAborted(upstream.kind === "binding" ? upstream.fetcher.fetch(request) : fetch(request), controller.signal),
     });
   } catch (error) {
     if (error instanceof HTTPException) throw error;
@@ -60,6 +61,14 @@ export async function forward(c: Context<GatewayEnv>): Promise<Response> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Settles with `work`, or rejects once `signal` aborts, even if `work` ignores the signal. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    work.then(resolve, reject);
+  });
 }
 
 function joinPath(basePath: string, path: string): string {

@@ -1,0 +1,9 @@
+/**
+ * Pure rate-limiting core: an exact sliding window plus the persistence
+ * policy that lets a Durable Object survive restarts without over-admitting.
+ * No platform imports, no clock: callers pass `now` in.
+ */
+export type { Decision, Limit } from "./types.ts";
+export { SlidingWindow } from "./sliding-window.ts";
+export { ReservationLedger, restoreAdmissions } from "./ledger.ts";
+export type { LedgerOptions, Reservation } from "./ledger.ts";

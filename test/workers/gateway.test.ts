@@ -1,0 +1,257 @@
+// The request path end to end: canonical paths, identity, routing, proxying, failures.
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { identityDigest } from "../../src/rules/identity.ts";
+import { compileClassifier } from "../../src/rules/classify.ts";
+import { loadRuleTable } from "../../src/rules/load.ts";
+import rules from "../../rules/hosted-api.json" with { type: "json" };
+import { burst, freshIdentity, gateway } from "./support/requests.ts";
+import { gatewayWith, recordingLimiter, recordingUpstream } from "./support/custom-gateway.ts";
+
+const region = env.REGION;
+afterEach(() => vi.restoreAllMocks());
+
+const keyed = (who: ReturnType<typeof freshIdentity>, extra: Record<string, string> = {}) => ({
+  "x-api-key": who.apiKey,
+  "cf-connecting-ip": who.ip,
+  ...extra,
+});
+
+describe("canonical paths", () => {
+  it("counts every spelling of a path on the same rule and forwards the canonical path", async () => {
+    const who = freshIdentity();
+    const spellings = ["/runs/query", "//runs/query", "/runs/./query/", "/runs/x/../query", "/runs%2Fquery", "/%72uns/query", "/a/%2e%2e/runs/query"];
+    const upstream = recordingUpstream();
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher });
+    for (let i = 0; i < 15; i++) {
+      const res = await send(spellings[i % spellings.length]!, { method: "POST", headers: keyed(who) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("ratelimit-policy")).toContain('"runs-query-key"');
+    }
+    expect(new Set(upstream.seen.map((r) => new URL(r.url).pathname))).toEqual(new Set(["/runs/query"]));
+    const res = await send("/runs//query/", { method: "POST", headers: keyed(who) });
+    expect(res.status).toBe(429);
+    expect(upstream.seen).toHaveLength(15);
+  });
+
+  it("refuses a malformed path with 400 {detail} before any counter or upstream", async () => {
+    const upstream = recordingUpstream();
+    const limiter = recordingLimiter();
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher, LIMITER: limiter.namespace });
+    const res = await send("/runs/%zz", { headers: keyed(freshIdentity()) });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { detail: string };
+    expect(body.detail).toMatch(/Malformed request path/);
+    expect(upstream.seen).toHaveLength(0);
+    expect(limiter.calls.hits).toBe(0);
+  });
+
+  it("keeps the query string", async () => {
+    const res = await gateway("/anything?a=1&b=%20", { headers: keyed(freshIdentity()) });
+    expect(((await res.json()) as { query: string }).query).toBe("?a=1&b=%20");
+  });
+});
+
+describe("routing", () => {
+  it.each([
+    ["/v2/deployments", "control-plane"],
+    ["/v2", "control-plane"],
+    ["/assistants/search", "agent-server"],
+    ["/threads/t-1/runs/stream", "agent-server"],
+    ["/threadsafe", "hosted-api"],
+    ["/v2x/y", "hosted-api"],
+    ["/runs/query", "hosted-api"],
+  ])("%s goes to the %s", async (path, upstream) => {
+    const res = await gateway(path, { headers: keyed(freshIdentity()) });
+    expect(res.headers.get("x-echo-upstream")).toBe(upstream);
+  });
+});
+
+describe("proxying", () => {
+  it("streams a request body to the upstream and the response back", async () => {
+    const chunks = ["first,", "second,", "third"];
+    const body = new ReadableStream({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next) controller.enqueue(new TextEncoder().encode(next));
+        else controller.close();
+      },
+    });
+    const res = await gateway("/runs", { method: "POST", body, headers: keyed(freshIdentity(), { "content-type": "text/plain" }) });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("first,second,third");
+  });
+
+  it("passes server-sent events through as they are written", async () => {
+    const res = await gateway("/threads/t/runs/stream?events=3", { headers: keyed(freshIdentity(), { accept: "text/event-stream" }) });
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    // The first event arrives while the upstream is still writing the others.
+    expect(first).toBe('event: tick\ndata: {"n":0}\n\n');
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    expect(rest).toBe('event: tick\ndata: {"n":1}\n\nevent: tick\ndata: {"n":2}\n\n');
+  });
+
+  it("strips hop-by-hop headers and never passes a client's X-Forwarded-For on", async () => {
+    const who = freshIdentity();
+    const res = await gateway("/anything", {
+      headers: keyed(who, {
+        connection: "x-private-hop",
+        "x-private-hop": "1",
+        "proxy-authorization": "Basic abc",
+        "x-forwarded-for": "10.9.9.9",
+        "x-user-id": "u",
+      }),
+    });
+    const { headers } = (await res.json()) as { headers: Record<string, string> };
+    expect(headers["x-private-hop"]).toBeUndefined();
+    expect(headers["proxy-authorization"]).toBeUndefined();
+    expect(headers["x-forwarded-for"]).toBe(who.ip);
+    expect(headers["x-api-key"]).toBe(who.apiKey); // the upstream still authenticates the caller
+  });
+
+  it("answers 502 with a problem body when the upstream is unreachable", async () => {
+    const send = gatewayWith({ HOSTED_API: { fetch: () => Promise.reject(new Error("connection refused")) } as unknown as Fetcher });
+    const res = await send("/anything", { headers: keyed(freshIdentity()) });
+    expect(res.status).toBe(502);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(await res.json()).toMatchObject({ status: 502, detail: expect.stringContaining("hosted-api") });
+  });
+
+  it("answers 502 for an origin URL nobody listens on", async () => {
+    const send = gatewayWith({ HOSTED_API_ORIGIN: "http://127.0.0.1:9" });
+    const res = await send("/anything", { headers: keyed(freshIdentity()) });
+    expect(res.status).toBe(502);
+  });
+
+  it("answers 504 with a problem body when the upstream does not answer in time", async () => {
+    const send = gatewayWith({ UPSTREAM_TIMEOUT_MS: "50", HOSTED_API: { fetch: () => new Promise(() => {}) } as unknown as Fetcher });
+    const res = await send("/anything", { headers: keyed(freshIdentity()) });
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ status: 504, title: "Upstream timed out" });
+  });
+
+  it("never forwards a denied request", async () => {
+    const upstream = recordingUpstream();
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher });
+    const who = freshIdentity();
+    const limit = region === "eu" ? 20 : 1;
+    for (let i = 0; i < limit + 5; i++) await send("/runs/stats", { headers: keyed(who) });
+    expect(upstream.seen).toHaveLength(limit);
+  });
+});
+
+describe("identity", () => {
+  it("keys user rows by user id and client IP: the same user from another IP has its own counter", async () => {
+    const who = freshIdentity();
+    const other = freshIdentity();
+    const send = (ip: string) => gateway("/runs/query", { method: "POST", headers: { "x-user-id": who.userId, "cf-connecting-ip": ip } });
+    const statuses = await burst(301, () => send(who.ip));
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 300, 429: 1 });
+    expect((await send(other.ip)).status).toBe(200);
+  });
+
+  it("keys IPv6 clients by their /64", async () => {
+    const send = (ip: string) => gateway("/public/download/f", { headers: { "cf-connecting-ip": ip } });
+    const limit = 5000;
+    const statuses = await burst(limit, () => send("2001:db8:77:1::1"));
+    expect(statuses.get(200)).toBe(limit);
+    expect((await send("2001:db8:77:1:ffff::2")).status).toBe(429); // same /64
+    expect((await send("2001:db8:77:2::1")).status).toBe(200); // next /64
+  });
+
+  it("cannot be forged with X-Forwarded-For or X-Real-IP", async () => {
+    const who = freshIdentity();
+    const send = (forged: string) =>
+      gateway("/runs/stats", { headers: keyed(who, { "x-forwarded-for": forged, "x-real-ip": forged }) });
+    const limit = region === "eu" ? 20 : 1;
+    for (let i = 0; i < limit; i++) expect((await send(`10.0.0.${i}`)).status).toBe(200);
+    expect((await send("10.1.1.1")).status).toBe(429);
+  });
+
+  it("names counters by region, rule and hashed identity: the raw key never appears in names or logs", async () => {
+    const secretKey = `sk-live-${crypto.randomUUID()}`;
+    const limiter = recordingLimiter();
+    const logs: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: unknown) => void logs.push(String(line)));
+    const send = gatewayWith({ LIMITER: limiter.namespace });
+    const headers = { "x-api-key": secretKey, "cf-connecting-ip": "198.18.0.1" };
+    for (let i = 0; i < 17; i++) await send("/runs/query", { method: "POST", headers });
+    const digest = await identityDigest({ kind: "api-key", apiKey: secretKey });
+    expect(limiter.calls.names[0]).toBe(`${region}:12:${digest}`);
+    expect(logs.some((l) => l.includes('"event":"denied"'))).toBe(true);
+    for (const text of [...limiter.calls.names, ...logs]) expect(text).not.toContain(secretKey);
+  });
+
+  it("uses HMAC when a secret is configured", async () => {
+    const limiter = recordingLimiter();
+    const send = gatewayWith({ LIMITER: limiter.namespace, IDENTITY_HMAC_SECRET: "s3cret" });
+    await send("/anything", { headers: { "x-api-key": "k", "cf-connecting-ip": "198.18.0.2" } });
+    const plain = await identityDigest({ kind: "api-key", apiKey: "k" });
+    const keyedDigest = await identityDigest({ kind: "api-key", apiKey: "k" }, "s3cret");
+    expect(keyedDigest).not.toBe(plain);
+    expect(limiter.calls.names).toEqual([`${region}:25:${keyedDigest}`]);
+  });
+});
+
+describe("counter policy", () => {
+  it("puts counters in the region's Durable Object jurisdiction", async () => {
+    const limiter = recordingLimiter();
+    const send = gatewayWith({ LIMITER: limiter.namespace, LIMITER_JURISDICTION: region });
+    expect((await send("/anything", { headers: keyed(freshIdentity()) })).status).toBe(200);
+    expect(limiter.calls.jurisdictions).toEqual([region]);
+  });
+
+  it("refuses a jurisdiction that is not the region's", async () => {
+    const send = gatewayWith({ LIMITER_JURISDICTION: region === "eu" ? "us" : "eu" });
+    const res = await send("/anything", { headers: keyed(freshIdentity()) });
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/LIMITER_JURISDICTION/);
+  });
+
+  it("answers a flood from the isolate's deny cache without calling the object", async () => {
+    const limiter = recordingLimiter();
+    const send = gatewayWith({ LIMITER: limiter.namespace });
+    const who = freshIdentity();
+    const statuses = await burst(15 + 1500, () => send("/runs/query", { method: "POST", headers: keyed(who) }), 50);
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 15, 429: 1500 });
+    // 15 admissions plus the calls already in flight when the first denial came back.
+    expect(limiter.calls.hits).toBeLessThanOrEqual(15 + 50);
+  });
+
+  it.each(["fail", "hang"] as const)("fails open when the object %ss, logging and counting it", async (behaviour) => {
+    const logs: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: unknown) => void logs.push(String(line)));
+    const send = gatewayWith({ LIMITER: recordingLimiter(behaviour).namespace, LIMITER_TIMEOUT_MS: "50" });
+    const res = await send("/runs/query", { method: "POST", headers: keyed(freshIdentity()) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("ratelimit-policy")).toContain("runs-query-key");
+    expect(res.headers.get("ratelimit")).toBeNull();
+    const failure = logs.map((l) => JSON.parse(l)).find((l) => l.event === "counter_failure");
+    expect(failure).toMatchObject({ rule: 12, failMode: "open" });
+    expect(failure.failures).toBeGreaterThan(0);
+  });
+
+  it("fails closed with 503 and a problem body when configured to", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const send = gatewayWith({ LIMITER: recordingLimiter("fail").namespace, FAIL_MODE: "closed" });
+    const res = await send("/runs/query", { method: "POST", headers: keyed(freshIdentity()) });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(await res.json()).toMatchObject({ status: 503, detail: expect.stringContaining("runs-query-key") });
+  });
+
+  it("counts and reports a shadow rule but never denies", async () => {
+    const table = structuredClone(rules);
+    table.rules[11]!.mode = "shadow";
+    const send = gatewayWith({}, compileClassifier(loadRuleTable(table)));
+    const who = freshIdentity();
+    const statuses = await burst(20, () => send("/runs/query", { method: "POST", headers: keyed(who) }));
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 20 });
+    const res = await send("/runs/query", { method: "POST", headers: keyed(who) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("ratelimit")).toMatch(/^"runs-query-key";r=0;t=\d+$/);
+  });
+});

@@ -1,0 +1,55 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import type { Env } from "../../../src/env.ts";
+import { createGateway } from "../../../src/gateway/app.ts";
+import type { Classifier } from "../../../src/rules/classify.ts";
+
+/** The gateway app with some bindings replaced (failing upstreams, recording namespaces...). */
+export function gatewayWith(overrides: Partial<Env>, classifier?: Classifier) {
+  const app = createGateway(classifier ? { classifier } : {});
+  const testEnv = { ...env, ...overrides } as Env;
+  return async (path: string, init: RequestInit = {}) => {
+    const ctx = createExecutionContext();
+    const res = await app.fetch(new Request(`https://gateway.test${path}`, init), testEnv, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  };
+}
+
+/** An upstream that records what reached it and answers through the real echo upstream. */
+export function recordingUpstream() {
+  const seen: Request[] = [];
+  const fetcher = {
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      seen.push(request.clone());
+      return env.HOSTED_API!.fetch(request);
+    },
+  } as Fetcher;
+  return { seen, fetcher };
+}
+
+/** A LIMITER namespace that records jurisdictions, names and calls, then uses the real one. */
+export function recordingLimiter(behaviour: "real" | "fail" | "hang" = "real") {
+  const calls = { jurisdictions: [] as string[], names: [] as string[], hits: 0 };
+  const real = env.LIMITER;
+  const namespace = {
+    jurisdiction(j: string) {
+      calls.jurisdictions.push(j);
+      return namespace;
+    },
+    getByName(name: string) {
+      calls.names.push(name);
+      const stub = real.getByName(name);
+      return {
+        hit(limit: { count: number; intervalMs: number }) {
+          calls.hits++;
+          if (behaviour === "fail") return Promise.reject(new Error("object exploded"));
+          if (behaviour === "hang") return new Promise(() => {});
+          return stub.hit(limit);
+        },
+      };
+    },
+  };
+  return { calls, namespace: namespace as unknown as Env["LIMITER"] };
+}
