@@ -3,6 +3,13 @@ import { kCurrentWorker } from "miniflare";
 import { unstable_readConfig } from "wrangler";
 import { defineConfig } from "vitest/config";
 
+interface ServiceBinding {
+  binding: string;
+  service: string;
+  entrypoint?: string;
+  props?: Record<string, unknown>;
+}
+
 /**
  * Service bindings from wrangler.toml that point at this same Worker (`tollgate-<region>`) are
  * rebound to the test Worker itself: wrangler dev resolves them by the environment's worker
@@ -10,8 +17,9 @@ import { defineConfig } from "vitest/config";
  */
 function selfBindings(region: string) {
   const config = unstable_readConfig({ config: "./wrangler.toml", env: region });
+  const services: ServiceBinding[] = config.services ?? [];
   return Object.fromEntries(
-    config.services
+    services
       .filter((s) => s.service === config.name)
       .map((s) => [s.binding, { name: kCurrentWorker, entrypoint: s.entrypoint, props: s.props }]),
   );

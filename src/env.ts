@@ -28,5 +28,10 @@ declare global {
   namespace Cloudflare {
     // Types `env` from "cloudflare:workers" and "cloudflare:test".
     interface Env extends TollgateEnv {}
+    // Types `exports` from "cloudflare:workers" (the gateway app and the entrypoints).
+    interface GlobalProps {
+      mainModule: typeof import("./index.ts");
+      durableNamespaces: "RateLimiter";
+    }
   }
 }

@@ -60,7 +60,11 @@ export function rateLimit(options: { classifier: Classifier }) {
     const headers = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, verdict) };
     if (!verdict.allowed) {
       const retryAfter = ceilSeconds(verdict.retryInMs);
-      log({ event: enforce ? "denied" : "shadow_denied", region: config.region, rule: rule.id, counter: name, source: result.source, retryAfter });
+      // Denials answered by the deny cache are not logged: a flood would otherwise cost a log line
+      // per request. The object's first denial per retry period is.
+      if (result.source === "object") {
+        log({ event: enforce ? "denied" : "shadow_denied", region: config.region, rule: rule.id, counter: name, retryAfter });
+      }
       if (enforce) {
         throw new HTTPException(429, {
           res: problemResponse({

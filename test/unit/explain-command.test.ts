@@ -1,0 +1,52 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const explain = (...args: string[]) => run(process.execPath, ["src/tools/explain.ts", ...args], { cwd: process.cwd() });
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+describe("npm run explain", () => {
+  it("names the rule, its limit in the region and the hashed counter key", async () => {
+    const { stdout } = await explain("POST", "/runs/query", "-H", "x-api-key: k", "--json");
+    const out = JSON.parse(stdout);
+    expect(out.rule).toMatchObject({ id: 12, name: "runs-query-key" });
+    expect(out.limit).toEqual({ region: "us", count: 15, interval: 10 });
+    expect(out.matcher).toBe("POST exact /runs/query");
+    expect(out.counter).toBe(`us:12:${sha256("api-key:k")}`);
+    expect(out.passedOver.map((v: { id: number; outcome: string }) => [v.id, v.outcome])).toEqual([
+      [13, "no-identity"],
+      [25, "outranked"],
+      [26, "no-identity"],
+      [29, "outranked"],
+    ]);
+  });
+
+  it("uses the region's limits and normalizes the path as the gateway does", async () => {
+    const { stdout } = await explain("GET", "//runs/./stats/", "-H", "x-api-key: k", "--region", "eu", "--json");
+    const out = JSON.parse(stdout);
+    expect(out.request.path).toBe("/runs/stats");
+    expect(out.rule.id).toBe(28);
+    expect(out.limit).toEqual({ region: "eu", count: 20, interval: 10 });
+  });
+
+  it("hashes with HMAC when a secret is given, and never prints the raw key", async () => {
+    const { stdout } = await explain("GET", "/x", "-H", "x-api-key: sk-raw-123", "--secret", "s3cret");
+    expect(stdout).toContain("HMAC-SHA-256");
+    expect(stdout).not.toContain("sk-raw-123");
+    expect(stdout).not.toContain(sha256("api-key:sk-raw-123"));
+  });
+
+  it("explains a request without identity headers as the catch-all, in words", async () => {
+    const { stdout } = await explain("GET", "/auth");
+    expect(stdout).toContain('rule met:   row 29 "public-ip"');
+    expect(stdout).toMatch(/row  2 "auth-key" .*not applied, the request has no x-api-key header/);
+  });
+
+  it("exits 2 with a clear message for a malformed path or bad arguments", async () => {
+    await expect(explain("GET", "/runs/%zz")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("400") });
+    await expect(explain("GET")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("usage") });
+    await expect(explain("GET", "/", "--region", "mars")).rejects.toMatchObject({ code: 2 });
+  });
+});
