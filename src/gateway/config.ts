@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { REGIONS, type Region } from "../rules/schema.ts";
 import type { Env } from "../env.ts";
-
-export type UpstreamName = "hosted-api" | "control-plane" | "agent-server";
+import type { UpstreamName } from "./routes.ts";
 
 /** An upstream is reached through a service binding locally, or an origin URL in production. */
 export type Upstream = { readonly kind: "binding"; readonly fetcher: Fetcher } | { readonly kind: "origin"; readonly origin: URL };

@@ -1,4 +1,5 @@
-import type { UpstreamName } from "./config.ts";
+/** The services behind the gateway. Pure module: the explain command uses it on Node. */
+export type UpstreamName = "hosted-api" | "control-plane" | "agent-server";
 
 /**
  * Which upstream serves a normalized path: `/v2/...` the control plane, `/assistants...` and
