@@ -1,7 +1,7 @@
 // Every published row, in this project's region: `count` requests admitted, the next one denied
 // with the documented 429, and another identity unaffected.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { hostedApiTable } from "../../src/rules/hosted-api.ts";
 import type { Region } from "../../src/rules/schema.ts";
 import { burst, freshIdentity, gateway, identityHeaders, sampleRequest } from "./support/requests.ts";
@@ -9,6 +9,14 @@ import { burst, freshIdentity, gateway, identityHeaders, sampleRequest } from ".
 const region = env.REGION as Region;
 
 describe(`every rule enforces its ${region.toUpperCase()} limit`, () => {
+  // The clock stands still while a test sends its burst (6000 requests may take longer than a
+  // 10-second window on a busy machine) and is moved on by hand to check Retry-After.
+  beforeAll(() => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-11-21T12:00:00Z"));
+  });
+  afterAll(() => vi.useRealTimers());
+
   it.each(hostedApiTable.rules.map((rule) => [rule.id, rule.name, rule] as const))("row %i (%s)", async (_, __, rule) => {
     const limit = rule.limits[region];
     const { method, path } = sampleRequest(rule);
@@ -44,5 +52,12 @@ describe(`every rule enforces its ${region.toUpperCase()} limit`, () => {
     const other = await send(freshIdentity());
     expect(other.status).toBe(200);
     expect(other.headers.get("ratelimit-policy")).toContain(`"${rule.name}"`);
+
+    // Retry-After is exact here (nothing expired during the burst) and never early.
+    expect(retryAfter).toBe(limit.interval);
+    vi.advanceTimersByTime(retryAfter * 1000 - 1);
+    expect((await send()).status).toBe(429);
+    vi.advanceTimersByTime(1);
+    expect((await send()).status).toBe(200);
   });
 });

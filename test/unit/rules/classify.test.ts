@@ -123,14 +123,10 @@ describe("classify agrees with the reference evaluation (explainRequest)", () =>
     );
   });
 
-  it("every row is reachable", () => {
+  it("draws requests that reach every row (so the agreement above covers them all)", () => {
     const seen = new Set<number>();
-    fc.assert(
-      fc.property(facts, (f) => {
-        seen.add(hostedApiClassifier.classify(f).rule.id);
-      }),
-      { numRuns: 20000 },
-    );
+    // Fixed seed: this checks the generator's coverage, not the classifier, so it must not flake.
+    for (const f of fc.sample(facts, { numRuns: 20000, seed: 20261121 })) seen.add(hostedApiClassifier.classify(f).rule.id);
     expect([...seen].sort((a, b) => a - b)).toEqual(hostedApiTable.rules.map((r) => r.id));
   });
 });
