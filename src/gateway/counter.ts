@@ -17,20 +17,24 @@ export function counterFailures(): number {
   return failures;
 }
 
+export interface CountRequest {
+  /** Durable Object jurisdiction of the counter; undefined only where it cannot be emulated. */
+  readonly jurisdiction: Region | undefined;
+  /** `<region>:<rule id>:<identity digest>` */
+  readonly name: string;
+  readonly limit: Limit;
+  readonly timeoutMs: number;
+  /** False for shadow rules: they must keep reaching the object to be counted. */
+  readonly cacheDenials: boolean;
+}
+
 /**
  * Counts one request on the counter object named `name` (region, rule, hashed identity) in the
  * region's jurisdiction, so identity data stays in its region. A known-exhausted counter is
  * answered from the deny cache with no call; a call that fails or outlives `timeoutMs` yields
  * `failed` and the caller applies the fail mode.
  */
-export async function count(
-  env: Env,
-  jurisdiction: Region | undefined,
-  name: string,
-  limit: Limit,
-  timeoutMs: number,
-  cacheDenials: boolean,
-): Promise<CountResult> {
+export async function count(env: Env, { jurisdiction, name, limit, timeoutMs, cacheDenials }: CountRequest): Promise<CountResult> {
   const now = Date.now();
   const until = denied.retryAt(name, now);
   if (until !== undefined) {

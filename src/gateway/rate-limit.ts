@@ -37,7 +37,13 @@ export function rateLimit(options: { classifier: Classifier }) {
     const name = counterName(config.region, rule.id, digest);
     const enforce = rule.mode === "enforce";
 
-    const result = await count(c.env, config.jurisdiction, name, { count: limit.count, intervalMs: limit.interval * 1000 }, config.limiterTimeoutMs, enforce);
+    const result = await count(c.env, {
+      jurisdiction: config.jurisdiction,
+      name,
+      limit: { count: limit.count, intervalMs: limit.interval * 1000 },
+      timeoutMs: config.limiterTimeoutMs,
+      cacheDenials: enforce,
+    });
     const policy = policyHeader(rule, limit);
 
     if (result.source === "failed") {
