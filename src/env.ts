@@ -1,4 +1,5 @@
 import type { RateLimiter } from "./durable-objects/rate-limiter.ts";
+import type { ControlPlaneWorkspace } from "./emulators/control-plane/workspace-object.ts";
 
 /** Bindings and variables of one regional environment (wrangler.toml `[env.us]` / `[env.eu]`). */
 export interface Env {
@@ -19,6 +20,10 @@ export interface Env {
   FAIL_MODE?: string;
   LIMITER_TIMEOUT_MS?: string;
   UPSTREAM_TIMEOUT_MS?: string;
+  /** Control-plane emulator: one object per workspace. */
+  CONTROL_PLANE_WORKSPACES: DurableObjectNamespace<ControlPlaneWorkspace>;
+  /** Control-plane emulator: milliseconds per revision status step (default 500). */
+  CONTROL_PLANE_REVISION_STEP_MS?: string;
   /** Secret for HMAC-SHA-256 of identities; plain SHA-256 when unset. Set with `wrangler secret put`. */
   IDENTITY_HMAC_SECRET?: string;
 }
@@ -31,7 +36,7 @@ declare global {
     // Types `exports` from "cloudflare:workers" (the gateway app and the entrypoints).
     interface GlobalProps {
       mainModule: typeof import("./index.ts");
-      durableNamespaces: "RateLimiter";
+      durableNamespaces: "RateLimiter" | "ControlPlaneWorkspace";
     }
   }
 }

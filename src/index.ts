@@ -2,5 +2,7 @@ import { createGateway } from "./gateway/app.ts";
 
 export { RateLimiter } from "./durable-objects/rate-limiter.ts";
 export { HostedApiEcho } from "./emulators/hosted-api-echo.ts";
+export { ControlPlaneEmulator } from "./emulators/control-plane/entrypoint.ts";
+export { ControlPlaneWorkspace } from "./emulators/control-plane/workspace-object.ts";
 
 export default createGateway();

@@ -62,8 +62,11 @@ describe("routing", () => {
     ["/v2x/y", "hosted-api"],
     ["/runs/query", "hosted-api"],
   ])("%s goes to the %s", async (path, upstream) => {
-    const res = await gateway(path, { headers: keyed(freshIdentity()) });
-    expect(res.headers.get("x-echo-upstream")).toBe(upstream);
+    const seen: string[] = [];
+    const answer = (name: string) => ({ fetch: async () => (seen.push(name), new Response("ok")) }) as unknown as Fetcher;
+    const send = gatewayWith({ HOSTED_API: answer("hosted-api"), CONTROL_PLANE: answer("control-plane"), AGENT_SERVER: answer("agent-server") });
+    expect((await send(path, { headers: keyed(freshIdentity()) })).status).toBe(200);
+    expect(seen).toEqual([upstream]);
   });
 });
 

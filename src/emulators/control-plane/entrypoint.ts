@@ -1,0 +1,12 @@
+import { WorkerEntrypoint } from "cloudflare:workers";
+import type { Env } from "../../env.ts";
+import { createControlPlane } from "./app.ts";
+
+const app = createControlPlane();
+
+/** The control plane as a service: bound to the gateway as CONTROL_PLANE (wrangler.toml). */
+export class ControlPlaneEmulator extends WorkerEntrypoint<Env> {
+  override fetch(request: Request): Response | Promise<Response> {
+    return app.fetch(request, this.env, this.ctx);
+  }
+}

@@ -1,0 +1,37 @@
+import { DurableObject } from "cloudflare:workers";
+import { DeploymentStore } from "./deployments/store.ts";
+import { ListenerStore } from "./listeners/store.ts";
+import { TemplateStore } from "./templates/store.ts";
+import { WorkspaceSettings } from "./workspace-settings.ts";
+
+/**
+ * All control-plane state of one workspace, in one SQLite-backed Durable Object (named by the
+ * workspace id), so workspaces are isolated by construction and concurrent writers to one
+ * workspace are serialized by the object: no update is lost. Each resource kind is a store of its
+ * own; callers reach it over RPC with promise pipelining, e.g.
+ * `await workspace.listeners().create(input)` (one round trip).
+ */
+export class ControlPlaneWorkspace extends DurableObject {
+  readonly #settings = new WorkspaceSettings(this.ctx.storage.sql);
+  readonly #listeners = new ListenerStore(this.ctx, this.#settings);
+  readonly #templates = new TemplateStore(this.ctx);
+  readonly #deployments = new DeploymentStore(this.ctx, this.env);
+
+  settings(): WorkspaceSettings {
+    return this.#settings;
+  }
+  listeners(): ListenerStore {
+    return this.#listeners;
+  }
+  templates(): TemplateStore {
+    return this.#templates;
+  }
+  deployments(): DeploymentStore {
+    return this.#deployments;
+  }
+
+  /** Revisions walk their status sequence on alarms (see deployments/lifecycle.ts). */
+  override async alarm(): Promise<void> {
+    await this.#deployments.onAlarm();
+  }
+}

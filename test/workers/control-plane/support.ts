@@ -1,0 +1,30 @@
+import { exports } from "cloudflare:workers";
+
+/** A fresh workspace per test: workspaces are isolated, so tests never see each other's data. */
+export function freshWorkspace(): string {
+  return crypto.randomUUID();
+}
+
+/**
+ * Calls the control-plane emulator through the gateway, as a client would (`/v2/*` routes to it),
+ * with a fresh client IP per call site so the gateway's rate limits never interfere.
+ */
+export async function controlPlane(
+  method: string,
+  path: string,
+  options: { workspace?: string; apiKey?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { "cf-connecting-ip": `10.${rand()}.${rand()}.${rand()}`, ...options.headers };
+  if (options.workspace) headers["x-tenant-id"] = options.workspace;
+  if (options.apiKey) headers["x-api-key"] = options.apiKey;
+  let body: string | undefined;
+  if (options.rawBody !== undefined || options.body !== undefined) {
+    headers["content-type"] ??= "application/json";
+    body = options.rawBody ?? JSON.stringify(options.body);
+  }
+  const res = await exports.default.fetch(`https://gateway.test${path}`, { method, headers, body });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+const rand = () => Math.floor(Math.random() * 250) + 1;
