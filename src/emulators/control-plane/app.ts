@@ -2,6 +2,10 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { jsonBody } from "../shared/http.ts";
 import { authenticate, type ControlPlaneEnv } from "./auth.ts";
+import { deploymentRoutes } from "./deployments/routes.ts";
+import { emulatorRoutes } from "./emulator-routes.ts";
+import { listenerRoutes } from "./listeners/routes.ts";
+import { templateRoutes } from "./templates/routes.ts";
 
 /**
  * The control-plane emulator: `/v2/listeners`, `/v2/sandboxes/templates`, `/v2/deployments`
@@ -11,6 +15,10 @@ import { authenticate, type ControlPlaneEnv } from "./auth.ts";
 export function createControlPlane() {
   const app = new Hono<ControlPlaneEnv>();
   app.use("/v2/*", authenticate(), jsonBody());
+  app.route("/v2/listeners", listenerRoutes);
+  app.route("/v2/sandboxes/templates", templateRoutes);
+  app.route("/v2/deployments", deploymentRoutes);
+  app.route("/v2/_emulator", emulatorRoutes);
   app.notFound((c) => c.json({ detail: "Not Found" }, 404));
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
