@@ -120,6 +120,9 @@ describe("proxying", () => {
     const res = await send("/anything", { headers: keyed(freshIdentity()) });
     expect(res.status).toBe(502);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
+    // Admitted and counted before the upstream failed: the rate-limit fields are still there.
+    expect(res.headers.get("ratelimit-policy")).toBe('"default-key";q=1000;w=10');
+    expect(res.headers.get("ratelimit")).toBe('"default-key";r=999;t=10');
     expect(await res.json()).toMatchObject({ status: 502, detail: expect.stringContaining("hosted-api") });
   });
 
