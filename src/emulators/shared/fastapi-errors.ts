@@ -25,7 +25,9 @@ export function toValidationErrors(issues: readonly z.core.$ZodIssue[], location
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) => ({ type: "extra_forbidden", loc: [...loc, key], msg: "Extra inputs are not permitted", input: valueAt(value, [key]) }));
     }
-    return [{ ...describe(issue, location, value), loc, ...(value === undefined ? {} : { input: value }) }];
+    // Keys in FastAPI's order: type, loc, msg, input, ctx.
+    const { type, msg, ctx } = describe(issue, location, value);
+    return [{ type, loc, msg, ...(value === undefined ? {} : { input: value }), ...(ctx ? { ctx } : {}) }];
   });
 }
 
