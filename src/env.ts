@@ -1,5 +1,6 @@
 import type { RateLimiter } from "./durable-objects/rate-limiter.ts";
 import type { ControlPlaneWorkspace } from "./emulators/control-plane/workspace-object.ts";
+import type { AgentServerState } from "./emulators/agent-server/state-object.ts";
 
 /** Bindings and variables of one regional environment (wrangler.toml `[env.us]` / `[env.eu]`). */
 export interface Env {
@@ -24,6 +25,10 @@ export interface Env {
   CONTROL_PLANE_WORKSPACES: DurableObjectNamespace<ControlPlaneWorkspace>;
   /** Control-plane emulator: milliseconds per revision status step (default 500). */
   CONTROL_PLANE_REVISION_STEP_MS?: string;
+  /** Agent-server emulator: its state object. */
+  AGENT_SERVER_STATE: DurableObjectNamespace<AgentServerState>;
+  /** Agent-server emulator: pause between node steps of a run, in ms (default 0). */
+  AGENT_SERVER_STEP_DELAY_MS?: string;
   /** Secret for HMAC-SHA-256 of identities; plain SHA-256 when unset. Set with `wrangler secret put`. */
   IDENTITY_HMAC_SECRET?: string;
 }
@@ -36,7 +41,7 @@ declare global {
     // Types `exports` from "cloudflare:workers" (the gateway app and the entrypoints).
     interface GlobalProps {
       mainModule: typeof import("./index.ts");
-      durableNamespaces: "RateLimiter" | "ControlPlaneWorkspace";
+      durableNamespaces: "RateLimiter" | "ControlPlaneWorkspace" | "AgentServerState";
     }
   }
 }

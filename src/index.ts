@@ -4,5 +4,7 @@ export { RateLimiter } from "./durable-objects/rate-limiter.ts";
 export { HostedApiEcho } from "./emulators/hosted-api-echo.ts";
 export { ControlPlaneEmulator } from "./emulators/control-plane/entrypoint.ts";
 export { ControlPlaneWorkspace } from "./emulators/control-plane/workspace-object.ts";
+export { AgentServerEmulator } from "./emulators/agent-server/entrypoint.ts";
+export { AgentServerState } from "./emulators/agent-server/state-object.ts";
 
 export default createGateway();

@@ -86,7 +86,7 @@ describe("proxying", () => {
   });
 
   it("passes server-sent events through as they are written", async () => {
-    const res = await gateway("/threads/t/runs/stream?events=3", { headers: keyed(freshIdentity(), { accept: "text/event-stream" }) });
+    const res = await gateway("/feeds/live?events=3", { headers: keyed(freshIdentity(), { accept: "text/event-stream" }) });
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     const reader = res.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
