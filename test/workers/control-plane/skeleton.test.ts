@@ -20,4 +20,19 @@ describe("control-plane emulator: auth and plumbing", () => {
     expect(await stub.listeners().ping()).toMatch(/^listeners of/);
     expect((await stub.settings().get("00000000-0000-4000-8000-00000000000b")).plan).toBe("plus");
   });
+
+  it("reads bodies as FastAPI does: JSON without a content type, text otherwise, empty is missing", async () => {
+    const workspace = freshWorkspace();
+    const template = { name: "no-content-type", image: "python:3.12-slim" };
+    const noType = await controlPlane("POST", "/v2/sandboxes/templates", { workspace, rawBody: JSON.stringify(template), headers: { "content-type": "" } });
+    expect(noType.status).toBe(201);
+    const text = await controlPlane("POST", "/v2/sandboxes/templates", { workspace, rawBody: JSON.stringify(template), headers: { "content-type": "text/plain" } });
+    expect(text.status).toBe(422);
+    expect(text.body.detail[0]).toMatchObject({ loc: ["body"], type: "dict_type" });
+    const empty = await controlPlane("POST", "/v2/sandboxes/templates", { workspace, rawBody: "" });
+    expect(empty.status).toBe(422);
+    expect(empty.body.detail[0]).toMatchObject({ loc: ["body"], type: "missing" });
+    const malformed = await controlPlane("POST", "/v2/sandboxes/templates", { workspace, rawBody: "{nope" });
+    expect(malformed.body.detail[0]).toMatchObject({ loc: ["body", 0], type: "json_invalid" });
+  });
 });

@@ -1,0 +1,34 @@
+import { z } from "zod";
+
+/**
+ * A string schema that also runs a domain check: `check` answers why the value is refused, or
+ * nothing. A refusal is reported as pydantic reports a failed custom validator (type
+ * `value_error`, msg "Value error, <reason>"), at the value's own `loc`.
+ *
+ * @example
+ * const MountPath = checkedString(checkMountPath, z.string().max(4096));
+ */
+export function checkedString(check: (value: string) => string | undefined, base: z.ZodString = z.string()) {
+  return base.superRefine((value, ctx) => {
+    const reason = check(value);
+    if (reason !== undefined) ctx.addIssue(valueError(reason));
+  });
+}
+
+/** A zod custom issue that the FastAPI translator renders as pydantic's `value_error`. */
+export function valueError(reason: string, path?: PropertyKey[]) {
+  return { code: "custom" as const, message: `Value error, ${reason}`, params: { type: "value_error" }, ...(path ? { path } : {}) };
+}
+
+/** Refuses the second and later items with the same key (`path` is where the key sits in an item). */
+export function uniqueBy<T>(key: (item: T) => string, path: readonly PropertyKey[], what: string) {
+  return (items: readonly T[], ctx: z.RefinementCtx) => {
+    const seen = new Map<string, number>();
+    items.forEach((item, index) => {
+      const value = key(item);
+      const first = seen.get(value);
+      if (first === undefined) seen.set(value, index);
+      else ctx.addIssue(valueError(`${what} '${value}' is already used by item ${first}`, [index, ...path]));
+    });
+  };
+}
