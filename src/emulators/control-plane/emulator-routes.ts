@@ -1,5 +1,35 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { validate } from "../shared/http.ts";
 import type { ControlPlaneEnv } from "./auth.ts";
+import { PLANS } from "./plans.ts";
 
-/** Emulator-only switches under /v2/_emulator (to be implemented). */
-export const emulatorRoutes = new Hono<ControlPlaneEnv>();
+// The same UUIDs the X-Tenant-Id header accepts (auth.ts), lower cased as auth.ts names objects.
+const WorkspacePath = z.object({ workspace_id: z.uuid().transform((id) => id.toLowerCase()) });
+const PlanBody = z.object({ plan: z.enum(PLANS) });
+
+/** The settings of the workspace named in the path (not the caller's); declare with `using`. */
+const settingsOf = (c: Context<ControlPlaneEnv>, workspaceId: string) => c.env.CONTROL_PLANE_WORKSPACES.getByName(workspaceId).settings();
+
+/**
+ * Emulator-only switches under `/v2/_emulator` (no real-API counterpart):
+ * `PUT /workspaces/{workspace_id}` `{"plan": ...}` sets a workspace's plan, creating the workspace
+ * if needed; `GET /workspaces/{workspace_id}` reads it. The target is the path's workspace, not
+ * the caller's, so a test can prepare any workspace before using it.
+ *
+ * @example
+ * PUT /v2/_emulator/workspaces/5b0c...  {"plan": "plus"}  -> 200 {"id": "5b0c...", "plan": "plus", "created_at": "..."}
+ */
+export const emulatorRoutes = new Hono<ControlPlaneEnv>()
+  .put("/workspaces/:workspace_id", validate("param", WorkspacePath), validate("json", PlanBody), async (c) => {
+    const { workspace_id } = c.req.valid("param");
+    using settings = settingsOf(c, workspace_id);
+    const workspace = await settings.setPlan(workspace_id, c.req.valid("json").plan);
+    return c.json(workspace, 200);
+  })
+  .get("/workspaces/:workspace_id", validate("param", WorkspacePath), async (c) => {
+    const { workspace_id } = c.req.valid("param");
+    using settings = settingsOf(c, workspace_id);
+    const workspace = await settings.get(workspace_id);
+    return c.json(workspace, 200);
+  });

@@ -33,9 +33,11 @@ export function toValidationErrors(issues: readonly z.core.$ZodIssue[], location
 
 function describe(issue: z.core.$ZodIssue, location: Location, value: unknown): Omit<ValidationError, "loc" | "input"> {
   const fromText = location !== "body"; // path and query values arrive as strings
+  // Whatever zod calls it (invalid_type, or invalid_value for a literal/enum), pydantic reports an
+  // absent required field as `missing`.
+  if (value === undefined && issue.code !== "custom") return { type: "missing", msg: "Field required" };
   switch (issue.code) {
     case "invalid_type":
-      if (value === undefined) return { type: "missing", msg: "Field required" };
       switch (issue.expected) {
         case "int":
         case "number":

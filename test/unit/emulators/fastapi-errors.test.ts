@@ -14,6 +14,10 @@ describe("zod issues as FastAPI (pydantic v2) validation errors", () => {
     expect(errorsFor(z.object({ name: z.string() }), {})).toEqual([{ type: "missing", loc: ["body", "name"], msg: "Field required" }]);
   });
 
+  it("an absent literal or enum field is missing too", () => {
+    expect(errorsFor(z.object({ compute_type: z.literal("k8s"), plan: z.enum(["a", "b"]) }), {}).map((e) => e.type)).toEqual(["missing", "missing"]);
+  });
+
   it("uuid path parameter", () => {
     expect(errorsFor(z.object({ listener_id: z.uuid() }), { listener_id: "abc" }, "path")).toEqual([
       { type: "uuid_parsing", loc: ["path", "listener_id"], msg: expect.stringMatching(/^Input should be a valid UUID/), input: "abc" },
