@@ -1,17 +1,330 @@
 import { RpcTarget } from "cloudflare:workers";
 import type { Env } from "../../../env.ts";
+import { ok, page, refuse, type Page, type StoreResult } from "../store-result.ts";
+import { outcomeOf, parseStepMs, progressAt, type Outcome } from "./lifecycle.ts";
+import {
+  EMULATED_IMAGE_VERSION,
+  type Deployment,
+  type Revision,
+  type RevisionInput,
+  type Secret,
+  type Source,
+  type SourceConfig,
+} from "./model.ts";
+import { planPatch } from "./patch.ts";
+import type { DeploymentCreate, DeploymentListFilter, DeploymentPatch, RevisionListFilter, SourceConfigPatch } from "./schema.ts";
+import { toDeployment, toRevision } from "./serialize.ts";
+import { createDeploymentTables, type DeploymentRow, type DeploymentView, type RevisionRow } from "./tables.ts";
 
-/** Deployments and revisions of one workspace (to be implemented). */
+const DEPLOYMENT_VIEW = `SELECT d.*, r.config AS latest_config
+  FROM deployments d LEFT JOIN deployment_revisions r ON r.id = d.latest_revision_id`;
+
+/**
+ * Deployments and revisions of one workspace. Revision statuses follow a timeline fixed at
+ * creation (lifecycle.ts); every call first persists whatever the timeline says is due, and one
+ * alarm is kept for the earliest pending transition, so statuses move on their own and stay right
+ * after a late alarm or a restart.
+ */
 export class DeploymentStore extends RpcTarget {
+  /**
+   * The store's clock, in ms since the epoch. Tests replace it from inside the object
+   * (`runInDurableObject`) to drive revisions without waiting; alarms are set on this clock, so a
+   * fake clock should run ahead of real time (a past one would make alarms fire at once, again).
+   */
+  clock: () => number = Date.now;
+
   readonly #ctx: DurableObjectState;
-  readonly #env: Env;
+  readonly #sql: SqlStorage;
+  readonly #stepMs: number | Error;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super();
     this.#ctx = ctx;
-    this.#env = env;
+    this.#sql = ctx.storage.sql;
+    createDeploymentTables(this.#sql);
+    try {
+      this.#stepMs = parseStepMs(env.CONTROL_PLANE_REVISION_STEP_MS);
+    } catch (error) {
+      // Kept, not thrown: a bad setting must not take the workspace's other stores down with it.
+      // Creating a revision throws it (a 500 naming the variable); existing revisions keep their step.
+      this.#stepMs = error as Error;
+    }
   }
-  ping(): string {
-    return `deployments of ${this.#ctx.id.toString().slice(0, 8)} ${typeof this.#env}`;
+
+  /** POST /v2/deployments: the deployment and its first revision. */
+  async create(tenantId: string, request: DeploymentCreate): Promise<StoreResult<Deployment>> {
+    const now = this.clock();
+    this.#advance(now);
+    if (this.#sql.exec("SELECT 1 FROM deployments WHERE name = ?", request.name).toArray().length > 0) {
+      return refuse(400, `A deployment named '${request.name}' already exists in this workspace.`);
+    }
+    const stepMs = this.#step();
+    const id = crypto.randomUUID();
+    const secrets: Secret[] = request.secrets.map(({ name, value }) => ({ name, value }));
+    this.#ctx.storage.transactionSync(() => {
+      this.#sql.exec(
+        `INSERT INTO deployments (id, tenant_id, name, source, source_config, secrets, secret_references, created_ms, updated_ms, status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'AWAITING_DATABASE')`,
+        id,
+        tenantId,
+        request.name,
+        request.source,
+        JSON.stringify(toSourceConfig(request.source_config)),
+        JSON.stringify(secrets),
+        request.secret_references ? JSON.stringify(request.secret_references) : null,
+        now,
+        now,
+      );
+      this.#addRevision(id, request.source, toRevisionInput(request.source_revision_config), now, stepMs);
+    });
+    await this.#schedule();
+    return ok(this.#deployment(id)!);
   }
-  async onAlarm(): Promise<void> {}
+
+  /** GET /v2/deployments: newest first, filtered. */
+  async list(filter: DeploymentListFilter): Promise<Page<Deployment>> {
+    await this.#catchUp();
+    const where: string[] = [];
+    const bindings: (string | number)[] = [];
+    const oneOf = (column: string, values: readonly string[]) => {
+      where.push(`${column} IN (${values.map(() => "?").join(", ")})`);
+      bindings.push(...values);
+    };
+    if (filter.name_contains) {
+      where.push("instr(lower(d.name), lower(?)) > 0");
+      bindings.push(filter.name_contains);
+    }
+    if (filter.status?.length) oneOf("d.status", filter.status);
+    if (filter.deployment_ids?.length) oneOf("d.id", filter.deployment_ids);
+    if (filter.deployment_type) oneOf("json_extract(d.source_config, '$.deployment_type')", [filter.deployment_type]);
+    if (filter.image_version !== undefined) oneOf("d.image_version", [filter.image_version]);
+    // The emulator has no tags, so no deployment carries the tag values asked for.
+    if (filter.tag_value_ids?.length) where.push("0");
+    const rows = this.#sql
+      .exec<DeploymentView>(
+        `${DEPLOYMENT_VIEW} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY d.seq DESC LIMIT ? OFFSET ?`,
+        ...bindings,
+        filter.limit,
+        filter.offset,
+      )
+      .toArray();
+    return page(rows.map(toDeployment), filter.offset);
+  }
+
+  /** GET /v2/deployments/{id}. */
+  async get(deploymentId: string): Promise<StoreResult<Deployment>> {
+    await this.#catchUp();
+    const deployment = this.#deployment(deploymentId);
+    return deployment ? ok(deployment) : notFound(deploymentId);
+  }
+
+  /** PATCH /v2/deployments/{id}: see patch.ts for what may change and what makes a revision. */
+  async patch(deploymentId: string, request: DeploymentPatch): Promise<StoreResult<Deployment>> {
+    const now = this.clock();
+    this.#advance(now);
+    const row = this.#sql.exec<DeploymentRow>("SELECT * FROM deployments WHERE id = ?", deploymentId).toArray()[0];
+    if (!row) return notFound(deploymentId);
+    const latest = this.#sql.exec<RevisionRow>("SELECT * FROM deployment_revisions WHERE id = ?", row.latest_revision_id).one();
+    const decision = planPatch(
+      {
+        source: row.source as Source,
+        sourceConfig: JSON.parse(row.source_config) as SourceConfig,
+        secrets: JSON.parse(row.secrets) as Secret[],
+        secretReferences: row.secret_references ? JSON.parse(row.secret_references) : null,
+        latest: { source: latest.source as Source, config: toRevisionInput(JSON.parse(latest.config)) },
+      },
+      request,
+    );
+    if (!decision.ok) return refuse(400, decision.detail);
+    const { plan } = decision;
+    const stepMs = plan.revision ? this.#step() : 0;
+    this.#ctx.storage.transactionSync(() => {
+      this.#sql.exec(
+        "UPDATE deployments SET source_config = ?, secrets = ?, secret_references = ?, updated_ms = ? WHERE id = ?",
+        JSON.stringify(plan.sourceConfig),
+        JSON.stringify(plan.secrets),
+        plan.secretReferences ? JSON.stringify(plan.secretReferences) : null,
+        now,
+        deploymentId,
+      );
+      if (plan.revision) {
+        // A newer revision supersedes any still in progress: they stop where they are.
+        this.#sql.exec(
+          "UPDATE deployment_revisions SET status = 'INTERRUPTED', updated_ms = ?, next_at = NULL WHERE deployment_id = ? AND next_at IS NOT NULL",
+          now,
+          deploymentId,
+        );
+        this.#addRevision(deploymentId, plan.revision.source, plan.revision.config, now, stepMs);
+      }
+    });
+    await this.#schedule();
+    return ok(this.#deployment(deploymentId)!);
+  }
+
+  /** DELETE /v2/deployments/{id}: the deployment and all its revisions. */
+  async delete(deploymentId: string): Promise<StoreResult<null>> {
+    if (this.#sql.exec("SELECT 1 FROM deployments WHERE id = ?", deploymentId).toArray().length === 0) return notFound(deploymentId);
+    this.#ctx.storage.transactionSync(() => {
+      this.#sql.exec("DELETE FROM deployment_revisions WHERE deployment_id = ?", deploymentId);
+      this.#sql.exec("DELETE FROM deployments WHERE id = ?", deploymentId);
+    });
+    // Its pending transitions went with it: the alarm moves to the next one, or goes.
+    await this.#schedule();
+    return ok(null);
+  }
+
+  /** GET /v2/deployments/{id}/revisions: newest first. */
+  async listRevisions(deploymentId: string, filter: RevisionListFilter): Promise<StoreResult<Page<Revision>>> {
+    await this.#catchUp();
+    if (!this.#exists(deploymentId)) return notFound(deploymentId);
+    const statuses = filter.status ?? [];
+    const rows = this.#sql
+      .exec<RevisionRow>(
+        `SELECT * FROM deployment_revisions WHERE deployment_id = ?
+         ${statuses.length ? `AND status IN (${statuses.map(() => "?").join(", ")})` : ""}
+         ORDER BY seq DESC LIMIT ? OFFSET ?`,
+        deploymentId,
+        ...statuses,
+        filter.limit,
+        filter.offset,
+      )
+      .toArray();
+    return ok(page(rows.map(toRevision), filter.offset));
+  }
+
+  /** GET /v2/deployments/{id}/revisions/{revision_id}. */
+  async getRevision(deploymentId: string, revisionId: string): Promise<StoreResult<Revision>> {
+    await this.#catchUp();
+    if (!this.#exists(deploymentId)) return notFound(deploymentId);
+    const row = this.#sql
+      .exec<RevisionRow>("SELECT * FROM deployment_revisions WHERE id = ? AND deployment_id = ?", revisionId, deploymentId)
+      .toArray()[0];
+    return row ? ok(toRevision(row)) : refuse(404, `Revision ID ${revisionId} not found.`);
+  }
+
+  /** The workspace's alarm: persist the transitions now due and set the alarm for the next one. */
+  async onAlarm(): Promise<void> {
+    this.#advance(this.clock());
+    await this.#schedule();
+  }
+
+  /** Persists due transitions, then moves the alarm if any were due. */
+  async #catchUp(): Promise<void> {
+    if (this.#advance(this.clock())) await this.#schedule();
+  }
+
+  /**
+   * Brings every revision with a transition due by `now` to the status its timeline says, in
+   * creation order; a revision reaching DEPLOYED becomes its deployment's active revision (and the
+   * deployment READY). Returns whether anything changed.
+   */
+  #advance(now: number): boolean {
+    return this.#ctx.storage.transactionSync(() => {
+      const due = this.#sql
+        .exec<RevisionRow>("SELECT * FROM deployment_revisions WHERE next_at IS NOT NULL AND next_at <= ? ORDER BY seq", now)
+        .toArray();
+      for (const revision of due) {
+        const progress = progressAt(revision.created_ms, revision.step_ms, revision.outcome as Outcome, now);
+        this.#sql.exec(
+          "UPDATE deployment_revisions SET status = ?, updated_ms = ?, next_at = ? WHERE id = ?",
+          progress.status,
+          progress.since,
+          progress.next,
+          revision.id,
+        );
+        if (progress.status === "DEPLOYED") this.#activate(revision.id, revision.deployment_id, progress.since);
+      }
+      return due.length > 0;
+    });
+  }
+
+  /** One alarm per workspace, at the earliest pending transition of any revision. */
+  async #schedule(): Promise<void> {
+    const { next } = this.#sql.exec<{ next: number | null }>("SELECT MIN(next_at) AS next FROM deployment_revisions").one();
+    if (next === null) await this.#ctx.storage.deleteAlarm();
+    else await this.#ctx.storage.setAlarm(next);
+  }
+
+  #addRevision(deploymentId: string, source: Source, input: RevisionInput, now: number, stepMs: number): void {
+    const id = crypto.randomUUID();
+    const outcome = outcomeOf({ ...input });
+    const progress = progressAt(now, stepMs, outcome, now);
+    // The commit a branch pointed at when the revision was made: made up, one per revision.
+    const config = { ...input, repo_commit_sha: source === "github" ? randomSha() : null };
+    this.#sql.exec(
+      `INSERT INTO deployment_revisions (id, deployment_id, source, config, created_ms, step_ms, outcome, status, updated_ms, next_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      id,
+      deploymentId,
+      source,
+      JSON.stringify(config),
+      now,
+      stepMs,
+      outcome,
+      progress.status,
+      progress.since,
+      progress.next,
+    );
+    this.#sql.exec("UPDATE deployments SET latest_revision_id = ? WHERE id = ?", id, deploymentId);
+    // A step of 0 is final at once.
+    if (progress.status === "DEPLOYED") this.#activate(id, deploymentId, progress.since);
+  }
+
+  /** A deployed revision serves the deployment, which is READY from then on. */
+  #activate(revisionId: string, deploymentId: string, since: number): void {
+    this.#sql.exec(
+      "UPDATE deployments SET active_revision_id = ?, status = 'READY', image_version = ?, updated_ms = MAX(updated_ms, ?) WHERE id = ?",
+      revisionId,
+      EMULATED_IMAGE_VERSION,
+      since,
+      deploymentId,
+    );
+  }
+
+  #deployment(deploymentId: string): Deployment | null {
+    const row = this.#sql.exec<DeploymentView>(`${DEPLOYMENT_VIEW} WHERE d.id = ?`, deploymentId).toArray()[0];
+    return row ? toDeployment(row) : null;
+  }
+
+  #exists(deploymentId: string): boolean {
+    return this.#sql.exec("SELECT 1 FROM deployments WHERE id = ?", deploymentId).toArray().length > 0;
+  }
+
+  #step(): number {
+    if (this.#stepMs instanceof Error) throw this.#stepMs;
+    return this.#stepMs;
+  }
+}
+
+function notFound(deploymentId: string): StoreResult<never> {
+  return refuse(404, `Deployment ID ${deploymentId} not found.`);
+}
+
+/** The stored form of `source_config`: every field present, null when not sent. */
+function toSourceConfig(input: SourceConfigPatch): SourceConfig {
+  return {
+    integration_id: input.integration_id ?? null,
+    repo_url: input.repo_url ?? null,
+    deployment_type: input.deployment_type ?? null,
+    build_on_push: input.build_on_push ?? null,
+    custom_url: input.custom_url ?? null,
+    resource_spec: input.resource_spec ?? null,
+    listener_id: input.listener_id ?? null,
+    listener_config: input.listener_config ? { k8s_namespace: input.listener_config.k8s_namespace ?? null } : null,
+    install_command: input.install_command ?? null,
+    build_command: input.build_command ?? null,
+  };
+}
+
+function toRevisionInput(input: Partial<Record<keyof RevisionInput, string | null | undefined>>): RevisionInput {
+  return {
+    repo_ref: input.repo_ref ?? null,
+    langgraph_config_path: input.langgraph_config_path ?? null,
+    image_uri: input.image_uri ?? null,
+    source_tarball_path: input.source_tarball_path ?? null,
+  };
+}
+
+function randomSha(): string {
+  return [...crypto.getRandomValues(new Uint8Array(20))].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
