@@ -1,8 +1,8 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import type { ControlPlaneEnv } from "../auth.ts";
-import { detail, validate } from "../../shared/http.ts";
-import type { StoreResult } from "../store-result.ts";
-import { workspaceOf } from "../workspace.ts";
+import { validate } from "../../shared/http.ts";
+import { answer } from "../answer.ts";
+import { deploymentsOf } from "../workspace.ts";
 import {
   DeploymentCreateRequest,
   DeploymentDeleteQuery,
@@ -21,7 +21,7 @@ import {
 export const deploymentRoutes = new Hono<ControlPlaneEnv>()
   .post("/", validate("json", DeploymentCreateRequest), async (c) => {
     using store = deploymentsOf(c);
-    return answer(c, await store.create(c.var.workspaceId, c.req.valid("json")), 201);
+    return answer(c, await store.create(c.var.workspaceId, c.req.valid("json")), (deployment) => c.json(deployment, 201));
   })
   .get("/", validate("query", DeploymentListQuery), async (c) => {
     using store = deploymentsOf(c);
@@ -30,38 +30,24 @@ export const deploymentRoutes = new Hono<ControlPlaneEnv>()
   })
   .get("/:deployment_id", validate("param", DeploymentPath), async (c) => {
     using store = deploymentsOf(c);
-    return answer(c, await store.get(c.req.valid("param").deployment_id));
+    return answer(c, await store.get(c.req.valid("param").deployment_id), (deployment) => c.json(deployment, 200));
   })
   .patch("/:deployment_id", validate("param", DeploymentPath), validate("json", DeploymentPatchRequest), async (c) => {
     using store = deploymentsOf(c);
-    return answer(c, await store.patch(c.req.valid("param").deployment_id, c.req.valid("json")));
+    return answer(c, await store.patch(c.req.valid("param").deployment_id, c.req.valid("json")), (deployment) => c.json(deployment, 200));
   })
   .delete("/:deployment_id", validate("param", DeploymentPath), validate("query", DeploymentDeleteQuery), async (c) => {
     using store = deploymentsOf(c);
-    const result = await store.delete(c.req.valid("param").deployment_id);
-    return result.ok ? c.body(null, 204) : detail(c, result.status, result.detail);
+    return answer(c, await store.delete(c.req.valid("param").deployment_id), () => c.body(null, 204));
   })
   .get("/:deployment_id/revisions", validate("param", DeploymentPath), validate("query", RevisionListQuery), async (c) => {
     using store = deploymentsOf(c);
     const result = await store.listRevisions(c.req.valid("param").deployment_id, c.req.valid("query"));
-    if (!result.ok) return detail(c, result.status, result.detail);
-    return c.json({ resources: result.value.items, offset: result.value.offset });
+    return answer(c, result, (listed) => c.json({ resources: listed.items, offset: listed.offset }, 200));
   })
   .get("/:deployment_id/revisions/:revision_id", validate("param", RevisionPath), async (c) => {
     using store = deploymentsOf(c);
     const { deployment_id, revision_id } = c.req.valid("param");
-    return answer(c, await store.getRevision(deployment_id, revision_id));
+    return answer(c, await store.getRevision(deployment_id, revision_id), (revision) => c.json(revision, 200));
   });
 
-/**
- * The workspace's DeploymentStore, pipelined (the call that uses it is the one round trip).
- * Bound with `using`: the stub to the store is disposed when the handler ends, not left to GC.
- */
-function deploymentsOf(c: Context<ControlPlaneEnv>) {
-  return workspaceOf(c).deployments();
-}
-
-/** A store result as FastAPI answers it: the value, or `{"detail": "..."}` with the refusal's status. */
-function answer<T>(c: Context<ControlPlaneEnv>, result: StoreResult<T>, status: 200 | 201 = 200): Response {
-  return result.ok ? c.json(result.value as object, status) : detail(c, result.status, result.detail);
-}

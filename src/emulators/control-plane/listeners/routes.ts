@@ -1,16 +1,9 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { validate } from "../../shared/http.ts";
 import type { ControlPlaneEnv } from "../auth.ts";
-import { workspaceOf } from "../workspace.ts";
-import { answer } from "./answer.ts";
+import { answer } from "../answer.ts";
+import { listenersOf } from "../workspace.ts";
 import { ListenerCreateRequest, ListenerListQuery, ListenerPatchRequest, ListenerPath } from "./schema.ts";
-
-/**
- * The request's listener store, for one pipelined call. Declare it with `using`: the stub is
- * disposed when the handler returns, rather than whenever the garbage collector gets to it
- * (workerd warns about stubs it has to collect that way).
- */
-const listenersOf = (c: Context<ControlPlaneEnv>) => workspaceOf(c).listeners();
 
 /**
  * `/v2/listeners`: list, create, get, PATCH (the real API) and PUT (the spec's name for the same

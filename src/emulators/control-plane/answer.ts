@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { detail } from "../../shared/http.ts";
-import type { StoreResult } from "../store-result.ts";
+import { detail } from "../shared/http.ts";
+import type { StoreResult } from "./store-result.ts";
 
 /**
  * Turns a store's answer into the response: a refusal becomes FastAPI's `{"detail": "..."}` with
