@@ -1,0 +1,91 @@
+import { RpcTarget } from "cloudflare:workers";
+import { timestamp } from "../clock.ts";
+import { ok, refuse, type Outcome } from "../outcome.ts";
+import { parseJson } from "../storage.ts";
+import type { JsonObject } from "../json.ts";
+import type { Thread, ThreadCreate, ThreadStatus } from "./schema.ts";
+
+type Row = {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  metadata: string;
+  status: string;
+  config: string;
+  state_values: string;
+  interrupts: string;
+};
+
+/** Threads: their metadata, status and current values (runs write those). */
+export class ThreadStore extends RpcTarget {
+  readonly #storage: DurableObjectStorage;
+
+  constructor(storage: DurableObjectStorage) {
+    super();
+    this.#storage = storage;
+  }
+
+  /** POST /threads: a new idle thread with no values, or the existing one with `if_exists: do_nothing`. */
+  create(id: string, input: ThreadCreate): Outcome<Thread> {
+    return this.#storage.transactionSync(() => {
+      const existing = this.find(id);
+      if (existing) {
+        return input.if_exists === "do_nothing"
+          ? ok(existing)
+          : refuse(409, `Thread ${id} already exists. Send "if_exists": "do_nothing" to get the existing thread instead.`);
+      }
+      return ok(this.insert(id, input.metadata ?? {}));
+    });
+  }
+
+  /** GET /threads/{id}. */
+  get(id: string): Outcome<Thread> {
+    const thread = this.find(id);
+    return thread ? ok(thread) : notFound(id);
+  }
+
+  /** DELETE /threads/{id}: the thread and its runs (a run still streaming finishes into nothing). */
+  delete(id: string): Outcome<null> {
+    return this.#storage.transactionSync(() => {
+      if (!this.find(id)) return notFound(id);
+      this.#storage.sql.exec("DELETE FROM runs WHERE thread_id = ?", id);
+      this.#storage.sql.exec("DELETE FROM threads WHERE thread_id = ?", id);
+      return ok(null);
+    });
+  }
+
+  /** The thread, or undefined. Also used by the run store. */
+  find(id: string): Thread | undefined {
+    const row = this.#storage.sql.exec<Row>("SELECT * FROM threads WHERE thread_id = ?", id).toArray()[0];
+    return row ? toThread(row) : undefined;
+  }
+
+  /** Stores a new idle thread (for POST /threads, and runs with `if_not_exists: create`). */
+  insert(id: string, metadata: JsonObject): Thread {
+    const now = timestamp();
+    this.#storage.sql.exec(
+      "INSERT INTO threads (thread_id, created_at, updated_at, metadata, status, config, state_values, interrupts) VALUES (?, ?, ?, ?, 'idle', '{}', '{}', '{}')",
+      id,
+      now,
+      now,
+      JSON.stringify(metadata),
+    );
+    return this.find(id)!;
+  }
+}
+
+/** The 404 for a thread id nobody created (or that was deleted). */
+export const notFound = (id: string) => refuse(404, `Thread ${id} not found.`);
+
+function toThread(row: Row): Thread {
+  return {
+    thread_id: row.thread_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    metadata: parseJson(row.metadata),
+    status: row.status as ThreadStatus,
+    config: parseJson(row.config),
+    values: parseJson(row.state_values),
+    interrupts: parseJson(row.interrupts),
+  };
+}

@@ -1,0 +1,80 @@
+import { exports } from "cloudflare:workers";
+import { parseEvents } from "../../../src/emulators/agent-server/sse.ts";
+
+/** An event as a test reads it (data is whatever JSON the server sent). */
+export type WireEvent = { event: string; data: any };
+
+const rand = () => Math.floor(Math.random() * 250) + 1;
+
+/**
+ * Headers that make each call its own rate-limit identity (a fresh client IP and API key), so the
+ * gateway's limits never interfere with what a test is about.
+ */
+export function freshCaller(): Record<string, string> {
+  return { "cf-connecting-ip": `10.${rand()}.${rand()}.${rand()}`, "x-api-key": `agent-test-${crypto.randomUUID()}` };
+}
+
+export interface JsonAnswer {
+  readonly status: number;
+  readonly body: any;
+  readonly headers: Headers;
+}
+
+/** Calls the agent-server emulator through the gateway, as a client would. */
+export async function agentServer(
+  method: string,
+  path: string,
+  options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<JsonAnswer> {
+  const res = await send(method, path, options);
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+/** The raw response (for streams). */
+export function send(method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...freshCaller(), ...options.headers };
+  let body: string | undefined;
+  if (options.rawBody !== undefined || options.body !== undefined) {
+    headers["content-type"] ??= "application/json";
+    body = options.rawBody ?? JSON.stringify(options.body);
+  }
+  return exports.default.fetch(`https://gateway.test${path}`, { method, headers, body });
+}
+
+/** Reads a whole event stream. */
+export async function readEvents(res: Response): Promise<WireEvent[]> {
+  return parseEvents(await res.text()).events;
+}
+
+/** Streams a run on a thread and returns the response and all its events. */
+export async function streamRun(threadId: string, body: Record<string, unknown>): Promise<{ res: Response; events: WireEvent[] }> {
+  const res = await send("POST", `/threads/${threadId}/runs/stream`, { body });
+  const events = res.headers.get("content-type")?.startsWith("text/event-stream") ? await readEvents(res) : [];
+  return { res, events };
+}
+
+/** A new assistant (200 expected). */
+export async function createAssistant(body: Record<string, unknown>): Promise<any> {
+  const res = await agentServer("POST", "/assistants", { body });
+  if (res.status !== 200) throw new Error(`create assistant: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** A new thread (200 expected). */
+export async function createThread(body: Record<string, unknown> = {}): Promise<any> {
+  const res = await agentServer("POST", "/threads", { body });
+  if (res.status !== 200) throw new Error(`create thread: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** The text of the last assistant message in a list of messages. */
+export const lastReply = (messages: ReadonlyArray<{ type: string; content: string }>) => messages.findLast((m) => m.type === "ai")?.content;
+
+/** A metadata tag unique to one test, so searches see only that test's assistants. */
+export const freshTag = () => ({ test_tag: crypto.randomUUID() });
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00$/;
+/** The default assistant of graph "agent": uuid5(NAMESPACE_URL, "agent"). */
+export const AGENT_DEFAULT_ID = "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414";

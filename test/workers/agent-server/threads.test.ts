@@ -1,0 +1,77 @@
+// /threads end to end through the gateway.
+import { describe, expect, it } from "vitest";
+import { agentServer, createThread, TIMESTAMP, UUID } from "./support.ts";
+
+describe("POST /threads", () => {
+  it("answers 200 with an idle thread and empty values", async () => {
+    const res = await agentServer("POST", "/threads", { body: {} });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      thread_id: expect.stringMatching(UUID),
+      created_at: expect.stringMatching(TIMESTAMP),
+      updated_at: expect.stringMatching(TIMESTAMP),
+      metadata: {},
+      status: "idle",
+      config: {},
+      values: {},
+      interrupts: {},
+    });
+    expect((await agentServer("GET", `/threads/${res.body.thread_id}`)).body).toEqual(res.body);
+  });
+
+  it("takes no body at all, a given thread_id and metadata", async () => {
+    expect((await agentServer("POST", "/threads")).status).toBe(200);
+    const id = crypto.randomUUID();
+    const res = await agentServer("POST", "/threads", { body: { thread_id: id, metadata: { owner: "me" }, ttl: { ttl: 5 } } });
+    expect(res.body).toMatchObject({ thread_id: id, metadata: { owner: "me" } });
+  });
+
+  it("answers 409 for an existing thread_id, or the existing thread with if_exists do_nothing", async () => {
+    const thread = await createThread({ metadata: { n: 1 } });
+    const raised = await agentServer("POST", "/threads", { body: { thread_id: thread.thread_id } });
+    expect(raised.status).toBe(409);
+    expect(raised.body).toEqual({ detail: expect.stringContaining(thread.thread_id) });
+    const kept = await agentServer("POST", "/threads", { body: { thread_id: thread.thread_id, if_exists: "do_nothing", metadata: { n: 2 } } });
+    expect(kept.status).toBe(200);
+    expect(kept.body).toEqual(thread);
+  });
+
+  it("answers 422 for a bad thread_id, metadata, supersteps or malformed JSON", async () => {
+    const res = await agentServer("POST", "/threads", { body: { thread_id: "t-1", metadata: "x", supersteps: [{ updates: [] }] } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((e: any) => [e.type, e.loc.join(".")])).toEqual([
+      ["uuid_parsing", "body.thread_id"],
+      ["dict_type", "body.metadata"],
+      ["value_error", "body.supersteps"],
+    ]);
+    const malformed = await agentServer("POST", "/threads", { rawBody: "{" });
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.detail[0].type).toBe("json_invalid");
+  });
+});
+
+describe("GET and DELETE /threads/{thread_id}", () => {
+  it("answers 404 {detail} for an unknown thread and 422 for a non-uuid id", async () => {
+    const id = crypto.randomUUID();
+    expect(await agentServer("GET", `/threads/${id}`)).toMatchObject({ status: 404, body: { detail: `Thread ${id} not found.` } });
+    expect(await agentServer("DELETE", `/threads/${id}`)).toMatchObject({ status: 404, body: { detail: `Thread ${id} not found.` } });
+    const bad = await agentServer("GET", "/threads/abc");
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail).toEqual([expect.objectContaining({ type: "uuid_parsing", loc: ["path", "thread_id"], input: "abc" })]);
+    expect((await agentServer("DELETE", "/threads/abc")).status).toBe(422);
+  });
+
+  it("deletes a thread (200 {}), after which it is gone", async () => {
+    const thread = await createThread();
+    const res = await agentServer("DELETE", `/threads/${thread.thread_id.toUpperCase()}`);
+    expect(res).toMatchObject({ status: 200, body: {} });
+    expect((await agentServer("GET", `/threads/${thread.thread_id}`)).status).toBe(404);
+  });
+});
+
+describe("routing", () => {
+  it("answers 404 {detail: 'Not Found'} for paths the emulator does not serve", async () => {
+    expect(await agentServer("POST", "/threads/search", { body: {} })).toMatchObject({ status: 404, body: { detail: "Not Found" } });
+    expect(await agentServer("GET", "/assistants")).toMatchObject({ status: 404, body: { detail: "Not Found" } });
+  });
+});
