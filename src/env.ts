@@ -29,6 +29,12 @@ export interface Env {
   AGENT_SERVER_STATE: DurableObjectNamespace<AgentServerState>;
   /** Agent-server emulator: pause between node steps of a run, in ms (default 0). */
   AGENT_SERVER_STEP_DELAY_MS?: string;
+  /** "refuse" (us and eu) or "allow": whether the development settings below may be used. */
+  DEV_SETTINGS?: string;
+  /** Development only: divide every rule interval by this (load tests of hour-long windows). */
+  TIME_SCALE?: string;
+  /** Development only: "fixed-window" swaps in a deliberately broken counter for the load test. */
+  LIMITER_ALGORITHM?: string;
   /** Secret for HMAC-SHA-256 of identities; plain SHA-256 when unset. Set with `wrangler secret put`. */
   IDENTITY_HMAC_SECRET?: string;
 }

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { ReservationLedger, restoreAdmissions, SlidingWindow } from "../limiter/index.ts";
-import type { Limit, Reservation } from "../limiter/index.ts";
+import { FixedWindow, ReservationLedger, restoreAdmissions, SlidingWindow } from "../limiter/index.ts";
+import type { Algorithm, Decision, Limit, Reservation } from "../limiter/index.ts";
 
 /** What the counter answers per hit. Durations, not instants, so callers never mix two clocks. */
 export interface Verdict {
@@ -31,13 +31,16 @@ export class RateLimiter extends DurableObject {
   #ledger: ReservationLedger | undefined;
   #limit: Limit | undefined;
   #alarmSet = false;
+  /** Only under the development setting LIMITER_ALGORITHM=fixed-window; memory only. */
+  #fixed: FixedWindow | undefined;
 
   /** The clock; tests replace it through `runInDurableObject` to move time. */
   now: () => number = () => Date.now();
 
   /** Decide one request against `limit`, recording it when admitted. One RPC per request. */
-  hit(limit: Limit): Verdict {
+  hit(limit: Limit, algorithm: Algorithm = "sliding-window"): Verdict {
     const now = this.now();
+    if (algorithm === "fixed-window") return toVerdict((this.#fixed ??= new FixedWindow(limit)).hit(now), now);
     const { window, ledger } = this.#load(limit, now);
     const decision = window.hit(now);
     if (decision.allowed && ledger.onAdmit(now)) {
@@ -47,13 +50,7 @@ export class RateLimiter extends DurableObject {
       this.ctx.storage.kv.put(KEY, persisted);
       this.#scheduleCleanup(now, limit);
     }
-    return {
-      allowed: decision.allowed,
-      limit: decision.limit,
-      remaining: decision.remaining,
-      resetInMs: decision.resetAt - now,
-      retryInMs: decision.retryAt - now,
-    };
+    return toVerdict(decision, now);
   }
 
   /** Deletes everything once no reservation can matter any more; otherwise tries again later. */
@@ -100,4 +97,14 @@ export class RateLimiter extends DurableObject {
     this.#alarmSet = true;
     void this.ctx.storage.setAlarm(latest + limit.intervalMs);
   }
+}
+
+function toVerdict(decision: Decision, now: number): Verdict {
+  return {
+    allowed: decision.allowed,
+    limit: decision.limit,
+    remaining: decision.remaining,
+    resetInMs: decision.resetAt - now,
+    retryInMs: decision.retryAt - now,
+  };
 }

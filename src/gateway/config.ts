@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { REGIONS, type Region } from "../rules/schema.ts";
 import type { Env } from "../env.ts";
+import type { Algorithm } from "../limiter/index.ts";
 import type { UpstreamName } from "./routes.ts";
 
 /** An upstream is reached through a service binding locally, or an origin URL in production. */
@@ -15,6 +16,10 @@ export interface GatewayConfig {
   readonly upstreamTimeoutMs: number;
   readonly hmacSecret: string | undefined;
   readonly upstreams: Readonly<Record<UpstreamName, Upstream>>;
+  /** Development only (DEV_SETTINGS=allow): every rule interval is divided by this. */
+  readonly timeScale: number;
+  /** Development only: "fixed-window" is the deliberately broken counter the load test must catch. */
+  readonly algorithm: Algorithm;
 }
 
 /** Thrown for a deployment mistake; rendered as a 500 whose detail names the setting. */
@@ -31,6 +36,9 @@ const VarsSchema = z.object({
   FAIL_MODE: z.preprocess((v) => v || "open", z.enum(["open", "closed"])),
   LIMITER_TIMEOUT_MS: millis(1_000),
   UPSTREAM_TIMEOUT_MS: millis(30_000),
+  DEV_SETTINGS: z.preprocess((v) => v || "refuse", z.enum(["refuse", "allow"])),
+  TIME_SCALE: z.preprocess((v) => (v === undefined || v === "" ? 1 : Number(v)), z.number().positive().max(3600)),
+  LIMITER_ALGORITHM: z.preprocess((v) => v || "sliding-window", z.enum(["sliding-window", "fixed-window"])),
 });
 
 const BINDINGS: Record<UpstreamName, [binding: keyof Env, origin: keyof Env]> = {
@@ -62,6 +70,14 @@ function parseConfig(env: Env): GatewayConfig {
     // Counting EU identities in US objects (or the reverse) would move identity data across regions.
     throw new ConfigError(`gateway misconfigured: LIMITER_JURISDICTION "${jurisdiction}" must be the region ("${vars.data.REGION}") or "none"`);
   }
+  const { DEV_SETTINGS, TIME_SCALE, LIMITER_ALGORITHM } = vars.data;
+  if (DEV_SETTINGS !== "allow" && (TIME_SCALE !== 1 || LIMITER_ALGORITHM !== "sliding-window")) {
+    // The us and eu environments set DEV_SETTINGS=refuse: a deployed gateway must enforce the
+    // published limits, never scaled ones or a broken counter.
+    throw new ConfigError(
+      `gateway misconfigured: TIME_SCALE and LIMITER_ALGORITHM are development settings, refused unless DEV_SETTINGS=allow (got TIME_SCALE=${TIME_SCALE}, LIMITER_ALGORITHM=${LIMITER_ALGORITHM})`,
+    );
+  }
   const upstreams = Object.fromEntries(
     (Object.keys(BINDINGS) as UpstreamName[]).map((name) => [name, upstream(env, name)]),
   ) as Record<UpstreamName, Upstream>;
@@ -73,6 +89,8 @@ function parseConfig(env: Env): GatewayConfig {
     upstreamTimeoutMs: vars.data.UPSTREAM_TIMEOUT_MS,
     hmacSecret: env.IDENTITY_HMAC_SECRET || undefined,
     upstreams,
+    timeScale: TIME_SCALE,
+    algorithm: LIMITER_ALGORITHM,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Verdict } from "../durable-objects/rate-limiter.ts";
 import { DenyCache } from "../limiter/deny-cache.ts";
-import type { Limit } from "../limiter/index.ts";
+import type { Algorithm, Limit } from "../limiter/index.ts";
 import type { Env } from "../env.ts";
 import type { Region } from "../rules/schema.ts";
 
@@ -26,6 +26,7 @@ export interface CountRequest {
   readonly timeoutMs: number;
   /** False for shadow rules: they must keep reaching the object to be counted. */
   readonly cacheDenials: boolean;
+  readonly algorithm: Algorithm;
 }
 
 /**
@@ -34,7 +35,7 @@ export interface CountRequest {
  * answered from the deny cache with no call; a call that fails or outlives `timeoutMs` yields
  * `failed` and the caller applies the fail mode.
  */
-export async function count(env: Env, { jurisdiction, name, limit, timeoutMs, cacheDenials }: CountRequest): Promise<CountResult> {
+export async function count(env: Env, { jurisdiction, name, limit, timeoutMs, cacheDenials, algorithm }: CountRequest): Promise<CountResult> {
   const now = Date.now();
   const until = denied.retryAt(name, now);
   if (until !== undefined) {
@@ -51,7 +52,7 @@ export async function count(env: Env, { jurisdiction, name, limit, timeoutMs, ca
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`counter did not answer within ${timeoutMs} ms`)), timeoutMs);
     });
-    const verdict = await Promise.race([stub.hit(limit), timeout]);
+    const verdict = await Promise.race([stub.hit(limit, algorithm), timeout]);
     // Retry time measured from our own clock after the answer arrived: never earlier than the
     // counter's own retry time.
     if (!verdict.allowed && cacheDenials) denied.remember(name, Date.now() + verdict.retryInMs);

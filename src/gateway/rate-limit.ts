@@ -40,9 +40,11 @@ export function rateLimit(options: { classifier: Classifier }) {
     const result = await count(c.env, {
       jurisdiction: config.jurisdiction,
       name,
-      limit: { count: limit.count, intervalMs: limit.interval * 1000 },
+      // TIME_SCALE (development only) shrinks every window; headers then speak real seconds.
+      limit: { count: limit.count, intervalMs: Math.max(1, Math.round((limit.interval * 1000) / config.timeScale)) },
       timeoutMs: config.limiterTimeoutMs,
       cacheDenials: enforce,
+      algorithm: config.algorithm,
     });
     const policy = policyHeader(rule, limit);
 
@@ -63,7 +65,8 @@ export function rateLimit(options: { classifier: Classifier }) {
     }
 
     const { verdict } = result;
-    const headers = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, verdict) };
+    const headers: Record<string, string> = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, verdict) };
+    if (config.timeScale !== 1) headers["x-tollgate-time-scale"] = String(config.timeScale);
     if (!verdict.allowed) {
       const retryAfter = ceilSeconds(verdict.retryInMs);
       // Denials answered by the deny cache are not logged: a flood would otherwise cost a log line
