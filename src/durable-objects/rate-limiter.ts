@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { FixedWindow, ReservationLedger, restoreAdmissions, SlidingWindow } from "../limiter/index.ts";
-import type { Algorithm, Decision, Limit, Reservation } from "../limiter/index.ts";
+import type { Algorithm, Decision, Limit, Reservation, Snapshot } from "../limiter/index.ts";
 
 /** What the counter answers per hit. Durations, not instants, so callers never mix two clocks. */
 export interface Verdict {
@@ -13,24 +13,38 @@ export interface Verdict {
   readonly retryInMs: number;
 }
 
-/** Storage layout: one key; reservations can only over-count after a restart (see ledger.ts). */
+/**
+ * Storage layout, one key: batched reservations (which can only over-count after a restart, see
+ * ledger.ts) and, once the object has gone idle, a snapshot of the exact admission times.
+ */
 interface Persisted {
   readonly limit: Limit;
   readonly reservations: readonly Reservation[];
+  readonly snapshot?: Snapshot;
 }
 const KEY = "ledger";
 
 /**
+ * How long after its last reservation an object counts as idle and writes its exact window. Well
+ * below the runtime's eviction of idle objects (10 s locally, longer on Cloudflare), so the usual
+ * restart, after idleness, restores the window exactly and keeps every Retry-After promise.
+ */
+export const SETTLE_MS = 2_000;
+
+/**
  * One sliding-window counter for one (region, rule, identity). The exact admission log lives in
- * memory; storage holds only batched reservations, written when a new batch opens (a few times per
- * second at 600 req/s instead of once per request). Each `hit` runs synchronously, so concurrent
- * calls are serialized by the object and can never both take the last unit.
+ * memory; storage holds batched reservations, written when a new batch opens (a few times per
+ * second at 600 req/s instead of once per request), and an exact snapshot written once per idle
+ * spell. Each `hit` runs synchronously, so concurrent calls are serialized by the object and can
+ * never both take the last unit.
  */
 export class RateLimiter extends DurableObject {
   #window: SlidingWindow | undefined;
   #ledger: ReservationLedger | undefined;
   #limit: Limit | undefined;
-  #alarmSet = false;
+  #snapshot: Snapshot | undefined;
+  /** Time of the last reservation this instance wrote (its last burst of activity). */
+  #lastWrite = Number.NEGATIVE_INFINITY;
   /** Only under the development setting LIMITER_ALGORITHM=fixed-window; memory only. */
   #fixed: FixedWindow | undefined;
 
@@ -46,27 +60,52 @@ export class RateLimiter extends DurableObject {
     if (decision.allowed && ledger.onAdmit(now)) {
       // Not awaited: the output gate holds this reply until the write is durable, and writes made
       // by concurrent hits coalesce into one batch.
-      const persisted: Persisted = { limit, reservations: ledger.live(now) };
-      this.ctx.storage.kv.put(KEY, persisted);
-      this.#scheduleCleanup(now, limit);
+      this.#persist(limit, ledger.live(now));
+      this.#lastWrite = now;
+      void this.ctx.storage.setAlarm(now + SETTLE_MS);
     }
     return toVerdict(decision, now);
   }
 
-  /** Deletes everything once no reservation can matter any more; otherwise tries again later. */
+  /**
+   * Once idle: write the exact window (a snapshot) so a restart loses nothing. Later: delete
+   * everything once nothing can matter any more. Otherwise: look again when something might.
+   */
   override async alarm(): Promise<void> {
-    this.#alarmSet = false;
     const stored = this.ctx.storage.kv.get<Persisted>(KEY);
     if (!stored) return;
     const now = this.now();
     const limit = this.#limit ?? stored.limit;
-    const live = this.#ledger ? this.#ledger.live(now) : stored.reservations.filter((r) => r.until > now - limit.intervalMs);
-    if (live.length === 0) {
-      this.#window = this.#ledger = this.#limit = undefined;
+    if (this.#window && this.#ledger) {
+      if (now < this.#lastWrite + SETTLE_MS) {
+        await this.ctx.storage.setAlarm(this.#lastWrite + SETTLE_MS);
+        return;
+      }
+      if (!this.#snapshot || this.#snapshot.at < this.#lastWrite) {
+        this.#snapshot = { at: now, times: this.#window.admissions(now) };
+        this.#ledger.checkpoint();
+        this.#persist(limit, []);
+      }
+    }
+    const snapshot = this.#snapshot ?? stored.snapshot;
+    const reservations = this.#ledger ? this.#ledger.live(now) : stored.reservations;
+    // The last moment anything stored can still count against a request.
+    const lastUseful = Math.max(
+      ...reservations.map((r) => r.until),
+      ...(snapshot?.times ?? []),
+      Number.NEGATIVE_INFINITY,
+    ) + limit.intervalMs;
+    if (lastUseful <= now) {
+      this.#window = this.#ledger = this.#limit = this.#snapshot = undefined;
       await this.ctx.storage.deleteAll();
       return;
     }
-    this.#scheduleCleanup(now, limit, live);
+    await this.ctx.storage.setAlarm(lastUseful);
+  }
+
+  #persist(limit: Limit, reservations: readonly Reservation[]): void {
+    const persisted: Persisted = this.#snapshot ? { limit, reservations, snapshot: this.#snapshot } : { limit, reservations };
+    this.ctx.storage.kv.put(KEY, persisted);
   }
 
   #load(limit: Limit, now: number): { window: SlidingWindow; ledger: ReservationLedger } {
@@ -75,10 +114,12 @@ export class RateLimiter extends DurableObject {
       this.#window = new SlidingWindow(limit);
       this.#ledger = new ReservationLedger(limit);
       if (stored) {
-        // After an eviction or restart: every reserved admission is assumed to have happened as
-        // late as it could have, so the rebuilt window is at least as full as the lost one.
-        this.#window.seed(restoreAdmissions(stored.reservations, limit, now));
+        // After an eviction or restart: the snapshot's times are exact; every reservation written
+        // after it is assumed used as late as it could have been, so the rebuilt window is at
+        // least as full as the lost one.
+        this.#window.seed(restoreAdmissions(stored.reservations, limit, now, stored.snapshot));
         this.#ledger.load(stored.reservations);
+        this.#snapshot = stored.snapshot;
       }
       this.#limit = limit;
     } else if (this.#limit && (this.#limit.count !== limit.count || this.#limit.intervalMs !== limit.intervalMs)) {
@@ -88,14 +129,6 @@ export class RateLimiter extends DurableObject {
       this.#limit = limit;
     }
     return { window: this.#window, ledger: this.#ledger };
-  }
-
-  /** At most one pending alarm: at the time the newest reservation stops mattering. */
-  #scheduleCleanup(now: number, limit: Limit, live = this.#ledger?.live(now) ?? []): void {
-    if (this.#alarmSet) return;
-    const latest = live.reduce((max, r) => Math.max(max, r.until), now);
-    this.#alarmSet = true;
-    void this.ctx.storage.setAlarm(latest + limit.intervalMs);
   }
 }
 

@@ -6,7 +6,7 @@
 export type { Decision, Limit } from "./types.ts";
 export { SlidingWindow } from "./sliding-window.ts";
 export { ReservationLedger, restoreAdmissions } from "./ledger.ts";
-export type { LedgerOptions, Reservation } from "./ledger.ts";
+export type { LedgerOptions, Reservation, Snapshot } from "./ledger.ts";
 export { FixedWindow } from "./fixed-window.ts";
 
 /** Which counter a limiter object runs. Only "sliding-window" is ever deployed (see fixed-window.ts). */

@@ -110,6 +110,16 @@ export class ReservationLedger {
   }
 
   /**
+   * Call once the exact admission times have been persisted (a {@link Snapshot}): every
+   * reservation so far is covered by it, so they are forgotten, and the open one is closed so
+   * that the next admission opens (and persists) a reservation the snapshot does not cover.
+   */
+  checkpoint(): void {
+    this.#records = [];
+    if (this.#open) this.#open = { ...this.#open, n: this.#open.used };
+  }
+
+  /**
    * Switches to a new limit. Default `maxBatch`/`spanMs` follow it; the open
    * reservation stays valid (its promise does not depend on the limit).
    * @throws RangeError on an invalid limit.
@@ -142,21 +152,34 @@ export class ReservationLedger {
 }
 
 /**
- * Timestamps to seed a fresh SlidingWindow after a restart: each record
+ * The exact admission times still in the window at `at`, written when an object has gone idle,
+ * so that a restart after idleness (the usual eviction) restores the window exactly and keeps
+ * every Retry-After promise made before it.
+ */
+export interface Snapshot {
+  at: number;
+  times: number[];
+}
+
+/**
+ * Timestamps to seed a fresh SlidingWindow after a restart: the snapshot's
+ * times exactly, and each record not covered by it (until > snapshot.at)
  * contributes n admissions at min(until, now) (the latest they can have
- * happened, so the restored window can only over-count), records with
- * until <= now - intervalMs dropped, at most limit.count kept (the latest).
- * Returned in ascending order.
+ * happened, so the restored window can only over-count); anything out of the
+ * window at `now` dropped, at most limit.count kept (the latest). Returned in
+ * ascending order.
  * @throws RangeError on an invalid limit, `now`, or malformed record.
  */
-export function restoreAdmissions(records: readonly Reservation[], limit: Limit, now: number): number[] {
+export function restoreAdmissions(records: readonly Reservation[], limit: Limit, now: number, snapshot?: Snapshot): number[] {
   assertLimit(limit);
   assertTime(now);
   for (const r of records) assertReservation(r);
   const cutoff = now - limit.intervalMs;
+  const exact = (snapshot?.times ?? []).filter((t) => t > cutoff).map((t) => ({ at: Math.min(t, now), n: 1 }));
   const latestFirst = records
-    .filter((r) => r.until > cutoff)
+    .filter((r) => r.until > cutoff && (snapshot === undefined || r.until > snapshot.at))
     .map((r) => ({ at: Math.min(r.until, now), n: r.n }))
+    .concat(exact)
     .sort((a, b) => b.at - a.at);
   // Keeping only the latest `count` changes no decision: they alone fill the
   // window for as long as any older one would still be in it.

@@ -76,6 +76,12 @@ export class SlidingWindow {
     return this.#ring.length - this.#ring.firstAbove(now - this.#intervalMs);
   }
 
+  /** The admission times still in the window at `now`, oldest first (for a {@link Snapshot}). */
+  admissions(now: number): number[] {
+    if (!Number.isFinite(now)) assertTime(now);
+    return this.#ring.toArray().slice(this.#ring.firstAbove(now - this.#intervalMs));
+  }
+
   /** True when nothing is in the window at `now`: the object can be deleted. */
   isIdle(now: number): boolean {
     return this.size(now) === 0;

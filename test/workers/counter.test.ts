@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { RateLimiter } from "../../src/durable-objects/rate-limiter.ts";
+import { SETTLE_MS, type RateLimiter } from "../../src/durable-objects/rate-limiter.ts";
 import { burst, freshIdentity, gateway } from "./support/requests.ts";
 
 const LIMIT = { count: 15, intervalMs: 10_000 };
@@ -91,6 +91,25 @@ describe("restarts never let extra requests through", () => {
       expect(await admitted(stub, 15)).toBe(15);
     });
   }
+
+  it("keeps its Retry-After promise across an eviction after idleness (exact snapshot)", async () => {
+    const clock = { now: T0 };
+    const name = `test:${crypto.randomUUID()}`;
+    let stub = await counterAt(clock, name);
+    expect(await admitted(stub, 5)).toBe(5);
+    clock.now = T0 + 3_000;
+    expect(await admitted(stub, 10)).toBe(10);
+    clock.now = T0 + 4_000;
+    expect(await stub.hit(LIMIT)).toMatchObject({ allowed: false, retryInMs: 6_000 });
+    clock.now = T0 + 3_000 + SETTLE_MS;
+    expect(await runDurableObjectAlarm(stub)).toBe(true); // idle: the exact window is written
+    await evictDurableObject(stub);
+    stub = await counterAt(clock, name);
+    clock.now = T0 + 9_999;
+    expect(await admitted(stub, 1)).toBe(0);
+    clock.now = T0 + 10_000; // exactly when the denial said room would free
+    expect(await admitted(stub, 6)).toBe(5);
+  });
 
   it("survives restarts in the middle of a burst", async () => {
     const clock = { now: T0 };
