@@ -1,0 +1,86 @@
+// The live display while a run goes (cli-progress, on stderr): one bar for the whole run and, on
+// a terminal, one per rule whose traffic is running.
+import cliProgress from "cli-progress";
+import type { Plan } from "./plan.ts";
+import type { Progress, RuleProgress } from "./runner.ts";
+
+const MAX_RULE_BARS = 10;
+
+export interface Display {
+  stop(): void;
+}
+
+/** Starts the display; call `stop()` before printing anything else. */
+export function startDisplay(plan: Plan, progress: Progress, stream: NodeJS.WriteStream = process.stderr): Display {
+  const tty = Boolean(stream.isTTY);
+  const multibar = new cliProgress.MultiBar(
+    {
+      stream,
+      clearOnComplete: true,
+      hideCursor: tty,
+      autopadding: true,
+      barsize: 24,
+      etaBuffer: 50,
+      noTTYOutput: !tty,
+      notTTYSchedule: 10_000,
+      format: (options, params, payload: Record<string, string>) => {
+        const size = options.barsize ?? 24;
+        const done = Math.round(params.progress * size);
+        const bar = (options.barCompleteChar ?? "#").repeat(done) + (options.barIncompleteChar ?? "-").repeat(size - done);
+        return payload.line ? `${bar} ${payload.line}` : bar;
+      },
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const totalS = Math.max(1, Math.ceil(plan.durationMs / 1000));
+  const main = multibar.create(totalS, 0, { line: "" });
+  const ruleBars = new Map<number, cliProgress.SingleBar>();
+  let lastSent = 0;
+  let lastAt = 0;
+  let rps = 0;
+
+  const update = () => {
+    const elapsed = progress.elapsedMs;
+    const dt = (elapsed - lastAt) / 1000;
+    if (dt >= 0.5) {
+      rps = (progress.sent - lastSent) / dt;
+      lastSent = progress.sent;
+      lastAt = elapsed;
+    }
+    const running = progress.rules.filter((r) => elapsed >= r.startMs && elapsed < r.endMs);
+    const finished = progress.rules.filter((r) => elapsed >= r.endMs).length;
+    main.update(Math.min(totalS, Math.floor(elapsed / 1000)), {
+      line:
+        `${Math.floor(elapsed / 1000)}/${totalS} s | sent ${progress.sent} (${Math.round(rps)}/s, ${progress.inFlight} in flight) ` +
+        `admitted ${progress.admitted} denied ${progress.denied} errors ${progress.errors} | rules running ${running.length}, done ${finished}/${progress.rules.length}`,
+    });
+    if (!tty) return;
+    for (const [id, bar] of ruleBars) {
+      if (!running.some((r) => r.id === id)) {
+        multibar.remove(bar);
+        ruleBars.delete(id);
+      }
+    }
+    for (const r of running.slice(0, MAX_RULE_BARS)) {
+      const span = Math.max(1, Math.round((r.endMs - r.startMs) / 1000));
+      const at = Math.min(span, Math.floor((elapsed - r.startMs) / 1000));
+      const payload = { line: ruleLine(r) };
+      const bar = ruleBars.get(r.id);
+      if (bar) bar.update(at, payload);
+      else ruleBars.set(r.id, multibar.create(span, at, payload));
+    }
+  };
+  const timer = setInterval(update, 250);
+  update();
+  return {
+    stop() {
+      clearInterval(timer);
+      update();
+      multibar.stop();
+    },
+  };
+}
+
+function ruleLine(r: RuleProgress): string {
+  return `row ${String(r.id).padStart(2)} ${r.name.padEnd(20)} sent ${r.sent} admitted ${r.admitted} denied ${r.denied}` + (r.errors ? ` errors ${r.errors}` : "");
+}

@@ -1,0 +1,279 @@
+// Sends a plan's traffic with undici and records every answer with the tool's own send and
+// receive times. Open loop: the steady clients send on schedule whatever the gateway's latency,
+// up to a cap of requests in flight per client (beyond it a due request is skipped and counted,
+// so the offered rate is reported as it really was).
+import { Pool } from "undici";
+import { retryPromise, type Answer } from "./analysis.ts";
+import { parsePolicy, parseRateLimit } from "./headers.ts";
+import type { Plan, RulePlan } from "./plan.ts";
+import type { ClientIdentity } from "./traffic.ts";
+
+export interface RunnerOptions {
+  readonly baseUrl: URL;
+  readonly plan: Plan;
+  /** Connections to the gateway; pipelining per connection (1: answers are never held behind others). */
+  readonly connections: number;
+  readonly pipelining: number;
+  /** The time scale the gateway must report in `x-tollgate-time-scale` (1: the header must be absent or 1). */
+  readonly timeScale: number;
+}
+
+export interface RuleProgress {
+  readonly id: number;
+  readonly name: string;
+  sent: number;
+  admitted: number;
+  denied: number;
+  errors: number;
+  /** Steady sends skipped: the client already had its cap of requests in flight. */
+  skipped: number;
+  /** The rule's slot, ms since the traffic started. */
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+export interface Progress {
+  readonly totalMs: number;
+  /** Milliseconds since the traffic started. */
+  readonly elapsedMs: number;
+  sent: number;
+  admitted: number;
+  denied: number;
+  errors: number;
+  inFlight: number;
+  readonly rules: RuleProgress[];
+}
+
+export interface Execution {
+  readonly progress: Progress;
+  /** Resolves with every rule's answers once all traffic is done. */
+  readonly done: Promise<Map<number, Answer[]>>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+interface Stream {
+  readonly rule: RulePlan;
+  readonly progress: RuleProgress;
+  readonly answers: Answer[];
+  /** Next steady send, ms since the run started. */
+  nextAt: number;
+  slot: number;
+  readonly endAt: number;
+  readonly intervalMs: number;
+  readonly maxInFlight: number;
+  inFlight: number;
+  bursts: number[];
+}
+
+/** Starts sending `plan`'s traffic at once; `progress` is updated live. */
+export function executePlan(options: RunnerOptions): Execution {
+  const { plan, baseUrl } = options;
+  const pool = new Pool(baseUrl.origin, {
+    connections: options.connections,
+    pipelining: options.pipelining,
+    keepAliveTimeout: 30_000,
+    headersTimeout: 30_000,
+    bodyTimeout: 30_000,
+  });
+  const prefix = baseUrl.pathname.replace(/\/+$/, "");
+  const t0 = performance.now();
+  const now = () => performance.now() - t0;
+  let finishedAt: number | undefined;
+  const progress: Progress = {
+    totalMs: plan.durationMs,
+    get elapsedMs() {
+      return finishedAt ?? now();
+    },
+    sent: 0,
+    admitted: 0,
+    denied: 0,
+    errors: 0,
+    inFlight: 0,
+    rules: plan.rules.map((r) => ({
+      id: r.rule.id,
+      name: r.rule.name,
+      sent: 0,
+      admitted: 0,
+      denied: 0,
+      errors: 0,
+      skipped: 0,
+      startMs: r.startMs,
+      endMs: r.startMs + r.durationMs,
+    })),
+  };
+
+  function send(stream: Stream, kind: Answer["kind"], identity: ClientIdentity): Promise<Answer> {
+    const { rule } = stream;
+    const sendMs = now();
+    progress.sent++;
+    progress.inFlight++;
+    stream.progress.sent++;
+    const record = (answer: Answer): Answer => {
+      progress.inFlight--;
+      stream.answers.push(answer);
+      if (answer.error !== undefined) {
+        progress.errors++;
+        stream.progress.errors++;
+      }
+      if (answer.status === 429) {
+        progress.denied++;
+        stream.progress.denied++;
+      } else if (answer.status >= 200 && answer.status < 300) {
+        progress.admitted++;
+        stream.progress.admitted++;
+      }
+      return answer;
+    };
+    return pool
+      .request({ method: rule.request.method, path: prefix + rule.request.path, headers: { ...identity.headers, "user-agent": "tollgate-loadtest" } })
+      .then(async (res) => {
+        const recvMs = now();
+        const header = (name: string) => {
+          const v = res.headers[name];
+          return Array.isArray(v) ? v.join(", ") : v;
+        };
+        let error = checkAnswer(rule, res.statusCode, header, options.timeScale);
+        if (res.statusCode !== 429 && (res.statusCode < 200 || res.statusCode >= 300)) {
+          const text = (await res.body.text().catch(() => "")).slice(0, 160);
+          error = `status ${res.statusCode}${text ? ` ${text}` : ""}`;
+        } else {
+          await res.body.dump().catch(() => undefined);
+        }
+        const rateLimit = parseRateLimit(header("ratelimit"));
+        const retryAfter = header("retry-after");
+        return record({
+          kind,
+          identity: identity.key,
+          sendMs,
+          recvMs,
+          status: res.statusCode,
+          ...(rateLimit ? { remaining: rateLimit.remaining } : {}),
+          ...(retryAfter !== undefined && /^\d+$/.test(retryAfter) ? { retryAfterS: Number(retryAfter) } : {}),
+          ...(error ? { error } : {}),
+        });
+      })
+      .catch((err: unknown) => {
+        const e = err as { code?: string; message?: string };
+        return record({ kind, identity: identity.key, sendMs, recvMs: now(), status: 0, error: `network: ${e.code ?? e.message ?? String(err)}` });
+      });
+  }
+
+  const streams: Stream[] = plan.rules.map((rule, i) => {
+    const intervalMs = rule.steady.rate > 0 ? 1000 / rule.steady.rate : Infinity;
+    const start = rule.startMs + rule.steady.offsetMs;
+    return {
+      rule,
+      progress: progress.rules[i]!,
+      answers: [],
+      nextAt: start + Math.random() * intervalMs,
+      slot: 0,
+      endAt: start + rule.steady.durationMs,
+      intervalMs,
+      // Up to a quarter second of the steady rate may wait for answers (at least 4, at most 64).
+      maxInFlight: Math.min(64, Math.max(4, Math.ceil(rule.steady.rate / 4))),
+      inFlight: 0,
+      bursts: rule.bursts.offsetsMs.map((o) => rule.startMs + o),
+    };
+  });
+
+  const pending = new Set<Promise<unknown>>();
+  const track = (p: Promise<unknown>) => {
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+  };
+
+  // The retry client: fill the window, get a refusal, wait its Retry-After, retry once.
+  async function retryClient(stream: Stream): Promise<void> {
+    const { rule } = stream;
+    if (rule.retry.kind !== "run") return;
+    await sleep(rule.startMs + rule.retry.offsetMs - now());
+    const who = rule.identities.retry;
+    // At once when small; otherwise a few lanes, as fast as the gateway answers.
+    let left = rule.retry.fillSize;
+    const lane = async () => {
+      while (left > 0) {
+        left--;
+        await send(stream, "fill", who);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(left, rule.retry.concurrency) }, lane));
+    // A refusal from the fill is a promise when the fill fitted in one window of a fresh counter
+    // (see retryPromise); otherwise probe one request at a time, each sent after every earlier
+    // answer arrived, until one is refused: that refusal was decided after every admission.
+    let probe = rule.sharedIdentity ? undefined : retryPromise(stream.answers.filter((a) => a.identity === who.key), rule.windowMs);
+    for (let i = 0; !probe && i < rule.count + 2; i++) {
+      const answer = await send(stream, "probe", who);
+      if (answer.status < 200 || answer.status >= 300) probe = answer;
+    }
+    if (!probe || probe.status !== 429 || probe.retryAfterS === undefined) return;
+    await sleep(probe.recvMs + probe.retryAfterS * 1000 - now());
+    await send(stream, "retry", who);
+  }
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let finishTick: () => void = () => undefined;
+  const ticking = new Promise<void>((resolve) => (finishTick = resolve));
+
+  function tick(): void {
+    const at = now();
+    let next = Infinity;
+    let live = false;
+    for (const s of streams) {
+      while (s.bursts.length > 0 && s.bursts[0]! <= at) {
+        s.bursts.shift();
+        for (let i = 0; i < s.rule.bursts.size; i++) track(send(s, "burst", s.rule.identities.burst));
+      }
+      while (s.nextAt <= at && s.nextAt < s.endAt) {
+        if (s.inFlight >= s.maxInFlight) s.progress.skipped++;
+        else {
+          s.inFlight++;
+          track(send(s, "steady", s.rule.identities.steady).finally(() => s.inFlight--));
+        }
+        // One request at a random moment of each 1/rate slot: the mean rate is exact and the
+        // phase against any counter boundary keeps changing.
+        s.slot++;
+        s.nextAt = s.rule.startMs + s.rule.steady.offsetMs + (s.slot + Math.random()) * s.intervalMs;
+      }
+      if (s.nextAt < s.endAt) next = Math.min(next, s.nextAt);
+      if (s.bursts.length > 0) next = Math.min(next, s.bursts[0]!);
+      if (s.nextAt < s.endAt || s.bursts.length > 0) live = true;
+    }
+    if (!live) {
+      finishTick();
+      return;
+    }
+    timer = setTimeout(tick, Math.max(0, Math.min(next - now(), 100)));
+  }
+
+  const done = (async () => {
+    const retries = streams.map((s) => retryClient(s));
+    tick();
+    await ticking;
+    await Promise.all(retries);
+    while (pending.size > 0) await Promise.all([...pending]);
+    if (timer) clearTimeout(timer);
+    finishedAt = now();
+    await pool.close();
+    return new Map(streams.map((s) => [s.rule.rule.id, s.answers]));
+  })();
+
+  return { progress, done };
+}
+
+/** Why an answer is wrong for the rule it was sent for, if it is. */
+export function checkAnswer(rule: RulePlan, status: number, header: (name: string) => string | undefined, timeScale: number): string | undefined {
+  const scale = header("x-tollgate-time-scale");
+  const reported = scale === undefined ? 1 : Number(scale);
+  if (reported !== timeScale) return `time scale: the gateway applies ${scale ?? "none (1)"}, the tool assumed ${timeScale}`;
+  if (status !== 429 && (status < 200 || status >= 300)) return undefined; // reported with the body by the caller
+  const policy = parsePolicy(header("ratelimit-policy"));
+  if (!policy) return "no RateLimit-Policy header";
+  if (policy.name !== rule.rule.name) return `met rule "${policy.name}", not "${rule.rule.name}"`;
+  if (policy.quota !== rule.count || policy.window !== rule.intervalS) {
+    return `policy q=${policy.quota};w=${policy.window}, the table says ${rule.count}/${rule.intervalS} s (wrong --region?)`;
+  }
+  if (!parseRateLimit(header("ratelimit"))) return status === 429 ? "429 without a RateLimit header" : "admitted without a RateLimit header (the counter failed open)";
+  if (status === 429 && !/^\d+$/.test(header("retry-after") ?? "")) return "429 without a Retry-After in seconds";
+  return undefined;
+}

@@ -1,0 +1,57 @@
+// The load test against a real local gateway (wrangler's programmatic API, as `npm run loadtest`
+// starts it): with the deliberately broken fixed-window counter it must report the rules failed
+// (exit status 1), with the real sliding window it must report them held.
+//
+// Rows 12 (15 per 10 s) and 28 (1 per 10 s in us) at time scale 10: one-second windows, long
+// enough against this machine's latencies that the bursts (2/3 of a window apart) and the
+// RateLimit check catch a fixed window at any phase; see plan.ts and analysis.ts.
+import { describe, expect, it } from "vitest";
+import { DEFAULTS } from "../../../src/tools/loadtest/args.ts";
+import { runLoadTest, type LoadTestOptions } from "../../../src/tools/loadtest/loadtest.ts";
+
+const options = (algorithm: "sliding-window" | "fixed-window"): LoadTestOptions => ({
+  rules: [12, 28],
+  region: "us",
+  timeScale: 10,
+  load: DEFAULTS.load,
+  windows: DEFAULTS.windows,
+  minPhaseS: DEFAULTS.minPhaseS,
+  budget: DEFAULTS.budget,
+  ruleRateCap: DEFAULTS.ruleRateCap,
+  burstFactor: DEFAULTS.burstFactor,
+  burstCap: DEFAULTS.burstCap,
+  connections: 16,
+  pipelining: DEFAULTS.pipelining,
+  algorithm,
+});
+
+describe("npm run loadtest catches a limiter that breaks the limits", () => {
+  it("reports rows 12 and 28 failed against the fixed-window counter (exit status 1)", { timeout: 120_000 }, async () => {
+    const result = await runLoadTest(options("fixed-window"));
+    expect(result.algorithm).toBe("fixed-window");
+    expect(result.pass).toBe(false);
+    expect(result.exitCode).toBe(1);
+    for (const rule of result.rules) {
+      expect(rule.pass, `row ${rule.rule}`).toBe(false);
+      expect(rule.figures.limitReached).toBe(true);
+      // More than count admitted inside one window, proven from the tool's own timestamps.
+      expect(rule.figures.maxInWindow.admitted, `row ${rule.rule}`).toBeGreaterThan(rule.limit.count);
+      expect(rule.failures.join("\n")).toMatch(/admitted within one window of 1 s/);
+    }
+  });
+
+  it("reports the same rows held against the real sliding window (exit status 0)", { timeout: 120_000 }, async () => {
+    const result = await runLoadTest(options("sliding-window"));
+    expect(result.rules.map((r) => [r.rule, r.failures])).toEqual([
+      [12, []],
+      [28, []],
+    ]);
+    expect(result.exitCode).toBe(0);
+    for (const rule of result.rules) {
+      expect(rule.figures.limitReached).toBe(true);
+      expect(rule.figures.maxInWindow.admitted).toBe(rule.limit.count);
+      expect(rule.figures.retry.status).toBe("admitted");
+      expect(rule.figures.errors).toBe(0);
+    }
+  });
+});
