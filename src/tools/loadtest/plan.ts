@@ -3,7 +3,8 @@
 import type { Classifier } from "../../rules/classify.ts";
 import type { Rule } from "../../rules/load.ts";
 import type { Region } from "../../rules/schema.ts";
-import { assertMeetsRule, clientIdentity, PHASES, sampleRequest, type ClientIdentity, type Phase, type SampleRequest } from "./traffic.ts";
+import { sampleRequest, type SampleRequest } from "../../rules/sample-request.ts";
+import { assertMeetsRule, clientIdentity, PHASES, type ClientIdentity, type Phase } from "./traffic.ts";
 
 export interface PlanOptions {
   readonly region: Region;

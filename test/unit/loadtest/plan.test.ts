@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { hostedApiClassifier, hostedApiTable } from "../../../src/rules/hosted-api.ts";
 import { DEFAULTS } from "../../../src/tools/loadtest/args.ts";
 import { burstSpacing, planRule, planRun, type PlanOptions } from "../../../src/tools/loadtest/plan.ts";
-import { assertMeetsRule, benchmarkIp, clientIdentity, sampleRequest } from "../../../src/tools/loadtest/traffic.ts";
+import { sampleRequest } from "../../../src/rules/sample-request.ts";
+import { assertMeetsRule, benchmarkIp, clientIdentity } from "../../../src/tools/loadtest/traffic.ts";
 
 const options = (overrides: Partial<PlanOptions> = {}): PlanOptions => ({
   region: "us",

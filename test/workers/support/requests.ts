@@ -24,27 +24,6 @@ export function identityHeaders(rule: Rule, who: TestIdentity): Record<string, s
   return headers;
 }
 
-const SAMPLE_UUID = "0b6f0d8e-4a51-4c3e-9a0e-6f1f0e2a9b41";
-
-/** A method and path that `rule`'s first matcher selects. */
-export function sampleRequest(rule: Rule): { method: string; path: string } {
-  const matcher = rule.matchers[0]!;
-  const method = matcher.method ?? "GET";
-  if (!matcher.path) return { method, path: "/sample/resource" };
-  const { kind, pattern } = matcher.path;
-  switch (kind) {
-    case "exact":
-    case "prefix":
-      return { method, path: pattern };
-    case "template":
-      return { method, path: pattern.replace("{uuid}", SAMPLE_UUID) };
-    case "contains":
-      return { method, path: `/sessions/s-1${pattern}/x` };
-    case "suffix":
-      return { method, path: `/flows/f-1${pattern}` };
-  }
-}
-
 /** Sends a request through the gateway Worker (its default export), as a client would. */
 export function gateway(path: string, init: RequestInit = {}): Promise<Response> {
   return exports.default.fetch(`https://gateway.test${path}`, init);
