@@ -49,6 +49,8 @@ const workersProject = (region: "us" | "eu") => ({
 
 export default defineConfig({
   test: {
+    // Logs (denials, injected failures) are printed for failing tests only.
+    silent: "passed-only",
     projects: [
       {
         test: {

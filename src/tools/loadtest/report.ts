@@ -16,7 +16,7 @@ const num = (x: number | null | undefined, unit = "") => (x === null || x === un
 function retryText(retry: RetryOutcome): string {
   switch (retry.status) {
     case "admitted":
-      return `admitted on the first retry after Retry-After ${retry.retryAfterS} s` + (retry.overWaitMs !== null && retry.overWaitMs > 0 ? ` (at least ${(retry.overWaitMs / 1000).toFixed(2)} s later than needed)` : "");
+      return `admitted on the first retry after Retry-After ${retry.retryAfterS} s` + (retry.overWaitMs !== null && retry.overWaitMs >= 5 ? ` (at least ${(retry.overWaitMs / 1000).toFixed(2)} s later than needed)` : "");
     case "refused":
       return `REFUSED on the first honoured retry: ${retry.detail ?? ""}`;
     case "error":
