@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import { REGIONS, type Region } from "../../rules/schema.ts";
 import type { LimiterAlgorithm } from "./gateway.ts";
+import type { PlanOptions } from "./plan.ts";
 
 export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--region us|eu] [--time-scale K | --target URL]
                         [--load X] [--windows N] [--min-phase S] [--budget R] [--rule-rate-cap R]
@@ -28,18 +29,10 @@ export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--regi
 
 exit status: 0 every tested rule held, 1 a rule failed, 2 bad arguments, 3 the run could not start`;
 
-export interface CliOptions {
+/** The plan's own options (less what the run decides itself), plus what only the command has. */
+export interface CliOptions extends Omit<PlanOptions, "varyIp" | "runId"> {
   readonly rules: readonly number[] | "all";
-  readonly region: Region;
   readonly target: URL | undefined;
-  readonly timeScale: number;
-  readonly load: number;
-  readonly windows: number;
-  readonly minPhaseS: number;
-  readonly budget: number;
-  readonly ruleRateCap: number;
-  readonly burstFactor: number;
-  readonly burstCap: number;
   readonly connections: number;
   readonly pipelining: number;
   readonly json: string | undefined;

@@ -91,15 +91,5 @@ export interface Assistant {
   readonly updated_at: string;
 }
 
-/** One stored version of an assistant (the items of POST /assistants/{id}/versions). */
-export interface AssistantVersion {
-  readonly assistant_id: string;
-  readonly graph_id: string;
-  readonly config: JsonObject;
-  readonly context: JsonObject;
-  readonly metadata: JsonObject;
-  readonly version: number;
-  readonly name: string;
-  readonly description: string | null;
-  readonly created_at: string;
-}
+/** One stored version of an assistant (the items of POST /assistants/{id}/versions): no `updated_at`, a version never changes. */
+export type AssistantVersion = Omit<Assistant, "updated_at">;
