@@ -10,18 +10,10 @@ import { DEFAULTS } from "../../../src/tools/loadtest/args.ts";
 import { runLoadTest, type LoadTestOptions } from "../../../src/tools/loadtest/loadtest.ts";
 
 const options = (algorithm: "sliding-window" | "fixed-window"): LoadTestOptions => ({
+  ...DEFAULTS,
   rules: [12, 28],
-  region: "us",
   timeScale: 10,
-  load: DEFAULTS.load,
-  windows: DEFAULTS.windows,
-  minPhaseS: DEFAULTS.minPhaseS,
-  budget: DEFAULTS.budget,
-  ruleRateCap: DEFAULTS.ruleRateCap,
-  burstFactor: DEFAULTS.burstFactor,
-  burstCap: DEFAULTS.burstCap,
   connections: 16,
-  pipelining: DEFAULTS.pipelining,
   algorithm,
 });
 

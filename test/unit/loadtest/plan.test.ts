@@ -6,15 +6,8 @@ import { sampleRequest } from "../../../src/rules/sample-request.ts";
 import { assertMeetsRule, benchmarkIp, clientIdentity } from "../../../src/tools/loadtest/traffic.ts";
 
 const options = (overrides: Partial<PlanOptions> = {}): PlanOptions => ({
-  region: "us",
+  ...DEFAULTS,
   timeScale: 60,
-  load: DEFAULTS.load,
-  windows: DEFAULTS.windows,
-  minPhaseS: DEFAULTS.minPhaseS,
-  budget: DEFAULTS.budget,
-  ruleRateCap: DEFAULTS.ruleRateCap,
-  burstFactor: DEFAULTS.burstFactor,
-  burstCap: DEFAULTS.burstCap,
   varyIp: true,
   runId: "test",
   ...overrides,
