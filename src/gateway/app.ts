@@ -3,13 +3,13 @@ import { HTTPException } from "hono/http-exception";
 import type { Classifier } from "../rules/classify.ts";
 import { hostedApiClassifier } from "../rules/hosted-api.ts";
 import { ConfigError } from "./config.ts";
-import { canonicalPath } from "./normalize-path.ts";
 import { forward } from "./proxy.ts";
 import { rateLimit } from "./rate-limit.ts";
+import { requestReading } from "./request-reading.ts";
 import type { GatewayEnv } from "./types.ts";
 
 /**
- * The request path, in order: normalize -> classify + count (rate-limit) -> route + proxy.
+ * The request path, in order: read (as the upstream will) -> classify + count (rate-limit) -> route + proxy.
  * Every response the gateway makes itself is JSON with a `detail` string; nothing escapes as a
  * stack trace.
  *
@@ -18,7 +18,8 @@ import type { GatewayEnv } from "./types.ts";
  */
 export function createGateway(options: { classifier?: Classifier } = {}) {
   const app = new Hono<GatewayEnv>();
-  app.use("*", canonicalPath(), rateLimit({ classifier: options.classifier ?? hostedApiClassifier }));
+  const classifier = options.classifier ?? hostedApiClassifier;
+  app.use("*", requestReading({ table: classifier.table }), rateLimit({ classifier }));
   app.all("*", forward);
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();

@@ -18,18 +18,18 @@ const IDENTITY_NOUN = { "api-key": "API key", "user-ip": "user and client IP", i
  * `Retry-After` and a problem body. Rules in `shadow` mode are counted and reported, never denied.
  *
  * @example
- * app.use("*", canonicalPath(), rateLimit({ classifier: hostedApiClassifier }));
+ * app.use("*", requestReading({ table }), rateLimit({ classifier: hostedApiClassifier }));
  */
 export function rateLimit(options: { classifier: Classifier }) {
   const { classifier } = options;
   return createMiddleware<GatewayEnv>(async (c, next) => {
     const config = gatewayConfig(c.env);
     const ip = clientIpKey(c.req.header("cf-connecting-ip"));
-    const { rule, matcher, identity } = classifier.classify({
+    const { rule, matcher, root, identity } = classifier.classify({
       method: c.req.method,
       path: c.var.path,
-      apiKey: c.req.header("x-api-key"),
-      userId: c.req.header("x-user-id"),
+      apiKey: c.var.apiKey,
+      userId: c.var.userId,
       clientIp: ip,
     });
     const limit = rule.limits[config.region];
@@ -81,7 +81,7 @@ export function rateLimit(options: { classifier: Classifier }) {
             title: "Request quota exceeded",
             status: 429,
             detail:
-              `Rate limit "${rule.name}" (row ${rule.id}, ${rule.category}; matched ${describeMatcher(matcher)}) allows ` +
+              `Rate limit "${rule.name}" (row ${rule.id}, ${rule.category}; matched ${describeMatcher(matcher, root)}) allows ` +
               `${limit.count} requests per ${limit.interval} seconds per ${IDENTITY_NOUN[identity.kind]} in region ${config.region}. ` +
               `Retry after ${retryAfter} seconds.`,
             "violated-policies": [rule.name],

@@ -8,5 +8,8 @@ export interface GatewayEnv {
     path: string;
     /** The same path, canonically re-encoded: what the upstream receives. */
     upstreamPath: string;
+    /** The identity headers as the upstream reads them (null when absent). */
+    apiKey: string | null;
+    userId: string | null;
   };
 }

@@ -1,13 +1,15 @@
 import type { Rule, RuleTable } from "./load.ts";
-import type { Matcher } from "./schema.ts";
+import { ANCHORED_KINDS, type Matcher } from "./schema.ts";
 import { identityFor } from "./identity.ts";
 import { isUuid, methodMatches } from "./match.ts";
 import { pathSegments, type Identity, type RequestFacts } from "./request-facts.ts";
 
-/** The rule that counts a request, the matcher that selected it, and whose counter it is. */
+/** The rule that counts a request, the matcher that selected it (and under which root), and whose counter it is. */
 export interface Classification {
   readonly rule: Rule;
   readonly matcher: Matcher;
+  /** "/" or the alias root the matcher's anchored pattern matched under. */
+  readonly root: string;
   readonly identity: Identity;
 }
 
@@ -19,7 +21,8 @@ export interface Classifier {
 interface Entry {
   readonly rule: Rule;
   readonly matcher: Matcher;
-  /** Position of the matcher within its rule: the first matching one is reported. */
+  readonly root: string;
+  /** Position of (matcher, root) within its rule: the first matching one is reported, as the reference does. */
   readonly order: number;
   /** Pattern segments, for contains/suffix verification. */
   readonly segments: readonly string[];
@@ -45,7 +48,7 @@ const newNode = (): TrieNode => ({ children: new Map(), prefix: [], exact: [] })
  * filtered by method and identity and the one with the lowest precedence wins.
  */
 export function compileClassifier(table: RuleTable): Classifier {
-  const root = newNode();
+  const trie = newNode();
   const contains = new Map<string, Entry[]>();
   const suffix = new Map<string, Entry[]>();
   const methodOnly: Entry[] = [];
@@ -57,20 +60,20 @@ export function compileClassifier(table: RuleTable): Classifier {
     else map.set(key, [entry]);
   };
 
+  const roots = table.roots;
   for (const rule of table.byPrecedence) {
-    for (const [order, matcher] of rule.matchers.entries()) {
+    for (const [index, matcher] of rule.matchers.entries()) {
       const segments = matcher.path ? pathSegments(matcher.path.pattern) : [];
-      const entry: Entry = { rule, matcher, order, segments };
+      const entry: Entry = { rule, matcher, root: "/", order: index * roots.length, segments };
       if (!matcher.path) {
         (matcher.method ? methodOnly : anything).push(entry);
         continue;
       }
-      switch (matcher.path.kind) {
-        case "exact":
-        case "prefix":
-        case "template": {
-          let node = root;
-          for (const segment of segments) {
+      if (ANCHORED_KINDS.has(matcher.path.kind)) {
+        // Anchored patterns are planted once per root: /runs/query and /api/v1/runs/query.
+        roots.forEach((base, r) => {
+          let node = trie;
+          for (const segment of [...pathSegments(base), ...segments]) {
             if (segment === "{uuid}") node = node.uuidChild ??= newNode();
             else {
               let next = node.children.get(segment);
@@ -78,15 +81,13 @@ export function compileClassifier(table: RuleTable): Classifier {
               node = next;
             }
           }
-          (matcher.path.kind === "prefix" ? node.prefix : node.exact).push(entry);
-          break;
-        }
-        case "contains":
-          push(contains, segments[0]!, entry);
-          break;
-        case "suffix":
-          push(suffix, segments[segments.length - 1]!, entry);
-          break;
+          const planted = { ...entry, root: base, order: entry.order + r };
+          (matcher.path!.kind === "prefix" ? node.prefix : node.exact).push(planted);
+        });
+      } else if (matcher.path.kind === "contains") {
+        push(contains, segments[0]!, entry);
+      } else {
+        push(suffix, segments[segments.length - 1]!, entry);
       }
     }
   }
@@ -98,10 +99,10 @@ export function compileClassifier(table: RuleTable): Classifier {
       if (best && (best.rule.precedence < entry.rule.precedence || (best.rule === entry.rule && best.order < entry.order))) return;
       if (!methodMatches(entry.matcher.method, facts.method)) return;
       const identity = identityFor(entry.rule.identity, facts);
-      if (identity) best = { rule: entry.rule, matcher: entry.matcher, identity, order: entry.order };
+      if (identity) best = { rule: entry.rule, matcher: entry.matcher, root: entry.root, identity, order: entry.order };
     };
 
-    walk(root, segments, 0, consider);
+    walk(trie, segments, 0, consider);
     for (let i = 0; i < segments.length; i++) {
       for (const entry of contains.get(segments[i]!) ?? []) {
         if (segmentsAt(segments, i, entry.segments)) consider(entry);
@@ -118,7 +119,7 @@ export function compileClassifier(table: RuleTable): Classifier {
 
     // The loader guarantees a catch-all by IP, whose identity is always present.
     if (!best) throw new Error(`rule table "${table.name}" has no rule for ${facts.method} ${facts.path}`);
-    return { rule: best.rule, matcher: best.matcher, identity: best.identity };
+    return { rule: best.rule, matcher: best.matcher, root: best.root, identity: best.identity };
   }
 
   return { table, classify };

@@ -18,8 +18,9 @@ export type Outcome =
 export interface RuleVerdict {
   readonly rule: Rule;
   readonly outcome: Outcome;
-  /** The first matcher that matched, when one did. */
+  /** The first matcher that matched, when one did, and the root it matched under. */
   readonly matcher?: Matcher;
+  readonly root?: string;
 }
 
 export interface Explanation {
@@ -36,13 +37,14 @@ export interface Explanation {
 export function explainRequest(table: RuleTable, facts: RequestFacts): Explanation {
   let classification: Classification | undefined;
   const verdicts = table.byPrecedence.map((rule): RuleVerdict => {
-    const matcher = rule.matchers.find((m) => matcherMatches(m, facts.method, facts.path));
-    if (!matcher) return { rule, outcome: "no-match" };
+    let root: string | undefined;
+    const matcher = rule.matchers.find((m) => (root = matcherMatches(m, facts.method, facts.path, table.roots)) !== undefined);
+    if (!matcher || root === undefined) return { rule, outcome: "no-match" };
     const identity = identityFor(rule.identity, facts);
-    if (!identity) return { rule, outcome: "no-identity", matcher };
-    if (classification) return { rule, outcome: "outranked", matcher };
-    classification = { rule, matcher, identity };
-    return { rule, outcome: "selected", matcher };
+    if (!identity) return { rule, outcome: "no-identity", matcher, root };
+    if (classification) return { rule, outcome: "outranked", matcher, root };
+    classification = { rule, matcher, root, identity };
+    return { rule, outcome: "selected", matcher, root };
   });
   if (!classification) throw new Error(`rule table "${table.name}" has no rule for ${facts.method} ${facts.path}`);
   return { classification, verdicts };

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import {
+  ANCHORED_KINDS,
   REGIONS,
   RuleFileSchema,
   TIERS,
@@ -26,6 +27,8 @@ export interface Rule {
 
 export interface RuleTable {
   readonly name: string;
+  /** Roots the anchored patterns match under: "/" first, then the table's alias roots. */
+  readonly roots: readonly string[];
   /** Rules in table (row) order. */
   readonly rules: readonly Rule[];
   /** Rules in evaluation order: specific rows, then defaults, then the catch-all. */
@@ -65,6 +68,15 @@ export function loadRuleTable(data: unknown, source = "rules"): RuleTable {
   const seenNames = new Map<string, number>();
   const seenMatchers = new Map<string, number>();
   let previousId = 0;
+  const aliasRoots = file.aliasRoots;
+
+  aliasRoots.forEach((root, index) => {
+    const field = `field aliasRoots[${index}]`;
+    const why = rootProblem(root);
+    if (why) problems.push(`${field}: ${why}`);
+    const other = aliasRoots.findIndex((r, i) => i !== index && (r === root || root.startsWith(`${r}/`)));
+    if (other !== -1) problems.push(`${field}: "${root}" ${aliasRoots[other] === root ? "is listed twice" : `lies under alias root "${aliasRoots[other]}"`}`);
+  });
 
   file.rules.forEach((rule, index) => {
     const where = rowLabel(index, rule.id, rule.name);
@@ -91,6 +103,11 @@ export function loadRuleTable(data: unknown, source = "rules"): RuleTable {
       if (matcher.path) {
         const why = patternProblem(matcher.path.kind, matcher.path.pattern);
         if (why) problems.push(`${where}, field ${field}.path.pattern: ${why}`);
+        const root = aliasRoots.find((r) => matcher.path!.pattern === r || matcher.path!.pattern.startsWith(`${r}/`));
+        if (root && ANCHORED_KINDS.has(matcher.path.kind)) {
+          // Written under an alias root, the pattern would also be repeated below it (/api/v1/api/v1/...).
+          problems.push(`${where}, field ${field}.path.pattern: "${matcher.path.pattern}" starts with alias root "${root}"; write it from "/" (it matches under "${root}" too)`);
+        }
       }
       // Same matcher, same identity, same tier: the later row could never count a request.
       const key = JSON.stringify([rule.tier, rule.identity, matcher.method ?? "", matcher.path?.kind ?? "", matcher.path?.pattern ?? ""]);
@@ -129,7 +146,7 @@ export function loadRuleTable(data: unknown, source = "rules"): RuleTable {
     precedence: ordered.indexOf(r),
   }));
   const byPrecedence = [...rules].sort((a, b) => a.precedence - b.precedence);
-  return { name: file.table, rules, byPrecedence };
+  return { name: file.table, roots: ["/", ...aliasRoots], rules, byPrecedence };
 }
 
 function rowLabel(index: number, id: unknown, name: unknown): string {
@@ -156,6 +173,15 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
 
 function formatPath(path: readonly PropertyKey[]): string {
   return path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`)).join("");
+}
+
+/** An alias root is a canonical path of literal segments, other than "/" itself. */
+function rootProblem(root: string): string | undefined {
+  if (root === "/") return `"/" is always a root; list only the aliases`;
+  const why = patternProblem("exact", root);
+  if (why) return why;
+  if (root.includes("{") || root.includes("}")) return `"${root}" may not hold placeholders`;
+  return undefined;
 }
 
 /**

@@ -1,11 +1,10 @@
-import type { Matcher, PathPattern } from "./schema.ts";
+import { ANCHORED_KINDS, type Matcher, type PathPattern } from "./schema.ts";
 import { pathSegments } from "./request-facts.ts";
+import { canonicalUuid } from "./uuid.ts";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True when `segment` is a UUID in its canonical 8-4-4-4-12 hex spelling. */
+/** True when `segment` is a UUID in any spelling the upstream's UUID type accepts (see uuid.ts). */
 export function isUuid(segment: string): boolean {
-  return segment.length === 36 && UUID.test(segment);
+  return canonicalUuid(segment) !== undefined;
 }
 
 /**
@@ -19,9 +18,20 @@ export function methodMatches(expected: string | undefined, method: string): boo
 }
 
 /**
- * The reference (slow, obviously correct) meaning of a path pattern, segment by segment. The
- * compiled classifier must agree with it; `explain` uses it to say why.
+ * The reference (slow, obviously correct) meaning of a path pattern under a table's roots: the
+ * first root under which it matches (anchored kinds are tried below each root in order; contains
+ * and suffix patterns look at the whole path, so their root is "/"), or undefined. The compiled
+ * classifier must agree with it; `explain` uses it to say why.
  */
+export function pathMatchesUnder(pattern: PathPattern, path: string, roots: readonly string[]): string | undefined {
+  if (!ANCHORED_KINDS.has(pattern.kind)) return pathMatches(pattern, path) ? "/" : undefined;
+  return roots.find((root) => {
+    if (root === "/") return pathMatches(pattern, path);
+    return path.startsWith(`${root}/`) && pathMatches(pattern, path.slice(root.length));
+  });
+}
+
+/** The meaning of a path pattern from the root "/", segment by segment. */
 export function pathMatches(pattern: PathPattern, path: string): boolean {
   const want = pathSegments(pattern.pattern);
   const have = pathSegments(path);
@@ -44,15 +54,20 @@ export function pathMatches(pattern: PathPattern, path: string): boolean {
   }
 }
 
-/** Reference meaning of a whole matcher (method and path; an empty matcher matches everything). */
-export function matcherMatches(matcher: Matcher, method: string, path: string): boolean {
-  return methodMatches(matcher.method, method) && (!matcher.path || pathMatches(matcher.path, path));
+/**
+ * Reference meaning of a whole matcher (method and path; an empty matcher matches everything):
+ * the root it matched under, or undefined.
+ */
+export function matcherMatches(matcher: Matcher, method: string, path: string, roots: readonly string[] = ["/"]): string | undefined {
+  if (!methodMatches(matcher.method, method)) return undefined;
+  return matcher.path ? pathMatchesUnder(matcher.path, path, roots) : "/";
 }
 
-/** Human-readable form of a matcher, e.g. `POST contains /charts` or `any request`. */
-export function describeMatcher(matcher: Matcher): string {
+/** Human-readable form of a matcher, e.g. `POST contains /charts`, `exact /runs/query under /api/v1` or `any request`. */
+export function describeMatcher(matcher: Matcher, root = "/"): string {
   const parts: string[] = [];
   if (matcher.method) parts.push(matcher.method === "GET" ? "GET (or HEAD)" : matcher.method);
   if (matcher.path) parts.push(`${matcher.path.kind} ${matcher.path.pattern}`);
+  if (root !== "/") parts.push(`under ${root}`);
   return parts.length ? parts.join(" ") : "any request";
 }

@@ -11,6 +11,9 @@ export const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTION
 export const PATH_KINDS = ["exact", "prefix", "contains", "suffix", "template"] as const;
 export type PathKind = (typeof PATH_KINDS)[number];
 
+/** Kinds anchored at the start of the path: only these are repeated under each alias root. */
+export const ANCHORED_KINDS: ReadonlySet<PathKind> = new Set(["exact", "prefix", "template"]);
+
 export const IDENTITY_KINDS = ["api-key", "user-ip", "ip"] as const;
 export type IdentityKind = (typeof IDENTITY_KINDS)[number];
 
@@ -51,6 +54,11 @@ const RuleSchema = z.strictObject({
 export const RuleFileSchema = z.strictObject({
   table: z.string().min(1),
   source: z.string().optional(),
+  /**
+   * Further roots the upstream serves the same endpoints under (the hosted API: `/api/v1`). Every
+   * anchored pattern (exact, prefix, template) also matches below each of them.
+   */
+  aliasRoots: z.array(z.string().min(1)).default([]),
   rules: z.array(RuleSchema).min(1),
 });
 

@@ -53,6 +53,20 @@ describe("classify: the published table", () => {
     ["HEAD", `/runs/${UUID}`, KEY, 23], // HEAD is served by GET handlers
     ["GET", `/api/v1/runs/${UUID}`, KEY, 23],
     ["GET", `/runs/${UUID.toUpperCase()}`, KEY, 23],
+    // Every spelling pydantic's UUID accepts (uuid.ts), under either root.
+    ["GET", `/runs/${UUID.replaceAll("-", "")}`, KEY, 23],
+    ["GET", `/runs/{${UUID}}`, KEY, 23],
+    ["GET", `/runs/urn:uuid:${UUID}`, KEY, 23],
+    ["GET", `/api/v1/runs/{${UUID.toUpperCase()}}`, KEY, 23],
+    ["GET", `/runs/{${UUID.replaceAll("-", "")}}`, KEY, 25], // braces only around the hyphenated form
+    ["GET", `/runs/URN:UUID:${UUID}`, KEY, 25], // the prefix is lower case only
+    // The /api/v1 root is an alias of /: every anchored row counts under it.
+    ["POST", "/api/v1/runs/query", KEY, 12],
+    ["GET", "/api/v1/runs/stats", KEY, 28],
+    ["GET", "/api/v1/repos/o/r", USER, 6],
+    ["GET", "/api/v1/info", {}, 1],
+    ["GET", "/api/v1", KEY, 25],
+    ["POST", "/api/v2/runs/query", KEY, 25], // only the declared alias
     ["GET", "/runs/not-a-uuid", KEY, 25],
     ["GET", `/runs/${UUID}/children`, KEY, 25],
     ["GET", "/datasets/d/examples", KEY, 24],
@@ -75,6 +89,11 @@ describe("classify: the published table", () => {
     expect(c.identity).toEqual({ kind: "user-ip", userId: "u", ip });
   });
 
+  it("says under which root an anchored pattern matched", () => {
+    expect(hostedApiClassifier.classify({ method: "POST", path: "/api/v1/runs/query", apiKey: "k", clientIp: ip }).root).toBe("/api/v1");
+    expect(hostedApiClassifier.classify({ method: "POST", path: "/runs/query", apiKey: "k", clientIp: ip }).root).toBe("/");
+  });
+
   it("returns the matcher that selected the rule", () => {
     const c = hostedApiClassifier.classify({ method: "POST", path: "/x/trigger", apiKey: "k", clientIp: ip });
     expect(c.matcher.path).toEqual({ kind: "suffix", pattern: "/trigger" });
@@ -90,15 +109,27 @@ describe("classify agrees with the reference evaluation (explainRequest)", () =>
       ),
     ),
   ].filter((s) => s !== "{uuid}");
+  // A UUID in one of the spellings pydantic accepts, or in one it refuses.
+  const uuidSpelling = fc
+    .tuple(fc.uuid(), fc.constantFrom("hyphenated", "upper", "simple", "braced", "urn", "braced-simple", "URN"))
+    .map(([u, form]) => {
+      const simple = u.replaceAll("-", "");
+      return { hyphenated: u, upper: u.toUpperCase(), simple, braced: `{${u}}`, urn: `urn:uuid:${u}`, "braced-simple": `{${simple}}`, URN: `URN:UUID:${u}` }[form];
+    });
   const segment = fc.oneof(
     fc.constantFrom(...vocabulary),
-    fc.uuid(),
+    uuidSpelling,
     fc.constantFrom("x", "api", "v1", "stats", "reposx", "Runs"),
   );
   // Paths built around a published pattern (with noise before or after it) hit every row often.
   const patterns = hostedApiTable.rules.flatMap((r) => r.matchers.flatMap((m) => (m.path ? [m.path.pattern] : [])));
   const aroundPattern = fc
-    .tuple(fc.array(segment, { maxLength: 2 }), fc.constantFrom(...patterns), fc.uuid(), fc.array(segment, { maxLength: 2 }))
+    .tuple(
+      fc.oneof(fc.array(segment, { maxLength: 2 }), fc.constant(["api", "v1"])),
+      fc.constantFrom(...patterns),
+      uuidSpelling,
+      fc.array(segment, { maxLength: 2 }),
+    )
     .map(([before, pattern, uuid, after]) =>
       [...before, ...pattern.slice(1).replace("{uuid}", uuid).split("/"), ...after],
     );
@@ -117,6 +148,7 @@ describe("classify agrees with the reference evaluation (explainRequest)", () =>
         const slow = explainRequest(hostedApiTable, f).classification;
         expect(fast.rule.id).toBe(slow.rule.id);
         expect(fast.matcher).toBe(slow.matcher);
+        expect(fast.root).toBe(slow.root);
         expect(fast.identity).toEqual(slow.identity);
       }),
       { numRuns: 5000 },

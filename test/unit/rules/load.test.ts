@@ -63,6 +63,16 @@ describe("loadRuleTable", () => {
     ["no catch-all", (f) => (f.rules[28]!.tier = "default"), /exactly one rule must have tier "catch-all" \(found 0\)/],
     ["catch-all keyed by something other than IP", (f) => (f.rules[28]!.identity = "api-key"), /row 29 .* the catch-all must match every request/],
     ["no rules", (f) => (f.rules = []), /field rules/],
+    ["an alias root that is not canonical", (f) => (f.aliasRoots = ["/api/v1/"]), /field aliasRoots\[0\]: .*not canonical/],
+    ["\"/\" listed as an alias root", (f) => (f.aliasRoots = ["/"]), /field aliasRoots\[0\]: "\/" is always a root/],
+    ["an alias root listed twice", (f) => (f.aliasRoots = ["/api/v1", "/api/v1"]), /field aliasRoots\[1\]: "\/api\/v1" is listed twice/],
+    ["an alias root under another", (f) => (f.aliasRoots = ["/api", "/api/v1"]), /field aliasRoots\[1\]: "\/api\/v1" lies under alias root "\/api"/],
+    ["a placeholder in an alias root", (f) => (f.aliasRoots = ["/api/{uuid}"]), /field aliasRoots\[0\]: .*placeholders/],
+    [
+      "an anchored pattern written under an alias root",
+      (f) => (f.rules[22]!.match[0].path.pattern = "/api/v1/runs/{uuid}"),
+      /row 23 .* field match\[0\]\.path\.pattern: "\/api\/v1\/runs\/\{uuid\}" starts with alias root "\/api\/v1"/,
+    ],
   ];
   it.each(cases)("rejects %s, naming row and field", (_, mutate, expected) => {
     const problems = problemsOf(mutate);

@@ -70,9 +70,16 @@ function specMatchers(cell: string): string[] {
     else if (!alt.startsWith("`GET") && !cell.startsWith("`GET")) method = "";
     const pattern = m[2]!;
     const kind = pattern.startsWith("*/") ? "suffix" : pattern.includes("{uuid}") ? "template" : "";
-    out.push([method, kind, pattern.replace(/^\*/, "")].filter(Boolean).join(" "));
+    out.push([method, kind, fromRoot(pattern.replace(/^\*/, ""))].filter(Boolean).join(" "));
   }
-  return out;
+  // "/runs/{uuid} or /api/v1/runs/{uuid}" is one matcher in the data, under both roots.
+  return [...new Set(out)];
+}
+
+/** A spec pattern written under an alias root, as the data writes it: from "/". */
+function fromRoot(pattern: string): string {
+  const root = hostedApiTable.roots.find((r) => r !== "/" && pattern.startsWith(`${r}/`));
+  return root ? pattern.slice(root.length) : pattern;
 }
 
 function ruleMatchers(id: number): string[] {
@@ -102,6 +109,10 @@ describe("rules/hosted-api.json against the published table", () => {
     it("category", () => expect(rule.category).toBe(row.category));
     it("matchers", () => expect(ruleMatchers(row.id)).toEqual(specMatchers(row.match)));
     it("enforces", () => expect(rule.mode).toBe("enforce"));
+  });
+
+  it("serves every row under /api/v1 too, as row 23 shows the hosted API does", () => {
+    expect(hostedApiTable.roots).toEqual(["/", "/api/v1"]);
   });
 
   it("puts the defaults (25, 26) and the catch-all (29) after every specific row", () => {

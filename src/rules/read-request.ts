@@ -1,0 +1,132 @@
+/*
+ * One reading of a request, shared by counting and forwarding.
+ *
+ * A limit holds only if the gateway counts the request the upstream will act on. The upstreams
+ * are FastAPI/Starlette services, so this module reads a request as they do and refuses what
+ * they could read differently from the gateway (README, "What the gateway refuses, and why"):
+ * - the path: decoded once, canonical segments (normalize.ts); a `{uuid}` segment of a template
+ *   route in any spelling pydantic accepts is rewritten to the canonical UUID (uuid.ts);
+ * - identity headers: Starlette reads the first of several `x-api-key` lines, while a Worker sees
+ *   them joined with ", ", so a repeated header or a comma in the value is refused;
+ * - method-override headers: the gateway counts the request-line method; an upstream or
+ *   middleware that honoured an override would act on another, so they are refused.
+ * The gateway middleware and the explain command both call `readRequest`.
+ */
+import type { RuleTable } from "./load.ts";
+import { normalizePath } from "./normalize.ts";
+import { pathSegments } from "./request-facts.ts";
+import { canonicalUuid } from "./uuid.ts";
+
+/** What `readRequest` needs of the headers: the Fetch API's `Headers` (repeated lines joined by ", "). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+export interface RawRequest {
+  readonly method: string;
+  /** The path as sent, still percent-encoded, without query (URL.pathname). */
+  readonly rawPath: string;
+  readonly headers: HeaderReader;
+}
+
+export type RequestReading =
+  | {
+      readonly ok: true;
+      readonly method: string;
+      /** Decoded canonical path, UUID route parameters canonical: what rules match. */
+      readonly path: string;
+      /** The same path re-encoded: what the upstream receives (its single decode yields `path`). */
+      readonly upstreamPath: string;
+      readonly apiKey: string | null;
+      readonly userId: string | null;
+    }
+  | { readonly ok: false; readonly status: 400; readonly detail: string };
+
+/** Headers that carry an identity a rule counts by. */
+export const IDENTITY_HEADERS = ["x-api-key", "x-user-id"] as const;
+
+/** Headers some frameworks read as "treat this request as another method". */
+export const METHOD_OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method", "x-method-override"] as const;
+
+/**
+ * Reads `raw` as the upstream will, or says why it is refused (400, before any counter or upstream).
+ *
+ * @example
+ * readRequest(hostedApiTable, { method: "GET", rawPath: "/api/v1/runs/%7B...%7D", headers })
+ * // { ok: true, path: "/api/v1/runs/<canonical uuid>", ... }
+ */
+export function readRequest(table: RuleTable, raw: RawRequest): RequestReading {
+  for (const name of METHOD_OVERRIDE_HEADERS) {
+    if (raw.headers.get(name) !== null) {
+      return refuse(
+        `Header ${name} is not accepted: the rate limit counts the request as ${raw.method.toUpperCase()}, and an upstream ` +
+          `that honoured the header would act on another method. Send the method you mean instead.`,
+      );
+    }
+  }
+  const identity: Record<(typeof IDENTITY_HEADERS)[number], string | null> = { "x-api-key": null, "x-user-id": null };
+  for (const name of IDENTITY_HEADERS) {
+    const value = raw.headers.get(name);
+    if (value !== null && value.includes(",")) {
+      return refuse(
+        `Header ${name} must be sent once, with a single value and no comma: the upstream reads only the first ` +
+          `value, so a request carrying several could not be counted as the caller it acts for.`,
+      );
+    }
+    identity[name] = value;
+  }
+
+  const normalized = normalizePath(raw.rawPath);
+  if (!normalized.ok) return refuse(`Malformed request path: ${normalized.detail}`);
+  const { path, upstreamPath } = canonicalUuidParameters(table, normalized.path, normalized.upstreamPath);
+  return { ok: true, method: raw.method, path, upstreamPath, apiKey: identity["x-api-key"], userId: identity["x-user-id"] };
+}
+
+function refuse(detail: string): RequestReading {
+  return { ok: false, status: 400, detail };
+}
+
+/** Every template pattern of the table under every root, as segments ("{uuid}" marks a parameter). */
+const templateCache = new WeakMap<RuleTable, string[][]>();
+
+function templatesOf(table: RuleTable): string[][] {
+  let templates = templateCache.get(table);
+  if (!templates) {
+    templates = [];
+    for (const rule of table.rules) {
+      for (const matcher of rule.matchers) {
+        if (matcher.path?.kind !== "template") continue;
+        for (const root of table.roots) templates.push([...pathSegments(root), ...pathSegments(matcher.path.pattern)]);
+      }
+    }
+    templateCache.set(table, templates);
+  }
+  return templates;
+}
+
+/**
+ * Rewrites the `{uuid}` segments of a path that has the shape of a template route (whatever the
+ * method: the upstream's route reads the parameter the same way for each) to the canonical UUID,
+ * in both the matching and the forwarded spelling. Other paths are returned unchanged.
+ */
+function canonicalUuidParameters(table: RuleTable, path: string, upstreamPath: string): { path: string; upstreamPath: string } {
+  const segments = pathSegments(path);
+  for (const template of templatesOf(table)) {
+    if (template.length !== segments.length) continue;
+    const rewritten = [...segments];
+    const fits = template.every((want, i) => {
+      if (want !== "{uuid}") return want === segments[i];
+      const uuid = canonicalUuid(segments[i]!);
+      if (uuid !== undefined) rewritten[i] = uuid;
+      return uuid !== undefined;
+    });
+    if (!fits) continue;
+    // Segments map one to one between the two spellings; a canonical UUID needs no encoding.
+    const encoded = pathSegments(upstreamPath);
+    template.forEach((want, i) => {
+      if (want === "{uuid}") encoded[i] = rewritten[i]!;
+    });
+    return { path: `/${rewritten.join("/")}`, upstreamPath: `/${encoded.join("/")}` };
+  }
+  return { path, upstreamPath };
+}
