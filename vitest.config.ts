@@ -2,6 +2,7 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { kCurrentWorker } from "miniflare";
 import { unstable_readConfig } from "wrangler";
 import { defineConfig } from "vitest/config";
+import { LOCAL_BINDINGS } from "./src/tools/local-bindings.ts";
 
 interface ServiceBinding {
   binding: string;
@@ -27,15 +28,16 @@ function selfBindings(region: string) {
 
 /**
  * The Workers-runtime suite runs once per region, against that region's wrangler environment.
- * workerd cannot emulate Durable Object jurisdictions, so tests use LIMITER_JURISDICTION=none
- * (the jurisdiction wiring is tested separately, with a recording namespace).
+ * Tests run with the local bindings `npm start` uses: LIMITER_JURISDICTION=none (workerd cannot
+ * emulate jurisdictions; the wiring is tested separately, with a recording namespace) and the
+ * bundled upstreams.
  */
 const workersProject = (region: "us" | "eu") => ({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml", environment: region },
       miniflare: {
-        bindings: { LIMITER_JURISDICTION: "none" },
+        bindings: { ...LOCAL_BINDINGS },
         serviceBindings: selfBindings(region),
       },
     }),

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Classifier } from "../rules/classify.ts";
 import { hostedApiClassifier } from "../rules/hosted-api.ts";
-import { ConfigError } from "./config.ts";
+import { ConfigError, gatewayConfig } from "./config.ts";
 import { forward } from "./proxy.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { requestReading } from "./request-reading.ts";
@@ -19,13 +19,16 @@ import type { GatewayEnv } from "./types.ts";
 export function createGateway(options: { classifier?: Classifier } = {}) {
   const app = new Hono<GatewayEnv>();
   const classifier = options.classifier ?? hostedApiClassifier;
+  // A misconfigured gateway answers every request with its 500, before reading anything.
+  app.use("*", (c, next) => (gatewayConfig(c.env), next()));
   app.use("*", requestReading({ table: classifier.table }), rateLimit({ classifier }));
   app.all("*", forward);
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
-    const detail = error instanceof ConfigError ? error.message : "The gateway failed to handle this request.";
+    // A misconfiguration was logged once when it was found (config.ts); anything else, every time.
+    if (error instanceof ConfigError) return Response.json({ detail: error.message }, { status: 500 });
     console.log(JSON.stringify({ event: "gateway_error", error: String(error), path: c.var.path }));
-    return Response.json({ detail }, { status: 500 });
+    return Response.json({ detail: "The gateway failed to handle this request." }, { status: 500 });
   });
   return app;
 }

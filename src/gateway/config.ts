@@ -47,15 +47,26 @@ const BINDINGS: Record<UpstreamName, [binding: keyof Env, origin: keyof Env]> = 
   "agent-server": ["AGENT_SERVER", "AGENT_SERVER_ORIGIN"],
 };
 
-const cache = new WeakMap<object, GatewayConfig>();
+const cache = new WeakMap<object, GatewayConfig | ConfigError>();
 
-/** Reads and checks the environment once per isolate (env objects are stable per isolate). */
+/**
+ * Reads and checks the environment once per isolate (env objects are stable per isolate). A
+ * misconfiguration is remembered too: every request answers it (500, its detail naming the
+ * setting), and it is logged once, not once per request.
+ */
 export function gatewayConfig(env: Env): GatewayConfig {
   let config = cache.get(env);
   if (!config) {
-    config = parseConfig(env);
+    try {
+      config = parseConfig(env);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      config = error;
+      console.log(JSON.stringify({ event: "gateway_misconfigured", detail: error.message }));
+    }
     cache.set(env, config);
   }
+  if (config instanceof ConfigError) throw config;
   return config;
 }
 
@@ -94,14 +105,27 @@ function parseConfig(env: Env): GatewayConfig {
   };
 }
 
+/** The value of a `*_ORIGIN` variable that opts in to the upstream bundled with the gateway. */
+export const BUNDLED = "bundled";
+
+/**
+ * Each upstream is named explicitly: an origin URL, or `bundled` for the service binding to the
+ * emulator or echo in this bundle (what `npm start` and the tests use). A deployment that forgets
+ * one fails loudly instead of quietly serving an emulator in production.
+ */
 function upstream(env: Env, name: UpstreamName): Upstream {
   const [bindingKey, originKey] = BINDINGS[name];
-  const origin = env[originKey] as string | undefined;
-  if (origin) {
-    if (!URL.canParse(origin)) throw new ConfigError(`gateway misconfigured: ${originKey} is not a URL`);
-    return { kind: "origin", origin: new URL(origin) };
+  const origin = (env[originKey] as string | undefined)?.trim();
+  if (!origin) {
+    throw new ConfigError(`gateway misconfigured: ${originKey} is not set; set it to the ${name} upstream's URL, or to "${BUNDLED}" to serve the bundled one (local runs only)`);
   }
-  const fetcher = env[bindingKey] as Fetcher | undefined;
-  if (!fetcher) throw new ConfigError(`gateway misconfigured: set ${originKey} or bind ${bindingKey}`);
-  return { kind: "binding", fetcher };
+  if (origin === BUNDLED) {
+    const fetcher = env[bindingKey] as Fetcher | undefined;
+    if (!fetcher) throw new ConfigError(`gateway misconfigured: ${originKey} is "${BUNDLED}" but the ${bindingKey} service binding is missing`);
+    return { kind: "binding", fetcher };
+  }
+  if (!URL.canParse(origin) || !/^https?:$/.test(new URL(origin).protocol)) {
+    throw new ConfigError(`gateway misconfigured: ${originKey} must be an http(s) URL or "${BUNDLED}" (got ${JSON.stringify(origin)})`);
+  }
+  return { kind: "origin", origin: new URL(origin) };
 }

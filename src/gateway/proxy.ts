@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { proxy } from "hono/proxy";
 import { gatewayConfig } from "./config.ts";
+import { upstreamHeaders } from "./forwarded-headers.ts";
 import { problemResponse } from "./problem.ts";
 import { upstreamFor } from "./routes.ts";
 import type { GatewayEnv } from "./types.ts";
@@ -24,14 +25,7 @@ export async function forward(c: Context<GatewayEnv>): Promise<Response> {
 
   // Forwarding headers are set on a copy of the request, which Hono's proxy then strips of
   // hop-by-hop headers (passing `headers` to it instead would bypass that stripping).
-  const headers = new Headers(c.req.raw.headers);
-  const clientIp = c.req.header("cf-connecting-ip");
-  // Identity of the client as the edge saw it; a client-sent value is never passed on.
-  if (clientIp) headers.set("x-forwarded-for", clientIp);
-  else headers.delete("x-forwarded-for");
-  headers.set("x-forwarded-host", incoming.host);
-  headers.set("x-forwarded-proto", incoming.protocol.replace(":", ""));
-  const raw = new Request(c.req.raw, { headers });
+  const raw = new Request(c.req.raw, { headers: upstreamHeaders(c.req.raw.headers, incoming) });
 
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), config.upstreamTimeoutMs);

@@ -4,6 +4,7 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Region } from "../../rules/schema.ts";
+import { LOCAL_BINDINGS } from "../local-bindings.ts";
 
 export type LimiterAlgorithm = "sliding-window" | "fixed-window";
 
@@ -28,8 +29,7 @@ const text = (value: string) => ({ type: "plain_text" as const, value });
 /** The binding overrides a local load-test gateway runs with. */
 export function localBindings(options: LocalGatewayOptions): Record<string, string> {
   return {
-    // workerd cannot emulate Durable Object jurisdictions (as for `npm start`).
-    LIMITER_JURISDICTION: "none",
+    ...LOCAL_BINDINGS,
     // The us and eu environments refuse the development settings; this local gateway allows them.
     DEV_SETTINGS: "allow",
     TIME_SCALE: String(options.timeScale),
