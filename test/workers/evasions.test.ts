@@ -1,0 +1,200 @@
+// Issue 8, "No way around a limit": each way a client escaped a limit, tried through the gateway.
+// Every case exhausts a row first, then tries the evasion, which must be counted on the same row
+// (429) or refused (400) before any counter or upstream.
+import { env } from "cloudflare:workers";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { hostedApiTable } from "../../src/rules/hosted-api.ts";
+import type { Region } from "../../src/rules/schema.ts";
+import { burst, freshIdentity, gateway, type TestIdentity } from "./support/requests.ts";
+import { gatewayWith, recordingLimiter, recordingUpstream } from "./support/custom-gateway.ts";
+
+const region = env.REGION as Region;
+const limitOf = (id: number) => hostedApiTable.rules.find((r) => r.id === id)!.limits[region];
+const RUN = "67e55044-10b1-426f-9247-bb680e5fe0c8";
+
+// The clock stands still while a row is exhausted, so a slow machine cannot let a window expire
+// between the burst and the evasion.
+beforeAll(() => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(new Date("2026-11-23T12:00:00Z"));
+});
+afterAll(() => vi.useRealTimers());
+
+/** Sends `count` requests as `who` so that row `id` is exhausted; checks they were all admitted on it. */
+async function exhaust(id: number, method: string, path: string, headers: Record<string, string>) {
+  const statuses = await burst(limitOf(id).count, () => gateway(path, { method, headers }));
+  expect(Object.fromEntries(statuses)).toEqual({ 200: limitOf(id).count });
+  const denied = await gateway(path, { method, headers });
+  expect(denied.status).toBe(429);
+}
+
+const keyed = (who: TestIdentity) => ({ "x-api-key": who.apiKey, "cf-connecting-ip": who.ip });
+
+/** The row a response was counted on, from its RateLimit-Policy name. */
+const ruleNameOf = (res: Response) => /^"([^"]+)"/.exec(res.headers.get("ratelimit-policy") ?? "")?.[1];
+
+describe("repeated identity headers", () => {
+  it.each(["x-api-key", "x-user-id"])("refuses %s sent twice with 400 naming it, before any counter or upstream", async (name) => {
+    const who = freshIdentity();
+    const first = name === "x-api-key" ? who.apiKey : who.userId;
+    const identity = name === "x-api-key" ? keyed(who) : { "x-user-id": who.userId, "cf-connecting-ip": who.ip };
+    // Exhausted first on row 28 (key) or 26 (user), as the attacker would.
+    if (name === "x-api-key") await exhaust(28, "GET", "/runs/stats", identity);
+
+    const upstream = recordingUpstream();
+    const limiter = recordingLimiter();
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher, LIMITER: limiter.namespace });
+    for (const second of ["anything", "other", first]) {
+      const headers = new Headers({ "cf-connecting-ip": who.ip });
+      headers.append(name, first);
+      headers.append(name, second);
+      const res = await send("/runs/stats", { headers });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { detail: string }).detail).toContain(`Header ${name} must be sent once`);
+    }
+    const comma = await send("/runs/stats", { headers: { "cf-connecting-ip": who.ip, [name]: `${first},x` } });
+    expect(comma.status).toBe(400);
+    expect(upstream.seen).toHaveLength(0);
+    expect(limiter.calls.hits).toBe(0);
+  });
+});
+
+describe("other spellings of a run id", () => {
+  const spellings = [
+    RUN.replaceAll("-", ""),
+    RUN.toUpperCase(),
+    `{${RUN}}`,
+    `%7B${RUN}%7D`,
+    `urn:uuid:${RUN}`,
+    `urn%3Auuid%3A${RUN.toUpperCase()}`,
+  ];
+
+  it("counts every spelling pydantic accepts on row 23, under either root, once it is exhausted", async () => {
+    const who = freshIdentity();
+    await exhaust(23, "GET", `/runs/${RUN}`, keyed(who));
+    for (const root of ["", "/api/v1"]) {
+      for (const spelling of spellings) {
+        const res = await gateway(`${root}/runs/${spelling}`, { headers: keyed(who) });
+        expect([`${root}/runs/${spelling}`, res.status, ruleNameOf(res)]).toEqual([`${root}/runs/${spelling}`, 429, "run-lookup-key"]);
+      }
+    }
+  });
+
+  it("forwards the canonical lower-case hyphenated form", async () => {
+    const upstream = recordingUpstream();
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher });
+    for (const spelling of spellings) {
+      expect((await send(`/api/v1/runs/${spelling}`, { headers: keyed(freshIdentity()) })).status).toBe(200);
+    }
+    expect(new Set(upstream.seen.map((r) => new URL(r.url).pathname))).toEqual(new Set([`/api/v1/runs/${RUN}`]));
+  });
+});
+
+describe("the /api/v1 root", () => {
+  it.each([
+    [12, "POST", "/runs/query"],
+    [28, "GET", "/runs/stats"],
+    [5, "GET", "/repos/owner/repo"],
+  ])("row %i counts %s %s and its /api/v1 spelling on one counter", async (id, method, path) => {
+    const who = freshIdentity();
+    await exhaust(id, method, path, keyed(who));
+    const res = await gateway(`/api/v1${path}`, { method, headers: keyed(who) });
+    expect(res.status).toBe(429);
+    expect(((await res.json()) as { detail: string }).detail).toContain(`under /api/v1`);
+  });
+
+  it("and the other way round", async () => {
+    const who = freshIdentity();
+    await exhaust(12, "POST", "/api/v1/runs/query", keyed(who));
+    expect((await gateway("/runs/query", { method: "POST", headers: keyed(who) })).status).toBe(429);
+  });
+});
+
+describe("headers that change the request behind the gateway's back", () => {
+  it.each(["X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"])("refuses %s with 400 before any counter or upstream", async (name) => {
+    const upstream = recordingUpstream();
+    const limiter = recordingLimiter();
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher, LIMITER: limiter.namespace });
+    const res = await send("/runs/query", { headers: { ...keyed(freshIdentity()), [name]: "POST" } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toContain(`Header ${name.toLowerCase()} is not accepted`);
+    expect(upstream.seen).toHaveLength(0);
+    expect(limiter.calls.hits).toBe(0);
+  });
+
+  it("rebuilds every client-address header from CF-Connecting-IP and drops the client's", async () => {
+    const upstream = recordingUpstream();
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher });
+    const who = freshIdentity();
+    await send("/anything", {
+      headers: {
+        ...keyed(who),
+        forwarded: "for=10.0.0.1;proto=https",
+        "x-real-ip": "10.0.0.2",
+        "true-client-ip": "10.0.0.3",
+        "x-client-ip": "10.0.0.4",
+        "x-forwarded-for": "10.0.0.5",
+        "x-original-url": "/runs/query",
+        "x-forwarded-prefix": "/admin",
+      },
+    });
+    const seen = upstream.seen[0]!.headers;
+    expect(seen.get("x-forwarded-for")).toBe(who.ip);
+    expect(seen.get("x-real-ip")).toBe(who.ip);
+    expect(seen.get("true-client-ip")).toBe(who.ip);
+    expect(seen.get("forwarded")).toBe(`for=${who.ip};host=gateway.test;proto=https`);
+    expect(seen.get("x-client-ip")).toBeNull();
+    expect(seen.get("x-original-url")).toBeNull();
+    expect(seen.get("x-forwarded-prefix")).toBeNull();
+  });
+
+  it("quotes an IPv6 client in Forwarded and sends no address when the edge gave none", async () => {
+    const upstream = recordingUpstream();
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher });
+    await send("/anything", { headers: { "x-api-key": freshIdentity().apiKey, "cf-connecting-ip": "2001:db8::7" } });
+    await send("/anything", { headers: { "x-api-key": freshIdentity().apiKey, "x-real-ip": "10.0.0.2", forwarded: "for=10.0.0.1" } });
+    expect(upstream.seen[0]!.headers.get("forwarded")).toBe(`for="[2001:db8::7]";host=gateway.test;proto=https`);
+    const anonymous = upstream.seen[1]!.headers;
+    expect(anonymous.get("forwarded")).toBe("host=gateway.test;proto=https");
+    expect(anonymous.get("x-real-ip")).toBeNull();
+    expect(anonymous.get("x-forwarded-for")).toBeNull();
+  });
+
+  it("drops header names holding an underscore, which CGI-style stacks read as dashes", async () => {
+    const upstream = recordingUpstream();
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher });
+    const who = freshIdentity();
+    await send("/runs/stats", { headers: { ...keyed(who), x_api_key: "someone-else", x_user_id: "u", "x-trace_id": "t" } });
+    const names = [...upstream.seen[0]!.headers.keys()];
+    expect(names.filter((n) => n.includes("_"))).toEqual([]);
+    expect(upstream.seen[0]!.headers.get("x-api-key")).toBe(who.apiKey);
+  });
+});
+
+describe("production refuses to guess its upstreams", () => {
+  it.each(["HOSTED_API_ORIGIN", "CONTROL_PLANE_ORIGIN", "AGENT_SERVER_ORIGIN"] as const)(
+    "answers 500 gateway misconfigured on every request when %s is missing, and logs it once",
+    async (variable) => {
+      const log = vi.spyOn(console, "log").mockImplementation(() => {});
+      try {
+        const send = gatewayWith({ [variable]: "" });
+        for (const path of ["/runs/query", "/v2/deployments", "/assistants/search", "/runs/%zz"]) {
+          const res = await send(path, { headers: keyed(freshIdentity()) });
+          expect(res.status).toBe(500);
+          const detail = ((await res.json()) as { detail: string }).detail;
+          expect(detail).toMatch(new RegExp(`^gateway misconfigured: ${variable} is not set`));
+        }
+        const lines = log.mock.calls.map(([line]) => String(line)).filter((line) => line.includes("gateway_misconfigured"));
+        expect(lines).toHaveLength(1);
+      } finally {
+        log.mockRestore();
+      }
+    },
+  );
+
+  it("refuses an origin that is not an http(s) URL", async () => {
+    const res = await gatewayWith({ HOSTED_API_ORIGIN: "ftp://example.com" })("/anything");
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as { detail: string }).detail).toContain("HOSTED_API_ORIGIN must be an http(s) URL");
+  });
+});
