@@ -9,7 +9,7 @@ import { hostedApiTable } from "../rules/hosted-api.ts";
 import { clientIpKey } from "../rules/client-ip.ts";
 import { counterName, identityDigest } from "../rules/identity.ts";
 import { describeMatcher } from "../rules/match.ts";
-import { normalizePath } from "../rules/normalize.ts";
+import { readRequest } from "../rules/read-request.ts";
 import { REGIONS, type Region } from "../rules/schema.ts";
 import { upstreamFor } from "../gateway/routes.ts";
 
@@ -59,29 +59,30 @@ async function main(): Promise<void> {
   if (!(REGIONS as readonly string[]).includes(values.region)) fail(`--region must be one of ${REGIONS.join(", ")}`);
   const region = values.region as Region;
 
-  const headers = new Map<string, string>();
+  // Repeated -H lines are joined with ", " as the Workers runtime joins repeated header lines, so
+  // the gateway's own reading refuses them here exactly as it would there.
+  const headers = new Headers();
   for (const header of values.header ?? []) {
     const colon = header.indexOf(":");
     if (colon <= 0) fail(`header "${header}" is not "name: value"`);
-    headers.set(header.slice(0, colon).trim().toLowerCase(), header.slice(colon + 1).trim());
+    try {
+      headers.append(header.slice(0, colon).trim(), header.slice(colon + 1).trim());
+    } catch {
+      fail(`header "${header}" is not a valid HTTP header`);
+    }
   }
 
   const asSent = target.split(/[?#]/, 1)[0] || "/";
-  const rawPath = asSent.startsWith("/") ? asSent : `/${asSent}`;
   // Parsed as the gateway's runtime parses the request URL (concatenated, so "//a" stays a path).
-  const normalized = normalizePath(new URL(`http://gateway${rawPath}`).pathname);
-  if (!normalized.ok) fail(`the gateway would refuse this path with 400: ${normalized.detail}`);
+  const rawPath = new URL(`http://gateway${asSent.startsWith("/") ? asSent : `/${asSent}`}`).pathname;
+  const reading = readRequest(hostedApiTable, { method: method.toUpperCase(), rawPath, headers });
+  if (!reading.ok) fail(`the gateway would refuse this request with ${reading.status}: ${reading.detail}`);
 
   const clientIp = clientIpKey(headers.get("cf-connecting-ip") ?? values.ip);
-  const facts = {
-    method: method.toUpperCase(),
-    path: normalized.path,
-    apiKey: headers.get("x-api-key"),
-    userId: headers.get("x-user-id"),
-    clientIp,
-  };
+  const facts = { method: reading.method, path: reading.path, apiKey: reading.apiKey, userId: reading.userId, clientIp };
+  const normalized = { path: reading.path, upstreamPath: reading.upstreamPath };
   const { classification, verdicts } = explainRequest(hostedApiTable, facts);
-  const { rule, matcher, identity } = classification;
+  const { rule, matcher, root, identity } = classification;
   const limit = rule.limits[region];
   const secret = values.secret ?? process.env.IDENTITY_HMAC_SECRET;
   const digest = await identityDigest(identity, secret);
@@ -95,7 +96,8 @@ async function main(): Promise<void> {
           request: { method: facts.method, path: normalized.path, upstreamPath: normalized.upstreamPath, clientIp, region },
           upstream: upstreamFor(normalized.path),
           rule: { id: rule.id, name: rule.name, category: rule.category, tier: rule.tier, mode: rule.mode },
-          matcher: describeMatcher(matcher),
+          matcher: describeMatcher(matcher, root),
+          root,
           identity: identity.kind,
           limit: { region, count: limit.count, interval: limit.interval },
           precedence: rule.precedence + 1,
@@ -111,7 +113,7 @@ async function main(): Promise<void> {
   }
 
   const lines = [
-    `${facts.method} ${normalized.path}` + (normalized.path !== rawPath ? `   (as sent: ${rawPath})` : ""),
+    `${facts.method} ${normalized.path}` + (normalized.path !== asSent ? `   (as sent: ${asSent})` : ""),
     `  region ${region}, client IP key ${clientIp}, upstream ${upstreamFor(normalized.path)} (path ${normalized.upstreamPath})`,
     ``,
     `rule met:   row ${rule.id} "${rule.name}" (${rule.category}), ${rule.mode}`,
@@ -119,7 +121,8 @@ async function main(): Promise<void> {
       (rule.limits.us.count !== rule.limits.eu.count || rule.limits.us.interval !== rule.limits.eu.interval
         ? `   (${REGIONS.filter((r) => r !== region).map((r) => `${r}: ${rule.limits[r].count}/${rule.limits[r].interval}`).join(", ")})`
         : ""),
-    `why:        matched ${describeMatcher(matcher)}; counted per ${IDENTITY_SOURCE[identity.kind]}, which is present`,
+    `why:        matched ${describeMatcher(matcher, root)}; counted per ${IDENTITY_SOURCE[identity.kind]}, which is present`,
+    ...(root !== "/" ? [`root:       ${root} is an alias of / (the table's aliasRoots): every anchored row counts under it too`] : []),
     `precedence: ${rule.precedence + 1} of ${hostedApiTable.rules.length} (specific rows in table order, then the defaults 25 and 26, then the catch-all 29)`,
     `counter:    ${counter}`,
     `            (the identity hashed with ${secret ? "HMAC-SHA-256 and the configured secret" : "SHA-256; with HMAC-SHA-256 when IDENTITY_HMAC_SECRET is set"}; no raw key is stored)`,
@@ -128,7 +131,7 @@ async function main(): Promise<void> {
     lines.push(``, `also matched the method and path:`);
     for (const v of passedOver) {
       const why = v.outcome === "no-identity" ? `not applied, ${IDENTITY_MISSING[v.rule.identity]}` : `outranked by row ${rule.id}`;
-      lines.push(`  row ${String(v.rule.id).padStart(2)} "${v.rule.name}" (${describeMatcher(v.matcher!)}): ${why}`);
+      lines.push(`  row ${String(v.rule.id).padStart(2)} "${v.rule.name}" (${describeMatcher(v.matcher!, v.root)}): ${why}`);
     }
   }
   console.log(lines.join("\n"));

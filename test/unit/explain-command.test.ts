@@ -44,6 +44,28 @@ describe("npm run explain", () => {
     expect(stdout).toMatch(/row  2 "auth-key" .*not applied, the request has no x-api-key header/);
   });
 
+  it("shows the alias root and reads a run id in any spelling as the gateway does", async () => {
+    const uuid = "67e55044-10b1-426f-9247-bb680e5fe0c8";
+    const { stdout } = await explain("GET", `/api/v1/runs/{${uuid.toUpperCase()}}`, "-H", "x-api-key: k", "--json");
+    const out = JSON.parse(stdout);
+    expect(out.rule.id).toBe(23);
+    expect(out.root).toBe("/api/v1");
+    expect(out.matcher).toBe("GET (or HEAD) template /runs/{uuid} under /api/v1");
+    expect(out.request.upstreamPath).toBe(`/api/v1/runs/${uuid}`);
+    const text = await explain("POST", "/api/v1/runs/query", "-H", "x-api-key: k");
+    expect(text.stdout).toContain("root:       /api/v1 is an alias of /");
+  });
+
+  it("refuses repeated identity headers and method overrides the way the gateway does", async () => {
+    const refused = { code: 2, stderr: expect.stringContaining("the gateway would refuse this request with 400: Header x-api-key must be sent once") };
+    await expect(explain("GET", "/runs/stats", "-H", "x-api-key: a", "-H", "X-Api-Key: b")).rejects.toMatchObject(refused);
+    await expect(explain("GET", "/runs/stats", "-H", "x-api-key: a,b")).rejects.toMatchObject(refused);
+    await expect(explain("GET", "/runs/query", "-H", "x-http-method-override: POST")).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("Header x-http-method-override is not accepted"),
+    });
+  });
+
   it("exits 2 with a clear message for a malformed path or bad arguments", async () => {
     await expect(explain("GET", "/runs/%zz")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("400") });
     await expect(explain("GET")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("usage") });
