@@ -29,8 +29,12 @@ export function recordingUpstream() {
   return { seen, fetcher };
 }
 
-/** A LIMITER namespace that records jurisdictions, names and calls, then uses the real one. */
-export function recordingLimiter(behaviour: "real" | "fail" | "hang" = "real") {
+/**
+ * A LIMITER namespace that records jurisdictions, names and calls, then uses the real one, fails,
+ * hangs, or (`allow`) admits every call without counting it, for tests about which counter a
+ * request meets rather than how it is counted.
+ */
+export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" = "real") {
   const calls = { jurisdictions: [] as string[], names: [] as string[], hits: 0 };
   const real = env.LIMITER;
   const namespace = {
@@ -46,6 +50,7 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" = "real") {
           calls.hits++;
           if (behaviour === "fail") return Promise.reject(new Error("object exploded"));
           if (behaviour === "hang") return new Promise(() => {});
+          if (behaviour === "allow") return Promise.resolve({ allowed: true, limit: limit.count, remaining: limit.count, resetInMs: 0, retryInMs: 0 });
           return stub.hit(limit);
         },
       };
