@@ -1,0 +1,77 @@
+// The local edge: what Cloudflare's edge does in front of the deployed gateway, done in front of
+// `wrangler dev`. Without it a client of `npm start` could send its own CF-Connecting-IP (wrangler
+// keeps a client's value) and pick its own rate-limit identity, and requests workerd cannot
+// parse would be answered with bare 5xx pages instead of the API's `{"detail": ...}`.
+import http from "node:http";
+import type net from "node:net";
+import { createProxyServer } from "http-proxy-3";
+
+export interface LocalEdgeOptions {
+  /** Where `wrangler dev` serves the gateway, e.g. http://127.0.0.1:40123 */
+  readonly target: URL;
+}
+
+/** Client headers only the edge may set: the client address, and wrangler's internal controls. */
+const EDGE_ONLY = /^(cf-connecting-ip|cf-connecting-ipv6|cf-pseudo-ipv4|cf-worker|mf-.*)$/i;
+
+/**
+ * An HTTP server that forwards every request to the gateway unchanged (bodies and server-sent
+ * events streamed both ways, WebSocket upgrades included) except that `CF-Connecting-IP` is the
+ * address of the client's socket, and that what cannot be forwarded is answered as the API
+ * answers errors: a request Node cannot parse 400, CONNECT 405, a gateway that is not up 502.
+ *
+ * @example
+ * createLocalEdge({ target: new URL("http://127.0.0.1:40123") }).listen(8787, "127.0.0.1");
+ */
+export function createLocalEdge({ target }: LocalEdgeOptions): http.Server {
+  const proxy = createProxyServer({ target: target.origin, xfwd: false, ws: true });
+  proxy.on("proxyReq", (proxyReq, req) => {
+    for (const name of proxyReq.getHeaderNames()) if (EDGE_ONLY.test(name)) proxyReq.removeHeader(name);
+    proxyReq.setHeader("cf-connecting-ip", clientAddress(req.socket));
+  });
+  proxy.on("proxyReqWs", (proxyReq, req) => {
+    for (const name of proxyReq.getHeaderNames()) if (EDGE_ONLY.test(name)) proxyReq.removeHeader(name);
+    proxyReq.setHeader("cf-connecting-ip", clientAddress(req.socket));
+  });
+  proxy.on("error", (error, _req, res) => {
+    const detail = `The gateway behind the local edge could not be reached (${(error as NodeJS.ErrnoException).code ?? error.message}); is wrangler dev still starting?`;
+    if (res instanceof http.ServerResponse) {
+      if (!res.headersSent) json(res, 502, { detail });
+      else res.destroy();
+    } else {
+      rawJson(res, 502, "Bad Gateway", { detail });
+    }
+  });
+
+  const server = http.createServer((req, res) => proxy.web(req, res));
+  server.on("upgrade", (req, socket, head) => proxy.ws(req, socket, head));
+  server.on("connect", (_req, socket: net.Socket) => {
+    rawJson(socket, 405, "Method Not Allowed", { detail: "CONNECT is not served: this is an API gateway, not a forward proxy." });
+  });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: net.Socket) => {
+    // Node could not parse the request (an unknown method, a bad header line...): as uvicorn does,
+    // answer 400 rather than dropping the connection or failing upstream.
+    if (!socket.writable) return socket.destroy();
+    rawJson(socket, 400, "Bad Request", { detail: `Invalid HTTP request: ${error.code ?? "unparseable"}` });
+  });
+  return server;
+}
+
+/** The client's address as Cloudflare writes it: IPv4 dotted, IPv6 without brackets. */
+function clientAddress(socket: net.Socket): string {
+  const address = socket.remoteAddress ?? "";
+  return address.startsWith("::ffff:") && address.includes(".") ? address.slice("::ffff:".length) : address;
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json", connection: "close" });
+  res.end(JSON.stringify(body));
+}
+
+/** A whole HTTP/1.1 response written on a socket that no ServerResponse owns. */
+function rawJson(socket: net.Socket, status: number, reason: string, body: unknown): void {
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// npm start [-- wrangler dev options]: the gateway with its bundled upstreams, served by
+// `wrangler dev` on a private port behind the local edge (edge.ts) on 127.0.0.1:8787.
+// `--port` and `--ip` choose where the edge listens; every other option goes to wrangler dev.
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import net from "node:net";
+import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createLocalEdge } from "./edge.ts";
+
+const DEFAULT_PORT = 8787;
+const DEFAULT_IP = "127.0.0.1";
+
+/** Splits our own --port/--ip (either `--port N` or `--port=N`) from the options for wrangler. */
+export function splitArguments(argv: readonly string[]): { port: number; ip: string; wrangler: string[] } {
+  let port = DEFAULT_PORT;
+  let ip = DEFAULT_IP;
+  const wrangler: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    if (flag !== "--port" && flag !== "--ip") {
+      wrangler.push(arg);
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new Error(`${flag} needs a value`);
+    if (flag === "--ip") ip = value;
+    else {
+      port = Number(value);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (got ${value})`);
+    }
+  }
+  return { port, ip, wrangler };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** True once something accepts TCP connections on the port (wrangler's server is up). */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+  });
+}
+
+async function main(): Promise<void> {
+  let options;
+  try {
+    options = splitArguments(process.argv.slice(2));
+  } catch (error) {
+    console.error(`npm start: ${(error as Error).message}`);
+    process.exit(2);
+  }
+  const internal = await freePort();
+  // wrangler exports only its API; its CLI is the package's declared bin, beside package.json.
+  const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+  const child = spawn(process.execPath, [wranglerBin, "dev", ...options.wrangler, "--ip", "127.0.0.1", "--port", String(internal)], { stdio: "inherit" });
+  let exiting = false;
+  child.on("exit", (code, signal) => {
+    exiting = true;
+    process.exit(code ?? (signal ? 1 : 0));
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+
+  while (!exiting && !(await accepts(internal))) await sleep(200);
+  const edge = createLocalEdge({ target: new URL(`http://127.0.0.1:${internal}`) });
+  edge.on("error", (error) => {
+    console.error(`npm start: the local edge cannot listen on ${options.ip}:${options.port}: ${error.message}`);
+    child.kill("SIGINT");
+  });
+  edge.listen(options.port, options.ip, () => {
+    console.log(
+      `\ntollgate ready on http://${options.ip.includes(":") ? `[${options.ip}]` : options.ip}:${options.port}` +
+        ` (local edge: CF-Connecting-IP from the client's socket, as Cloudflare sets it; wrangler dev behind it on 127.0.0.1:${internal})\n`,
+    );
+  });
+}
+
+if (import.meta.main) await main();
