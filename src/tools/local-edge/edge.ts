@@ -25,14 +25,8 @@ const EDGE_ONLY = /^(cf-connecting-ip|cf-connecting-ipv6|cf-pseudo-ipv4|cf-worke
  */
 export function createLocalEdge({ target }: LocalEdgeOptions): http.Server {
   const proxy = createProxyServer({ target: target.origin, xfwd: false, ws: true });
-  proxy.on("proxyReq", (proxyReq, req) => {
-    for (const name of proxyReq.getHeaderNames()) if (EDGE_ONLY.test(name)) proxyReq.removeHeader(name);
-    proxyReq.setHeader("cf-connecting-ip", clientAddress(req.socket));
-  });
-  proxy.on("proxyReqWs", (proxyReq, req) => {
-    for (const name of proxyReq.getHeaderNames()) if (EDGE_ONLY.test(name)) proxyReq.removeHeader(name);
-    proxyReq.setHeader("cf-connecting-ip", clientAddress(req.socket));
-  });
+  proxy.on("proxyReq", stampClientAddress);
+  proxy.on("proxyReqWs", stampClientAddress);
   proxy.on("error", (error, _req, res) => {
     const detail = `The gateway behind the local edge could not be reached (${(error as NodeJS.ErrnoException).code ?? error.message}); is wrangler dev still starting?`;
     if (res instanceof http.ServerResponse) {
@@ -55,6 +49,12 @@ export function createLocalEdge({ target }: LocalEdgeOptions): http.Server {
     rawJson(socket, 400, "Bad Request", { detail: `Invalid HTTP request: ${error.code ?? "unparseable"}` });
   });
   return server;
+}
+
+/** Replaces whatever the client said about its address with the address of its socket. */
+function stampClientAddress(proxyReq: http.ClientRequest, req: http.IncomingMessage): void {
+  for (const name of proxyReq.getHeaderNames()) if (EDGE_ONLY.test(name)) proxyReq.removeHeader(name);
+  proxyReq.setHeader("cf-connecting-ip", clientAddress(req.socket));
 }
 
 /** The client's address as Cloudflare writes it: IPv4 dotted, IPv6 without brackets. */
