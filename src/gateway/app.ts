@@ -24,7 +24,11 @@ export function createGateway(options: { classifier?: Classifier } = {}) {
   app.use("*", requestReading({ table: classifier.table }), rateLimit({ classifier }));
   app.all("*", forward);
   app.onError((error, c) => {
-    if (error instanceof HTTPException) return error.getResponse();
+    if (error instanceof HTTPException) {
+      // Ours carry their response; one thrown by a helper (Hono's proxy refusing an invalid
+      // Connection header) carries only a message, rendered in the API's shape.
+      return error.res ?? Response.json({ detail: error.message || "Bad request" }, { status: error.status });
+    }
     // A misconfiguration was logged once when it was found (config.ts); anything else, every time.
     if (error instanceof ConfigError) return Response.json({ detail: error.message }, { status: 500 });
     console.log(JSON.stringify({ event: "gateway_error", error: String(error), path: c.var.path }));

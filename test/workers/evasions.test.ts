@@ -171,6 +171,14 @@ describe("headers that change the request behind the gateway's back", () => {
   });
 });
 
+describe("errors the gateway raises itself", () => {
+  it("answers an invalid Connection header with 400 {detail}, not plain text", async () => {
+    const res = await gateway("/anything", { headers: { ...keyed(freshIdentity()), connection: "text/event-stream" } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toContain("Connection");
+  });
+});
+
 describe("production refuses to guess its upstreams", () => {
   it.each(["HOSTED_API_ORIGIN", "CONTROL_PLANE_ORIGIN", "AGENT_SERVER_ORIGIN"] as const)(
     "answers 500 gateway misconfigured on every request when %s is missing, and logs it once",

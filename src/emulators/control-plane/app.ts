@@ -14,7 +14,10 @@ import { templateRoutes } from "./templates/routes.ts";
  */
 export function createControlPlane() {
   const app = new Hono<ControlPlaneEnv>();
-  app.use("/v2/*", authenticate(), jsonBody());
+  // The body is read before anything may refuse the request (even a 401), so the gateway is never
+  // cut off while it is still streaming the body in (see jsonBody).
+  app.use("*", jsonBody());
+  app.use("/v2/*", authenticate());
   app.route("/v2/listeners", listenerRoutes);
   app.route("/v2/sandboxes/templates", templateRoutes);
   app.route("/v2/deployments", deploymentRoutes);

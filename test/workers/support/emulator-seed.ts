@@ -1,0 +1,80 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { createAssistant, createThread, streamRun } from "../agent-server/support.ts";
+import { controlPlane } from "../control-plane/support.ts";
+import type { EmulatorState } from "./emulator-state.ts";
+
+/**
+ * Real state in both emulators for refused requests to (not) damage: an assistant, a thread with
+ * a finished run, and in one control-plane workspace a listener, a template and a deployment.
+ * Each kind is (re)created only when its table has fewer rows than wanted, so a fuzzed DELETE that
+ * succeeded is made good before the next request.
+ */
+const KINDS = [
+  // Two default assistants always exist; one more is the fuzz's own.
+  { object: "agentServer", table: "assistants", rows: 3, seed: seedAssistant },
+  { object: "agentServer", table: "threads", rows: 1, seed: () => createThread({ metadata: { seeded: true } }) },
+  { object: "agentServer", table: "runs", rows: 1, seed: seedRun },
+  { object: "workspace", table: "listeners", rows: 1, seed: seedListener },
+  { object: "workspace", table: "sandbox_templates", rows: 1, seed: seedTemplate },
+  { object: "workspace", table: "deployments", rows: 1, seed: seedDeployment },
+] as const;
+
+/**
+ * Prepares the workspace (its deployments on a clock that stands still, see below) and seeds
+ * every kind of object. Call once before fuzzing.
+ */
+export async function prepareWorkspace(workspaceId: string): Promise<void> {
+  // Revisions move on the store's clock. A clock fixed a day ahead of real time leaves no
+  // transition due and no alarm to fire during the run, so nothing changes unless a request does.
+  const now = Date.now() + 86_400_000;
+  await runInDurableObject(env.CONTROL_PLANE_WORKSPACES.getByName(workspaceId), (instance) => {
+    instance.deployments().clock = () => now;
+  });
+}
+
+/** Seeds each kind that is missing from `state`; answers whether anything was created. */
+export async function seedMissing(state: EmulatorState, workspaceId: string): Promise<boolean> {
+  let seeded = false;
+  for (const kind of KINDS) {
+    if ((state[kind.object].tables[kind.table]?.rows ?? 0) >= kind.rows) continue;
+    await kind.seed(workspaceId);
+    seeded = true;
+  }
+  return seeded;
+}
+
+function seedAssistant() {
+  return createAssistant({ graph_id: "agent", name: "seeded", context: { system_prompt: "seeded" }, metadata: { seeded: true }, config: { tags: ["seeded"] } });
+}
+
+async function seedRun() {
+  const thread = await createThread();
+  const { res } = await streamRun(thread.thread_id, { assistant_id: "agent", input: { messages: [{ role: "user", content: "seed" }] } });
+  if (res.status !== 200) throw new Error(`seed run: ${res.status}`);
+}
+
+async function seedListener(workspace: string) {
+  const body = { compute_type: "k8s", compute_id: `seeded-${crypto.randomUUID()}`, compute_config: { k8s_namespaces: ["seeded"] } };
+  expectCreated("listener", await controlPlane("POST", "/v2/listeners", { workspace, body }));
+}
+
+async function seedTemplate(workspace: string) {
+  const body = { name: `seeded-${crypto.randomUUID()}`, image: "python:3.12-slim" };
+  expectCreated("template", await controlPlane("POST", "/v2/sandboxes/templates", { workspace, body }));
+}
+
+async function seedDeployment(workspace: string) {
+  const body = {
+    name: `seeded-${crypto.randomUUID()}`,
+    source: "github",
+    source_config: { integration_id: crypto.randomUUID(), repo_url: "https://github.com/acme/agent", deployment_type: "dev" },
+    source_revision_config: { repo_ref: "main", langgraph_config_path: "langgraph.json" },
+    secrets: [{ name: "OPENAI_API_KEY", value: "sk-seeded" }],
+  };
+  expectCreated("deployment", await controlPlane("POST", "/v2/deployments", { workspace, body }));
+}
+
+function expectCreated(what: string, res: { status: number; body: unknown }) {
+  if (res.status !== 201) throw new Error(`seed ${what}: ${res.status} ${JSON.stringify(res.body)}`);
+}
