@@ -7,6 +7,7 @@ import { hostedApiTable } from "../../src/rules/hosted-api.ts";
 import type { Region } from "../../src/rules/schema.ts";
 import { burst, freshIdentity, gateway, type TestIdentity } from "./support/requests.ts";
 import { gatewayWith, recordingLimiter, recordingUpstream } from "./support/custom-gateway.ts";
+import { nestedJson } from "./support/nested-json.ts";
 
 const region = env.REGION as Region;
 const limitOf = (id: number) => hostedApiTable.rules.find((r) => r.id === id)!.limits[region];
@@ -168,6 +169,21 @@ describe("headers that change the request behind the gateway's back", () => {
     const names = [...upstream.seen[0]!.headers.keys()];
     expect(names.filter((n) => n.includes("_"))).toEqual([]);
     expect(upstream.seen[0]!.headers.get("x-api-key")).toBe(who.apiKey);
+  });
+});
+
+describe("bodies nested about 5,000 levels deep", () => {
+  it.each([
+    ["/assistants", "metadata", { graph_id: "agent" }],
+    ["/assistants", "context", { graph_id: "agent" }],
+    ["/assistants", "config", { graph_id: "agent" }],
+    ["/threads", "metadata", {}],
+    ["/assistants/search", "metadata", {}],
+  ])("POST %s with %s nested 5,000 deep answers FastAPI's 400, not a 500", async (path, field, fields) => {
+    const body = `${JSON.stringify(fields).slice(0, -1)}${Object.keys(fields).length ? "," : ""}"${field}":${nestedJson(5000)}}`;
+    const res = await gateway(path, { method: "POST", body, headers: { ...keyed(freshIdentity()), "content-type": "application/json" } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ detail: "There was an error parsing the body" });
   });
 });
 
