@@ -3,17 +3,16 @@
 //
 // Prints the rule a request meets, why (matcher, identity, precedence), its limit in the region
 // and the hashed counter key, using the same modules the gateway runs.
-import { parseArgs } from "node:util";
 import { explainRequest } from "../rules/explain.ts";
 import { hostedApiTable } from "../rules/hosted-api.ts";
 import { clientIpKey } from "../rules/client-ip.ts";
 import { counterName, identityDigest } from "../rules/identity.ts";
 import { describeMatcher } from "../rules/match.ts";
 import { readRequest } from "../rules/read-request.ts";
-import { REGIONS, type Region } from "../rules/schema.ts";
+import { REGIONS } from "../rules/schema.ts";
 import { upstreamFor } from "../gateway/routes.ts";
-
-const USAGE = `usage: npm run explain -- METHOD PATH [-H 'name: value']... [--region us|eu] [--ip ADDRESS] [--secret S] [--json]`;
+import { BadArgument, refusal } from "./cli.ts";
+import { HELP, parseExplainArgs, type ExplainArgs } from "./explain-args.ts";
 
 const IDENTITY_MISSING = {
   "api-key": "the request has no x-api-key header",
@@ -27,69 +26,50 @@ const IDENTITY_SOURCE = {
   ip: "the client IP",
 } as const;
 
-function fail(message: string): never {
-  console.error(`explain: ${message}\n${USAGE}`);
+function fail(error: BadArgument): never {
+  console.error(refusal("explain", error));
   process.exit(2);
 }
 
 async function main(): Promise<void> {
-  let parsed;
+  let args: ExplainArgs;
   try {
-    parsed = parseArgs({
-      allowPositionals: true,
-      options: {
-        header: { type: "string", short: "H", multiple: true },
-        region: { type: "string", default: "us" },
-        ip: { type: "string", default: "127.0.0.1" },
-        secret: { type: "string" },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h" },
-      },
-    });
+    args = parseExplainArgs(process.argv.slice(2));
   } catch (error) {
-    fail((error as Error).message);
+    if (error instanceof BadArgument) fail(error);
+    throw error;
   }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(USAGE);
+  if (args.help) {
+    console.log(HELP);
     return;
   }
-  if (positionals.length !== 2) fail("expected METHOD and PATH");
-  const [method, target] = positionals as [string, string];
-  if (!(REGIONS as readonly string[]).includes(values.region)) fail(`--region must be one of ${REGIONS.join(", ")}`);
-  const region = values.region as Region;
+  const { region, path: asSent } = args;
 
   // Repeated -H lines are joined with ", " as the Workers runtime joins repeated header lines, so
   // the gateway's own reading refuses them here exactly as it would there.
   const headers = new Headers();
-  for (const header of values.header ?? []) {
-    const colon = header.indexOf(":");
-    if (colon <= 0) fail(`header "${header}" is not "name: value"`);
-    try {
-      headers.append(header.slice(0, colon).trim(), header.slice(colon + 1).trim());
-    } catch {
-      fail(`header "${header}" is not a valid HTTP header`);
-    }
+  for (const [name, value] of args.headers) headers.append(name, value);
+
+  // Parsed as the gateway's runtime parses the request URL (concatenated, so "//a" stays a path).
+  const rawPath = new URL(`http://gateway${asSent}`).pathname;
+  const reading = readRequest(hostedApiTable, { method: args.method, rawPath, headers });
+  if (!reading.ok) {
+    console.error(`explain: the gateway would refuse this request with ${reading.status}: ${reading.detail}`);
+    process.exit(2);
   }
 
-  const asSent = target.split(/[?#]/, 1)[0] || "/";
-  // Parsed as the gateway's runtime parses the request URL (concatenated, so "//a" stays a path).
-  const rawPath = new URL(`http://gateway${asSent.startsWith("/") ? asSent : `/${asSent}`}`).pathname;
-  const reading = readRequest(hostedApiTable, { method: method.toUpperCase(), rawPath, headers });
-  if (!reading.ok) fail(`the gateway would refuse this request with ${reading.status}: ${reading.detail}`);
-
-  const clientIp = clientIpKey(headers.get("cf-connecting-ip") ?? values.ip);
+  const clientIp = clientIpKey(headers.get("cf-connecting-ip") ?? args.ip);
   const facts = { method: reading.method, path: reading.path, apiKey: reading.apiKey, userId: reading.userId, clientIp };
   const normalized = { path: reading.path, upstreamPath: reading.upstreamPath };
   const { classification, verdicts } = explainRequest(hostedApiTable, facts);
   const { rule, matcher, root, identity } = classification;
   const limit = rule.limits[region];
-  const secret = values.secret ?? process.env.IDENTITY_HMAC_SECRET;
+  const secret = args.secret ?? process.env.IDENTITY_HMAC_SECRET;
   const digest = await identityDigest(identity, secret);
   const counter = counterName(region, rule.id, digest);
   const passedOver = verdicts.filter((v) => v.outcome === "no-identity" || v.outcome === "outranked");
 
-  if (values.json) {
+  if (args.json) {
     console.log(
       JSON.stringify(
         {

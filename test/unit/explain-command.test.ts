@@ -66,9 +66,16 @@ describe("npm run explain", () => {
     });
   });
 
-  it("exits 2 with a clear message for a malformed path or bad arguments", async () => {
+  it("exits 2 with one clear line for a malformed path or bad arguments", async () => {
     await expect(explain("GET", "/runs/%zz")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("400") });
-    await expect(explain("GET")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("usage") });
+    await expect(explain("GET")).rejects.toMatchObject({ code: 2, stderr: "explain: expected METHOD and PATH (got 1 operand) (npm run explain -- --help lists every option)\n" });
     await expect(explain("GET", "/", "--region", "mars")).rejects.toMatchObject({ code: 2 });
+    await expect(explain("FOO", "/")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('METHOD: "FOO"') });
+  });
+
+  it("explains itself with --help", async () => {
+    const { stdout } = await explain("--help");
+    expect(stdout).toContain("usage: npm run explain -- METHOD PATH [options]");
+    expect(stdout).toContain("examples:");
   });
 });
