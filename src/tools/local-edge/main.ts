@@ -7,7 +7,10 @@ import { createRequire } from "node:module";
 import net from "node:net";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createInterface } from "node:readline";
+import { UPSTREAM_SEGMENTS } from "../../gateway/routes.ts";
 import { createLocalEdge } from "./edge.ts";
+import { WranglerOutputFilter } from "./wrangler-output.ts";
 
 const DEFAULT_PORT = 8787;
 const DEFAULT_IP = "127.0.0.1";
@@ -33,6 +36,42 @@ export function splitArguments(argv: readonly string[]): { port: number; ip: str
     }
   }
   return { port, ip, wrangler };
+}
+
+/**
+ * Wrangler's noise that it lets us turn off: the update banner, the offline `Request.cf` download
+ * (two stack traces without network), usage metrics, and the local trace store (invisible in the
+ * terminal, and costly per request). A user's own setting of any of them wins.
+ */
+const QUIET_WRANGLER = {
+  WRANGLER_HIDE_BANNER: "true",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_SEND_METRICS: "false",
+  X_LOCAL_OBSERVABILITY: "false",
+};
+
+/** The region npm start runs (`--env us|eu`, as package.json passes it). */
+export function regionOf(wranglerArgs: readonly string[]): string {
+  const at = wranglerArgs.findIndex((a) => a === "--env" || a.startsWith("--env="));
+  if (at === -1) return "us";
+  return wranglerArgs[at]!.includes("=") ? wranglerArgs[at]!.split("=")[1]! : (wranglerArgs[at + 1] ?? "us");
+}
+
+/** What npm start prints once it answers: where each upstream is, and where to go next. */
+export function banner(base: string, region: string): string {
+  const at = (segments: readonly string[]) => segments.map((s) => `${base}/${s}`).join(", ");
+  return [
+    ``,
+    `tollgate is ready on ${base}, enforcing the hosted API's ${region.toUpperCase()} limits.`,
+    `  hosted API     ${base}/...   (bundled echo; every published rule applies)`,
+    `  control plane  ${at(UPSTREAM_SEGMENTS["control-plane"])}   (bundled emulator)`,
+    `  agent server   ${at(UPSTREAM_SEGMENTS["agent-server"])}   (bundled emulator)`,
+    `  try            curl -si ${base}/runs/stats -H 'x-api-key: demo'`,
+    `  which rule     npm run explain -- GET /runs/stats -H 'x-api-key: demo'`,
+    `  docs           README.md ("What the gateway refuses, and why"); Ctrl-C stops it`,
+    `  client IP      set from your socket by this local edge, as Cloudflare's edge does in production`,
+    ``,
+  ].join("\n");
 }
 
 function freePort(): Promise<number> {
@@ -66,7 +105,15 @@ async function main(): Promise<void> {
   const internal = await freePort();
   // wrangler exports only its API; its CLI is the package's declared bin, beside package.json.
   const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
-  const child = spawn(process.execPath, [wranglerBin, "dev", ...options.wrangler, "--ip", "127.0.0.1", "--port", String(internal)], { stdio: "inherit" });
+  const child = spawn(
+    process.execPath,
+    [wranglerBin, "dev", "--show-interactive-dev-session=false", ...options.wrangler, "--ip", "127.0.0.1", "--port", String(internal)],
+    { stdio: ["inherit", "pipe", "pipe"], env: { ...QUIET_WRANGLER, ...process.env } },
+  );
+  const filter = new WranglerOutputFilter(internal);
+  for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+    createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => filter.keep(line) && to.write(`${line}\n`));
+  }
   let exiting = false;
   child.on("exit", (code, signal) => {
     exiting = true;
@@ -81,10 +128,8 @@ async function main(): Promise<void> {
     child.kill("SIGINT");
   });
   edge.listen(options.port, options.ip, () => {
-    console.log(
-      `\ntollgate ready on http://${options.ip.includes(":") ? `[${options.ip}]` : options.ip}:${options.port}` +
-        ` (local edge: CF-Connecting-IP from the client's socket, as Cloudflare sets it; wrangler dev behind it on 127.0.0.1:${internal})\n`,
-    );
+    const host = options.ip.includes(":") ? `[${options.ip}]` : options.ip;
+    console.log(banner(`http://${host}:${options.port}`, regionOf(options.wrangler)));
   });
 }
 

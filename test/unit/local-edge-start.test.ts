@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { banner, regionOf } from "../../src/tools/local-edge/main.ts";
+import { WranglerOutputFilter } from "../../src/tools/local-edge/wrangler-output.ts";
+
+// As wrangler 4.156 prints it at start-up (colours included on a terminal).
+const STARTUP = `Your Worker has access to the following bindings:
+Binding                                                  Resource                  Mode
+env.LIMITER (RateLimiter)                                Durable Object            local
+env.HOSTED_API (tollgate-us#HostedApiEcho)               Worker                    local [connected]
+Service bindings, Durable Object bindings, and Tail consumers connect to other Wrangler or Vite dev processes running locally.
+⎔ Starting local server...
+\x1b[32m[wrangler:info]\x1b[0m Ready on http://127.0.0.1:41234
+[wrangler:info] GET /runs/stats 200 OK (40ms)
+{"event":"denied","region":"us","rule":28,"counter":"us:28:ab","retryAfter":10}
+▲ [WARNING] something worth reading
+⎔ Reloading local server...`;
+
+describe("npm start's output", () => {
+  it("drops the bindings table and the private port, keeps logs, requests and warnings", () => {
+    const filter = new WranglerOutputFilter(41234);
+    expect(STARTUP.split("\n").filter((line) => filter.keep(line))).toEqual([
+      "[wrangler:info] GET /runs/stats 200 OK (40ms)",
+      '{"event":"denied","region":"us","rule":28,"counter":"us:28:ab","retryAfter":10}',
+      "▲ [WARNING] something worth reading",
+      "⎔ Reloading local server...",
+    ]);
+  });
+
+  it("keeps a Ready line for any other port", () => {
+    expect(new WranglerOutputFilter(1).keep("[wrangler:info] Ready on http://127.0.0.1:41234")).toBe(true);
+  });
+
+  it("names the region and where each upstream answers", () => {
+    expect(regionOf(["--env", "eu", "--var", "A:b"])).toBe("eu");
+    expect(regionOf(["--env=us"])).toBe("us");
+    const text = banner("http://127.0.0.1:8787", "eu");
+    expect(text).toContain("tollgate is ready on http://127.0.0.1:8787, enforcing the hosted API's EU limits.");
+    expect(text).toContain("control plane  http://127.0.0.1:8787/v2");
+    expect(text).toContain("agent server   http://127.0.0.1:8787/assistants, http://127.0.0.1:8787/threads");
+  });
+});
