@@ -127,9 +127,15 @@ describe("proxying", () => {
   });
 
   it("answers 502 for an origin URL nobody listens on", async () => {
-    const send = gatewayWith({ HOSTED_API_ORIGIN: "http://127.0.0.1:9" });
-    const res = await send("/anything", { headers: keyed(freshIdentity()) });
+    // The refused connection is simulated: a real one makes workerd log an "uncaught exception"
+    // of its own even when the gateway handles the failure.
+    const refused = vi.spyOn(globalThis, "fetch").mockRejectedValue(new Error("Network connection lost."));
+    const send = gatewayWith({ HOSTED_API_ORIGIN: "http://127.0.0.1:9/base" });
+    const res = await send("/runs/%7B0b6f0d8e-4a51-4c3e-9a0e-6f1f0e2a9b41%7D?x=1", { headers: keyed(freshIdentity()) });
     expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ status: 502, detail: "The hosted-api upstream could not be reached." });
+    // The origin's path is kept and the canonical request path appended, query included.
+    expect(new Request(refused.mock.calls[0]![0] as RequestInfo).url).toBe("http://127.0.0.1:9/base/runs/0b6f0d8e-4a51-4c3e-9a0e-6f1f0e2a9b41?x=1");
   });
 
   it("answers 504 with a problem body when the upstream does not answer in time", async () => {
