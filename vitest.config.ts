@@ -58,6 +58,8 @@ export default defineConfig({
         test: {
           name: "unit",
           environment: "node",
+          // A ceiling, not a speed check: commands spawned by tests start slowly on a busy machine.
+          testTimeout: 30_000,
           include: ["test/unit/**/*.test.ts"],
           benchmark: { include: ["bench/**/*.bench.ts"] },
         },

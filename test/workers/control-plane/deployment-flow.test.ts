@@ -6,29 +6,33 @@ import { controlPlane, freshWorkspace } from "./support.ts";
 /**
  * The documented flow (spec, "Typical deployment flow"), through the gateway, on real time:
  * revisions move on their own alarms at CONTROL_PLANE_REVISION_STEP_MS (500 ms, so DEPLOYED
- * after 3 s). The two tests run concurrently to keep the wall time near one pipeline pair.
+ * after 3 s on an idle machine). Nothing here bounds how long that takes (a busy machine fires
+ * alarms late): polls go on until the status is final, and the test timeout is the only limit.
+ * The two tests run concurrently to keep the wall time near one pipeline pair.
  */
 
 const STEP = Number(env.CONTROL_PLANE_REVISION_STEP_MS);
 const PIPELINE = ["CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING", "DEPLOYED"];
 const FINAL = ["DEPLOYED", "BUILD_FAILED", "DEPLOY_FAILED", "CREATE_FAILED", "INTERRUPTED"];
-/** Generous: 6 steps of 500 ms plus slack for a loaded machine. */
-const DEADLINE_MS = 6 * STEP + 2_000;
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls a revision until its status is final; answers the distinct statuses seen, in order. */
 async function pollRevision(expect: ExpectStatic, workspace: string, deploymentId: string, revisionId: string): Promise<string[]> {
-  const started = Date.now();
   const seen: string[] = [];
   for (;;) {
     const res = await controlPlane("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`, { workspace });
     expect(res.status).toBe(200);
     if (seen.at(-1) !== res.body.status) seen.push(res.body.status);
     if (FINAL.includes(res.body.status)) return seen;
-    expect(Date.now() - started, `still ${res.body.status} after ${DEADLINE_MS} ms`).toBeLessThan(DEADLINE_MS);
     await sleep(100);
   }
+}
+
+/** A revision's status as stored, read in the object without going through the API. */
+async function storedStatus(workspace: string, revisionId: string): Promise<string> {
+  return runInDurableObject(env.CONTROL_PLANE_WORKSPACES.getByName(workspace), (_instance, state) =>
+    String(state.storage.sql.exec("SELECT status FROM deployment_revisions WHERE id = ?", revisionId).one().status),
+  );
 }
 
 /** Statuses seen while polling must follow the pipeline's order (polling may skip some). */
@@ -80,11 +84,12 @@ describe.concurrent("deployment flow on real time", () => {
     expectInPipelineOrder(expect, await pollRevision(expect, workspace, created.id, created.latest_revision_id), "DEPLOYED");
 
     const patched = (await controlPlane("PATCH", `/v2/deployments/${created.id}`, { workspace, body: { source_revision_config: { repo_ref: "fail-build" } } })).body;
-    // No reads meanwhile: only the object's own alarms can have persisted the outcome.
-    await sleep(4 * STEP + 500);
-    const stored = await runInDurableObject(env.CONTROL_PLANE_WORKSPACES.getByName(workspace), (_instance, state) =>
-      state.storage.sql.exec("SELECT status FROM deployment_revisions WHERE id = ?", patched.latest_revision_id).one().status,
-    );
+    // No API reads meanwhile, only the stored row: the object's own alarms must persist the outcome.
+    let stored = await storedStatus(workspace, patched.latest_revision_id);
+    while (!FINAL.includes(stored)) {
+      await sleep(STEP);
+      stored = await storedStatus(workspace, patched.latest_revision_id);
+    }
     expect(stored).toBe("BUILD_FAILED");
 
     const final = (await controlPlane("GET", `/v2/deployments/${created.id}`, { workspace })).body;
