@@ -53,6 +53,8 @@ export default defineConfig({
   test: {
     // Logs (denials, injected failures) are printed for failing tests only.
     silent: "passed-only",
+    // Each test is printed as it finishes, so a long file (every-rule.test.ts) shows its progress.
+    reporters: ["verbose"],
     projects: [
       {
         test: {
