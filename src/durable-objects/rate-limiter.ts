@@ -1,16 +1,21 @@
 import { DurableObject } from "cloudflare:workers";
-import { FixedWindow, ReservationLedger, restoreAdmissions, SlidingWindow } from "../limiter/index.ts";
-import type { Algorithm, Decision, Limit, Reservation, Snapshot } from "../limiter/index.ts";
+import { FixedWindow, ReservationLedger, restoreAdmissions, SlidingWindow, verdictOf } from "../limiter/index.ts";
+import type { Algorithm, Limit, Reservation, Snapshot, Verdict } from "../limiter/index.ts";
 
-/** What the counter answers per hit. Durations, not instants, so callers never mix two clocks. */
-export interface Verdict {
-  readonly allowed: boolean;
-  readonly limit: number;
-  readonly remaining: number;
-  /** ms until the window next frees one unit (0 when the window is empty). */
-  readonly resetInMs: number;
-  /** ms until a request could be admitted (0 when there is room now). */
-  readonly retryInMs: number;
+/** What the counter answers per hit (the limiter's one answer type, see src/limiter/types.ts). */
+export type { Verdict } from "../limiter/index.ts";
+
+/** Requests for one counter that arrived together at an isolate, decided in one call. */
+export interface HitBatch {
+  readonly limit: Limit;
+  readonly algorithm?: Algorithm;
+  /** How many requests, decided in order. */
+  readonly hits: number;
+  /**
+   * Admissions the isolate made on its own while this object did not answer (LocalFallback),
+   * recorded before the hits are decided, so the object counts them too.
+   */
+  readonly recorded?: readonly number[];
 }
 
 /**
@@ -30,6 +35,9 @@ const KEY = "ledger";
  * restart, after idleness, restores the window exactly and keeps every Retry-After promise.
  */
 export const SETTLE_MS = 2_000;
+
+/** Most requests one call decides; a gateway batch is bounded by what arrives during one call. */
+export const MAX_BATCH = 100_000;
 
 /**
  * One sliding-window counter for one (region, rule, identity). The exact admission log lives in
@@ -51,20 +59,45 @@ export class RateLimiter extends DurableObject {
   /** The clock; tests replace it through `runInDurableObject` to move time. */
   now: () => number = () => Date.now();
 
-  /** Decide one request against `limit`, recording it when admitted. One RPC per request. */
+  /** Decide one request against `limit`, recording it when admitted. */
   hit(limit: Limit, algorithm: Algorithm = "sliding-window"): Verdict {
+    return this.hitBatch({ limit, algorithm, hits: 1 })[0]!;
+  }
+
+  /**
+   * Decide `hits` requests that arrived together, in order, exactly as that many `hit` calls at
+   * this instant would (the gateway coalesces concurrent requests for one counter into one call).
+   */
+  hitBatch({ limit, algorithm = "sliding-window", hits, recorded = [] }: HitBatch): Verdict[] {
+    if (!Number.isInteger(hits) || hits < 1 || hits > MAX_BATCH) throw new RangeError(`hits must be a whole number from 1 to ${MAX_BATCH}`);
     const now = this.now();
-    if (algorithm === "fixed-window") return toVerdict((this.#fixed ??= new FixedWindow(limit)).hit(now), now);
+    const verdicts: Verdict[] = [];
+    if (algorithm === "fixed-window") {
+      const fixed = (this.#fixed ??= new FixedWindow(limit));
+      for (let i = 0; i < hits; i++) verdicts.push(verdictOf(fixed.hit(now), now));
+      return verdicts;
+    }
     const { window, ledger } = this.#load(limit, now);
-    const decision = window.hit(now);
-    if (decision.allowed && ledger.onAdmit(now)) {
+    let reserved = false;
+    const elsewhere = recorded.filter((t) => Number.isFinite(t)).slice(-limit.count);
+    if (elsewhere.length > 0) {
+      window.seed(elsewhere);
+      // Reserved as if made now: later than the truth, so a restart can only over-count them.
+      for (let i = 0; i < elsewhere.length; i++) if (ledger.onAdmit(now)) reserved = true;
+    }
+    for (let i = 0; i < hits; i++) {
+      const decision = window.hit(now);
+      if (decision.allowed && ledger.onAdmit(now)) reserved = true;
+      verdicts.push(verdictOf(decision, now));
+    }
+    if (reserved) {
       // Not awaited: the output gate holds this reply until the write is durable, and writes made
-      // by concurrent hits coalesce into one batch.
+      // by concurrent calls coalesce into one batch.
       this.#persist(limit, ledger.live(now));
       this.#lastWrite = now;
       void this.ctx.storage.setAlarm(now + SETTLE_MS);
     }
-    return toVerdict(decision, now);
+    return verdicts;
   }
 
   /**
@@ -130,14 +163,4 @@ export class RateLimiter extends DurableObject {
     }
     return { window: this.#window, ledger: this.#ledger };
   }
-}
-
-function toVerdict(decision: Decision, now: number): Verdict {
-  return {
-    allowed: decision.allowed,
-    limit: decision.limit,
-    remaining: decision.remaining,
-    resetInMs: decision.resetAt - now,
-    retryInMs: decision.retryAt - now,
-  };
 }

@@ -1,4 +1,4 @@
-import type { Verdict } from "../durable-objects/rate-limiter.ts";
+import type { Verdict } from "../limiter/index.ts";
 import type { Rule } from "../rules/load.ts";
 import type { Limit } from "../rules/schema.ts";
 

@@ -45,34 +45,34 @@ export function rateLimit(options: { classifier: Classifier }) {
       timeoutMs: config.limiterTimeoutMs,
       cacheDenials: enforce,
       algorithm: config.algorithm,
+      failMode: config.failMode,
     });
     const policy = policyHeader(rule, limit);
 
+    if (result.source === "failed" || result.source === "fallback") {
+      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: name, error: result.error, failures: counterFailures(), failMode: config.failMode, decidedBy: result.source === "fallback" ? "local-fallback" : "none" });
+    }
     if (result.source === "failed") {
-      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: name, error: result.error, failures: counterFailures(), failMode: config.failMode });
-      if (config.failMode === "closed") {
-        throw new HTTPException(503, {
-          res: problemResponse({
-            title: "Rate limiter unavailable",
-            status: 503,
-            detail: `The rate limiter for rule "${rule.name}" did not answer, and this gateway fails closed. Retry shortly.`,
-          }, { "retry-after": "1", "ratelimit-policy": policy }),
-        });
-      }
-      await next();
-      c.res.headers.set("ratelimit-policy", policy);
-      return;
+      throw new HTTPException(503, {
+        res: problemResponse({
+          title: "Rate limiter unavailable",
+          status: 503,
+          detail: `The rate limiter for rule "${rule.name}" did not answer, and this gateway fails closed. Retry shortly.`,
+        }, { "retry-after": "1", "ratelimit-policy": policy }),
+      });
     }
 
     const { verdict } = result;
     const headers: Record<string, string> = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, verdict) };
     if (config.timeScale !== 1) headers["x-tollgate-time-scale"] = String(config.timeScale);
+    // The counter object failed: this isolate's local window decided (README, "Counting").
+    if (result.source === "fallback") headers["x-tollgate-counter"] = "local-fallback";
     if (!verdict.allowed) {
       const retryAfter = ceilSeconds(verdict.retryInMs);
       // Denials answered by the deny cache are not logged: a flood would otherwise cost a log line
       // per request. The object's first denial per retry period is.
-      if (result.source === "object") {
-        log({ event: enforce ? "denied" : "shadow_denied", region: config.region, rule: rule.id, counter: name, retryAfter });
+      if (result.source !== "deny-cache") {
+        log({ event: enforce ? "denied" : "shadow_denied", region: config.region, rule: rule.id, counter: name, retryAfter, decidedBy: result.source });
       }
       if (enforce) {
         throw new HTTPException(429, {

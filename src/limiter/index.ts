@@ -3,7 +3,10 @@
  * policy that lets a Durable Object survive restarts without over-admitting.
  * No platform imports, no clock: callers pass `now` in.
  */
-export type { Decision, Limit } from "./types.ts";
+export type { Decision, Limit, Verdict } from "./types.ts";
+export { verdictOf } from "./types.ts";
+export { LocalFallback } from "./fallback.ts";
+export { DenyCache } from "./deny-cache.ts";
 export { SlidingWindow } from "./sliding-window.ts";
 export { ReservationLedger, restoreAdmissions } from "./ledger.ts";
 export type { LedgerOptions, Reservation, Snapshot } from "./ledger.ts";

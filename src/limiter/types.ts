@@ -31,3 +31,28 @@ export interface Decision {
    */
   retryAt: number;
 }
+
+/**
+ * A Decision as it travels from the counter object to the gateway: durations instead of
+ * instants, so the caller never mixes its clock with the object's.
+ */
+export interface Verdict {
+  readonly allowed: boolean;
+  readonly limit: number;
+  readonly remaining: number;
+  /** ms until the window next frees one unit (0 when the window is empty). */
+  readonly resetInMs: number;
+  /** ms until a request could be admitted (0 when there is room now). */
+  readonly retryInMs: number;
+}
+
+/** The Verdict of `decision`, made at `now`. */
+export function verdictOf(decision: Decision, now: number): Verdict {
+  return {
+    allowed: decision.allowed,
+    limit: decision.limit,
+    remaining: decision.remaining,
+    resetInMs: decision.resetAt - now,
+    retryInMs: decision.retryAt - now,
+  };
+}

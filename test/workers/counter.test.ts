@@ -176,3 +176,48 @@ describe("storage", () => {
     expect(await admitted(stub, 15)).toBe(15);
   });
 });
+
+describe("hits decided together (hitBatch)", () => {
+  it("decides n hits in order exactly as n sequential hits at the same instant would", async () => {
+    // Random schedules of (batch size, time step) against two objects on one clock: one asked in
+    // batches, one asked hit by hit. Their verdicts, in order, are the same.
+    const { default: fc } = await import("fast-check");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ count: fc.integer({ min: 1, max: 20 }), intervalMs: fc.integer({ min: 1, max: 5_000 }) }),
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 0, max: 3_000 })), { minLength: 1, maxLength: 12 }),
+        async (drawn, schedule) => {
+          const limit = { count: drawn.count, intervalMs: drawn.intervalMs };
+          const clock = { now: T0 };
+          const batched = await counterAt(clock);
+          const single = await counterAt(clock);
+          for (const [n, step] of schedule) {
+            clock.now += step;
+            const together = await batched.hitBatch({ limit, hits: n });
+            const oneByOne = [];
+            for (let i = 0; i < n; i++) oneByOne.push(await single.hit(limit));
+            expect(together).toEqual(oneByOne);
+          }
+        },
+      ),
+      { numRuns: 40, seed: 20261123 },
+    );
+  });
+
+  it("counts admissions made elsewhere (recorded) before deciding", async () => {
+    const clock = { now: T0 };
+    const stub = await counterAt(clock);
+    const recorded = Array.from({ length: 10 }, (_, i) => T0 - 1_000 + i);
+    const verdicts = await stub.hitBatch({ limit: LIMIT, hits: 8, recorded });
+    expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, true, true, false, false, false]);
+    // The oldest recorded admission frees the first unit, one interval after it was made.
+    expect(verdicts[5]).toMatchObject({ remaining: 0, retryInMs: 9_000 });
+  });
+
+  it("refuses a batch size that is not a whole number from 1", async () => {
+    const stub = await counterAt({ now: T0 });
+    await runInDurableObject(stub, (instance: RateLimiter) => {
+      for (const hits of [0, 1.5, -1, Number.NaN]) expect(() => instance.hitBatch({ limit: LIMIT, hits })).toThrow(/hits must be a whole number/);
+    });
+  });
+});

@@ -233,17 +233,45 @@ describe("counter policy", () => {
     expect(limiter.calls.hits).toBeLessThanOrEqual(15 + 50);
   });
 
-  it.each(["fail", "hang"] as const)("fails open when the object %ss, logging and counting it", async (behaviour) => {
+  it.each(["fail", "hang"] as const)("decides locally when the object %ss, saying so in a header and a log line", async (behaviour) => {
     const logs: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: unknown) => void logs.push(String(line)));
     const send = gatewayWith({ LIMITER: recordingLimiter(behaviour).namespace, LIMITER_TIMEOUT_MS: "50" });
     const res = await send("/runs/query", { method: "POST", headers: keyed(freshIdentity()) });
     expect(res.status).toBe(200);
-    expect(res.headers.get("ratelimit-policy")).toContain("runs-query-key");
-    expect(res.headers.get("ratelimit")).toBeNull();
+    expect(res.headers.get("x-tollgate-counter")).toBe("local-fallback");
+    expect(res.headers.get("ratelimit-policy")).toBe('"runs-query-key";q=15;w=10');
+    expect(res.headers.get("ratelimit")).toBe('"runs-query-key";r=14;t=10');
     const failure = logs.map((l) => JSON.parse(l)).find((l) => l.event === "counter_failure");
-    expect(failure).toMatchObject({ rule: 12, failMode: "open" });
+    expect(failure).toMatchObject({ rule: 12, failMode: "open", decidedBy: "local-fallback" });
     expect(failure.failures).toBeGreaterThan(0);
+  });
+
+  it("admits at most count of a 10x burst when the object is overloaded", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const send = gatewayWith({ LIMITER: recordingLimiter("fail").namespace });
+    const who = freshIdentity();
+    const responses: Response[] = [];
+    const statuses = await burst(150, async () => {
+      const res = await send("/runs/query", { method: "POST", headers: keyed(who) });
+      responses.push(res);
+      return res;
+    });
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 15, 429: 135 });
+    expect(new Set(responses.map((r) => r.headers.get("x-tollgate-counter")))).toEqual(new Set(["local-fallback"]));
+  });
+
+  it("hands the admissions it made alone to the object once it answers again", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const limiter = recordingLimiter("real", 10);
+    const send = gatewayWith({ LIMITER: limiter.namespace });
+    const who = freshIdentity();
+    // Ten calls fail: ten local admissions. Then the object answers, told of those ten, and admits
+    // only what is left of 15 in the window.
+    const statuses = await burst(30, () => send("/runs/query", { method: "POST", headers: keyed(who) }), 1);
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 15, 429: 15 });
+    expect(limiter.calls.recorded[10]).toHaveLength(10);
+    expect(limiter.calls.recorded.slice(11).every((r) => r.length === 0)).toBe(true);
   });
 
   it("fails closed with 503 and a problem body when configured to", async () => {

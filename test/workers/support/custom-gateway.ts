@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import type { Env } from "../../../src/env.ts";
 import { createGateway } from "../../../src/gateway/app.ts";
+import type { HitBatch } from "../../../src/durable-objects/rate-limiter.ts";
 import type { Classifier } from "../../../src/rules/classify.ts";
 
 /** The gateway app with some bindings replaced (failing upstreams, recording namespaces...). */
@@ -32,10 +33,10 @@ export function recordingUpstream() {
 /**
  * A LIMITER namespace that records jurisdictions, names and calls, then uses the real one, fails,
  * hangs, or (`allow`) admits every call without counting it, for tests about which counter a
- * request meets rather than how it is counted.
+ * request meets rather than how it is counted. `failFirst` fails that many calls, then behaves.
  */
-export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" = "real") {
-  const calls = { jurisdictions: [] as string[], names: [] as string[], hits: 0 };
+export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" = "real", failFirst = 0) {
+  const calls = { jurisdictions: [] as string[], names: [] as string[], hits: 0, recorded: [] as number[][] };
   const real = env.LIMITER;
   const namespace = {
     jurisdiction(j: string) {
@@ -46,12 +47,16 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" =
       calls.names.push(name);
       const stub = real.getByName(name);
       return {
-        hit(limit: { count: number; intervalMs: number }) {
+        hitBatch(batch: HitBatch) {
           calls.hits++;
-          if (behaviour === "fail") return Promise.reject(new Error("object exploded"));
+          calls.recorded.push([...(batch.recorded ?? [])]);
+          if (calls.hits <= failFirst || behaviour === "fail") return Promise.reject(new Error("object exploded"));
           if (behaviour === "hang") return new Promise(() => {});
-          if (behaviour === "allow") return Promise.resolve({ allowed: true, limit: limit.count, remaining: limit.count, resetInMs: 0, retryInMs: 0 });
-          return stub.hit(limit);
+          if (behaviour === "allow") {
+            const { count } = batch.limit;
+            return Promise.resolve(Array.from({ length: batch.hits }, () => ({ allowed: true, limit: count, remaining: count, resetInMs: 0, retryInMs: 0 })));
+          }
+          return stub.hitBatch(batch);
         },
       };
     },
