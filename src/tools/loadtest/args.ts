@@ -7,7 +7,7 @@ import type { PlanOptions } from "./plan.ts";
 export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--region us|eu] [--time-scale K | --target URL]
                         [--load X] [--windows N] [--min-phase S] [--budget R] [--rule-rate-cap R]
                         [--burst-factor F] [--burst-cap N] [--connections N] [--pipelining N]
-                        [--json FILE] [--report FILE] [--answers FILE] [--no-progress]
+                        [--json FILE] [--report FILE] [--answers FILE] [--wide] [--no-progress]
 
   --rules        rows of rules/hosted-api.json to test (default all)
   --region       which limits the gateway enforces (default us)
@@ -25,6 +25,8 @@ export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--regi
   --json FILE    write the full results as JSON
   --report FILE  write a self-contained HTML report with a chart per rule
   --answers FILE write every answer as JSON lines (send/receive times, status, r, Retry-After)
+  --wide         print the full summary table (rates, window, under-admission, latency: about
+                 170 columns) and the reasons unwrapped; by default the summary fits 100 columns
   --no-progress  no live progress display
 
 exit status: 0 every tested rule held, 1 a rule failed, 2 bad arguments, 3 the run could not start`;
@@ -39,6 +41,8 @@ export interface CliOptions extends Omit<PlanOptions, "varyIp" | "runId"> {
   readonly report: string | undefined;
   /** Every answer as JSON lines (for digging into a failure). */
   readonly answers: string | undefined;
+  /** The full summary table, wider than 100 columns. */
+  readonly wide: boolean;
   readonly progress: boolean;
   /** Test only (not in the usage text): run the local gateway with a deliberately broken counter. */
   readonly algorithm: LimiterAlgorithm;
@@ -81,6 +85,7 @@ const OPTIONS = {
   json: { type: "string" },
   report: { type: "string" },
   answers: { type: "string" },
+  wide: { type: "boolean" },
   "no-progress": { type: "boolean" },
   "limiter-algorithm": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -159,6 +164,7 @@ export function parseCli(argv: readonly string[], ruleIds: readonly number[]): C
     json: str("json"),
     report: str("report"),
     answers: str("answers"),
+    wide: Boolean(values.wide),
     progress: !values["no-progress"],
     algorithm,
     help: Boolean(values.help),

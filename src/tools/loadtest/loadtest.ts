@@ -6,13 +6,17 @@ import { once } from "node:events";
 import { Pool } from "undici";
 import { hostedApiClassifier, hostedApiTable } from "../../rules/hosted-api.ts";
 import type { Region } from "../../rules/schema.ts";
-import { analyzeRule, type Answer, type RuleFigures, type Series } from "./analysis.ts";
+import { analyzeRule, type RuleFigures } from "./analysis.ts";
+import type { Answer } from "./answer.ts";
 import { BadArgument } from "./args.ts";
 import { startLocalGateway, type LimiterAlgorithm, type LocalGateway } from "./gateway.ts";
 import { parsePolicy } from "./headers.ts";
+import { failsRun } from "./outcome.ts";
 import { planRun, type Plan, type PlanOptions, type RulePlan } from "./plan.ts";
 import { executePlan, type Progress } from "./runner.ts";
+import type { ChartSeries } from "./series.ts";
 import { benchmarkIp } from "./traffic.ts";
+import type { RuleJudgement } from "./verdict.ts";
 
 export interface LoadTestOptions extends Omit<PlanOptions, "varyIp" | "runId"> {
   readonly rules: readonly number[] | "all";
@@ -38,8 +42,8 @@ export interface RuleResult {
   readonly name: string;
   readonly category: string;
   readonly identity: string;
-  readonly pass: boolean;
-  readonly failures: readonly string[];
+  /** The rule's outcome with its reason, and each check's (outcome.ts, verdict.ts). */
+  readonly judgement: RuleJudgement;
   readonly request: { readonly method: string; readonly path: string };
   readonly limit: { readonly count: number; readonly intervalS: number };
   /** The interval as the gateway applied it (real ms). */
@@ -50,12 +54,13 @@ export interface RuleResult {
   /** Steady sends skipped because the client already had its cap of requests in flight. */
   readonly skippedSends: number;
   readonly figures: RuleFigures;
-  readonly series: Series;
+  readonly series: ChartSeries;
 }
 
 export interface LoadTestResult {
+  /** No rule failed or erred (each held or was unjudged). */
   readonly pass: boolean;
-  /** 0 every rule held, 1 at least one failed. */
+  /** 0 no rule failed, 1 at least one failed or erred. */
   readonly exitCode: 0 | 1;
   readonly region: Region;
   readonly timeScale: number;
@@ -174,7 +179,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     if (options.answersFile) await writeAnswers(options.answersFile, answers);
 
     const results = plan.rules.map((rp) => toRuleResult(rp, answers.get(rp.rule.id) ?? [], execution.progress));
-    const pass = results.every((r) => r.pass);
+    const pass = results.every((r) => !failsRun(r.judgement.outcome));
     return {
       pass,
       exitCode: pass ? 0 : 1,
@@ -219,9 +224,10 @@ async function writeAnswers(file: string, answers: Map<number, readonly Answer[]
 }
 
 function toRuleResult(rp: RulePlan, answers: Parameters<typeof analyzeRule>[1], progress: Progress): RuleResult {
-  const { figures, verdict, series } = analyzeRule(
+  const { figures, judgement, series } = analyzeRule(
     {
       count: rp.count,
+      intervalS: rp.intervalS,
       windowMs: rp.windowMs,
       startMs: rp.startMs,
       durationMs: rp.durationMs,
@@ -237,8 +243,7 @@ function toRuleResult(rp: RulePlan, answers: Parameters<typeof analyzeRule>[1], 
     name: rp.rule.name,
     category: rp.rule.category,
     identity: rp.rule.identity,
-    pass: verdict.pass,
-    failures: verdict.failures,
+    judgement,
     request: rp.request,
     limit: { count: rp.count, intervalS: rp.intervalS },
     windowMs: round(rp.windowMs, 3),

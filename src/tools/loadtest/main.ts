@@ -91,7 +91,7 @@ async function main(argv: readonly string[]): Promise<number> {
       },
     });
     stopDisplay();
-    console.log(renderSummary(result));
+    console.log(renderSummary(result, { wide: cli.wide }));
     for (const line of await writeOutputs(result, cli)) console.log(line);
     return result.exitCode;
   } catch (error) {

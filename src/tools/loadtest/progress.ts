@@ -5,6 +5,8 @@ import type { Plan } from "./plan.ts";
 import type { Progress, RuleProgress } from "./runner.ts";
 
 const MAX_RULE_BARS = 10;
+/** Like the summary, the live lines fit 100 columns: a 20-column bar and up to 79 of text. */
+const BAR_SIZE = 20;
 
 export interface Display {
   stop(): void;
@@ -19,12 +21,12 @@ export function startDisplay(plan: Plan, progress: Progress, stream: NodeJS.Writ
       clearOnComplete: true,
       hideCursor: tty,
       autopadding: true,
-      barsize: 24,
+      barsize: BAR_SIZE,
       etaBuffer: 50,
       noTTYOutput: !tty,
       notTTYSchedule: 10_000,
       format: (options, params, payload: Record<string, string>) => {
-        const size = options.barsize ?? 24;
+        const size = options.barsize ?? BAR_SIZE;
         const done = Math.round(params.progress * size);
         const bar = (options.barCompleteChar ?? "#").repeat(done) + (options.barIncompleteChar ?? "-").repeat(size - done);
         return payload.line ? `${bar} ${payload.line}` : bar;
@@ -51,8 +53,9 @@ export function startDisplay(plan: Plan, progress: Progress, stream: NodeJS.Writ
     const finished = progress.rules.filter((r) => elapsed >= r.endMs).length;
     main.update(Math.min(totalS, Math.floor(elapsed / 1000)), {
       line:
-        `${Math.floor(elapsed / 1000)}/${totalS} s | sent ${progress.sent} (${Math.round(rps)}/s, ${progress.inFlight} in flight) ` +
-        `admitted ${progress.admitted} denied ${progress.denied} errors ${progress.errors} | rules running ${running.length}, done ${finished}/${progress.rules.length}`,
+        // Sent is admitted + denied + errors + open; the running rules have their own bars below.
+        `${Math.floor(elapsed / 1000)}/${totalS} s ${Math.round(rps)}/s, ${progress.inFlight} open; ` +
+        `admitted ${progress.admitted} denied ${progress.denied} err ${progress.errors}; ${finished}/${progress.rules.length} rules done`,
     });
     if (!tty) return;
     for (const [id, bar] of ruleBars) {
@@ -82,5 +85,5 @@ export function startDisplay(plan: Plan, progress: Progress, stream: NodeJS.Writ
 }
 
 function ruleLine(r: RuleProgress): string {
-  return `row ${String(r.id).padStart(2)} ${r.name.padEnd(20)} sent ${r.sent} admitted ${r.admitted} denied ${r.denied}` + (r.errors ? ` errors ${r.errors}` : "");
+  return `row ${String(r.id).padStart(2)} ${r.name.padEnd(18)} sent ${r.sent} admitted ${r.admitted} denied ${r.denied}` + (r.errors ? ` errors ${r.errors}` : "");
 }

@@ -3,9 +3,10 @@
 // up to a cap of requests in flight per client (beyond it a due request is skipped and counted,
 // so the offered rate is reported as it really was).
 import { Pool } from "undici";
-import { retryPromise, type Answer } from "./analysis.ts";
+import type { Answer } from "./answer.ts";
 import { parsePolicy, parseRateLimit } from "./headers.ts";
 import type { Plan, RulePlan } from "./plan.ts";
+import { retryPromise } from "./retry.ts";
 import type { ClientIdentity } from "./traffic.ts";
 
 export interface RunnerOptions {

@@ -1,69 +1,105 @@
-// The summary printed at the end of a run: one row per rule (cli-table3), then failures and notes.
+// The summary printed at the end of a run: one table row per rule (cli-table3), then each rule's
+// verdict line with its reason, the notes and the totals. By default every line fits 100 columns;
+// `--wide` adds the rates, window, under-admission and latency columns (see report.ts for all).
 import Table from "cli-table3";
-import { formatWindow, type RetryOutcome } from "./analysis.ts";
+import { formatWindow } from "./answer.ts";
 import type { LoadTestResult, RuleResult } from "./loadtest.ts";
+import { OUTCOME_MEANINGS, OUTCOMES, tally, verdictLine, type Judgement } from "./outcome.ts";
+
+export const SUMMARY_WIDTH = 100;
+/** Longer rule names are cut to this (the longest published name is 18 characters). */
+const NAME_WIDTH = 18;
 
 const ms = (x: number | null) => (x === null ? "-" : x < 10 ? x.toFixed(1) : Math.round(x).toString());
 const rate = (x: number) => (x >= 100 ? Math.round(x).toString() : x >= 10 ? x.toFixed(1).replace(/\.0$/, "") : x.toFixed(2).replace(/\.?0+$/, ""));
+const name = (s: string) => (s.length > NAME_WIDTH ? `${s.slice(0, NAME_WIDTH - 1)}…` : s);
 
-function retryCell(retry: RetryOutcome): string {
-  switch (retry.status) {
-    case "admitted":
-      return `ok ${retry.retryAfterS} s`;
-    case "refused":
-      return `REFUSED`;
-    case "error":
-      return "error";
-    case "not-reached":
-      return "n/a";
-    case "skipped":
-      return "skip";
-  }
+interface Column {
+  readonly head: string;
+  readonly align: "left" | "right" | "center";
+  readonly cell: (r: RuleResult) => string;
+  /** Shown only with --wide. */
+  readonly wide?: boolean;
 }
 
-function row(r: RuleResult): string[] {
-  const f = r.figures;
-  return [
-    String(r.rule),
-    r.name,
-    `${r.limit.count}/${r.limit.intervalS} s`,
-    formatWindow(r.windowMs),
-    `${rate(f.offeredRate)}/${rate(f.intendedRate)}`,
-    f.limitReached ? "yes" : "no",
-    `${f.maxInWindow.admitted}/${r.limit.count}`,
-    String(f.header.exposure),
-    String(f.underAdmission.maxFreeAtDenial),
-    retryCell(f.retry),
-    `${ms(f.latency.admitted.p50)}/${ms(f.latency.admitted.p99)}`,
-    `${ms(f.latency.denied.p50)}/${ms(f.latency.denied.p99)}`,
-    String(f.errors),
-    r.pass ? "pass" : "FAIL",
+const COLUMNS: readonly Column[] = [
+  { head: "row", align: "right", cell: (r) => String(r.rule) },
+  { head: "rule", align: "left", cell: (r) => name(r.name) },
+  { head: "limit", align: "right", cell: (r) => `${r.limit.count}/${r.limit.intervalS} s` },
+  { head: "window", align: "right", cell: (r) => formatWindow(r.windowMs), wide: true },
+  { head: "offered/intended /s", align: "right", cell: (r) => `${rate(r.figures.offeredRate)}/${rate(r.figures.intendedRate)}`, wide: true },
+  { head: "reached", align: "center", cell: (r) => (r.figures.limitReached ? "yes" : "no") },
+  { head: "proven", align: "right", cell: (r) => String(r.figures.maxInWindow.admitted) },
+  { head: "header", align: "right", cell: (r) => String(r.figures.header.exposure) },
+  { head: "under", align: "right", cell: (r) => String(r.figures.underAdmission.maxFreeAtDenial), wide: true },
+  { head: "retry", align: "left", cell: (r) => r.judgement.checks.retry.outcome },
+  { head: "admit p50/p99 ms", align: "right", cell: (r) => `${ms(r.figures.latency.admitted.p50)}/${ms(r.figures.latency.admitted.p99)}`, wide: true },
+  { head: "deny p50/p99 ms", align: "right", cell: (r) => `${ms(r.figures.latency.denied.p50)}/${ms(r.figures.latency.denied.p99)}`, wide: true },
+  { head: "err", align: "right", cell: (r) => String(r.figures.errors) },
+  { head: "outcome", align: "left", cell: (r) => r.judgement.outcome },
+];
+
+/** Greedy word wrap; a line's own leading spaces are kept and continuation lines indented past them. */
+export function wrap(text: string, width: number): string[] {
+  const lead = /^ */.exec(text)![0];
+  const indent = `${lead}    `;
+  const lines: string[] = [];
+  let line = lead;
+  for (const word of text.slice(lead.length).split(" ")) {
+    if (line.trim() && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = indent + word;
+    } else line = line.trim() ? `${line} ${word}` : line + word;
+  }
+  return [...lines, line];
+}
+
+/**
+ * The rule's verdict line, then its retry client's (a word column of the table, so always with its
+ * reason), and any other check that failed without speaking for the rule.
+ */
+function verdictLines(r: RuleResult): string[] {
+  const { judgement } = r;
+  const checks: [string, Judgement][] = [
+    ["window", judgement.checks.window],
+    ["header", judgement.checks.header],
+    ["retry", judgement.checks.retry],
   ];
+  const shown = checks.filter(([label, c]) => label === "retry" || (c.outcome === "failed" && c.finding !== judgement.finding));
+  return [`row ${r.rule} ${r.name}: ${verdictLine(judgement)}`, ...shown.map(([label, c]) => `  ${label}: ${verdictLine(c)}`)];
+}
+
+export interface SummaryOptions {
+  /** Every column, and lines left unwrapped. */
+  readonly wide?: boolean;
 }
 
 /** The table and the lines under it, as printed by `npm run loadtest`. */
-export function renderSummary(result: LoadTestResult): string {
+export function renderSummary(result: LoadTestResult, options: SummaryOptions = {}): string {
+  const wide = options.wide ?? false;
+  const columns = COLUMNS.filter((c) => wide || !c.wide);
   const table = new Table({
-    head: ["row", "rule", "limit", "window", "offered/intended /s", "reached", "max in window", "header", "under", "retry", "admit p50/p99 ms", "deny p50/p99 ms", "err", "result"],
+    head: columns.map((c) => c.head),
     style: { head: [], border: [], compact: true },
-    colAligns: ["right", "left", "right", "right", "right", "center", "right", "right", "right", "left", "right", "right", "right", "left"],
+    colAligns: columns.map((c) => c.align),
   });
-  for (const r of result.rules) table.push(row(r));
+  for (const r of result.rules) table.push(columns.map((c) => c.cell(r)));
 
-  const failed = result.rules.filter((r) => !r.pass);
-  const reached = result.rules.filter((r) => r.figures.limitReached).length;
-  const lines = [
+  const outcomes = result.rules.map((r) => r.judgement.outcome);
+  const seen = OUTCOMES.filter((o) => outcomes.includes(o) || result.rules.some((r) => r.judgement.checks.retry.outcome === o));
+  const title =
     `tollgate load test: region ${result.region}, time scale ${result.timeScale}` +
-      (result.algorithm !== "sliding-window" ? `, limiter ${result.algorithm} (deliberately broken)` : "") +
-      `, ${result.gateway.kind === "local" ? "local gateway" : `target ${result.gateway.url}`}`,
-    table.toString(),
-    `max in window: most admissions proven to lie in one window (must be <= count). header: proven admissions in the gateway's window plus the r it still offered (must be <= count).`,
-    `under: most units provably free at a denial. retry: Retry-After of the probe, admitted on the first honoured retry.`,
+    (result.algorithm !== "sliding-window" ? `, limiter ${result.algorithm} (deliberately broken)` : "") +
+    `, ${result.gateway.kind === "local" ? "local gateway" : `target ${result.gateway.url}`}`;
+  const text = [
+    `proven: most admissions proven in one window (sent and answered inside it); above the limit fails.`,
+    `header: admissions proven in the gateway's window + the r it still offered; above the limit fails.`,
+    ...seen.map((o) => `${o}: ${OUTCOME_MEANINGS[o]}.`),
+    ...result.rules.flatMap(verdictLines),
     ...result.notes.map((n) => `note: ${n}`),
-    ...failed.flatMap((r) => r.failures.map((f) => `FAIL row ${r.rule} ${r.name}: ${f}`)),
-    `${result.rules.length - failed.length} of ${result.rules.length} rule(s) held; limit reached in ${reached} of ${result.rules.length}; ` +
+    `${result.rules.length} rule(s): ${tally(outcomes)}; limit reached in ${result.rules.filter((r) => r.figures.limitReached).length}; ` +
       `traffic ${result.trafficTimeS} s (planned ${result.plannedTimeS} s), wall time ${result.wallTimeS} s.`,
-    result.pass ? "PASS" : "FAIL",
   ];
-  return lines.join("\n");
+  const fit = (t: string) => (wide ? [t] : wrap(t, SUMMARY_WIDTH));
+  return [...fit(title), table.toString(), ...text.flatMap(fit), result.pass ? "PASS" : "FAIL"].join("\n");
 }

@@ -1,18 +1,27 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FixedWindow, SlidingWindow } from "../../../src/limiter/index.ts";
-import {
-  analyzeRule,
-  judgeRetry,
-  maxHeaderExposure,
-  maxProvenInWindow,
-  percentiles,
-  toleranceMs,
-  trailingSeries,
-  underAdmission,
-  type Answer,
-} from "../../../src/tools/loadtest/analysis.ts";
+import { analyzeRule, headerExposures, maxHeaderExposure, maxProvenInWindow, percentiles, underAdmission, type AnalysisInput } from "../../../src/tools/loadtest/analysis.ts";
+import { toleranceMs, type Answer } from "../../../src/tools/loadtest/answer.ts";
+import { failsRun } from "../../../src/tools/loadtest/outcome.ts";
+import { judgeRetry } from "../../../src/tools/loadtest/retry.ts";
+import { chartSeries } from "../../../src/tools/loadtest/series.ts";
 import { mulberry32, simulate, toolTraffic, type Network } from "./simulate.ts";
+
+/** The analysis input for a rule that runs from 0 for `durationMs`, its retry client not simulated. */
+const input = (count: number, windowMs: number, durationMs: number, intendedRate: number, intervalS = windowMs / 1000): AnalysisInput => ({
+  count,
+  intervalS,
+  windowMs,
+  startMs: 0,
+  durationMs,
+  steady: { offsetMs: 0, durationMs },
+  intendedRate,
+  retrySkipped: "not simulated",
+});
+
+/** The highest step of every counter's line: what the chart shows as the most proven in one window. */
+const chartPeak = (series: ReturnType<typeof chartSeries>) => Math.max(0, ...series.counters.flatMap((c) => c.proven));
 
 const span = (s: number, r: number, remaining?: number) => ({ s, r, ...(remaining === undefined ? {} : { remaining }) });
 
@@ -80,38 +89,74 @@ describe("judgeRetry", () => {
   it("passes a retry admitted after Retry-After and reports the over-wait", () => {
     const answers = [fill(0, 200), fill(0, 200), fill(1, 429), probe, { kind: "retry", identity: "r", sendMs: 1025, recvMs: 1030, status: 200 } as Answer];
     // The window (100 ms) freed by 5 + 100 = 105 ms; Retry-After sent the client back at 1025.
-    expect(judgeRetry(answers, 100)).toEqual({ status: "admitted", retryAfterS: 1, waitedMs: 1000, overWaitMs: 920 });
+    expect(judgeRetry(answers, 100)).toEqual({ outcome: "held", finding: "admitted on its first retry after Retry-After 1 s", retryAfterS: 1, waitedMs: 1000, overWaitMs: 920 });
   });
 
   it("fails a retry refused on its first honoured retry", () => {
     const answers = [fill(0, 200), probe, { kind: "retry", identity: "r", sendMs: 1025, recvMs: 1030, status: 429 } as Answer];
-    expect(judgeRetry(answers, 100)).toMatchObject({ status: "refused" });
+    expect(judgeRetry(answers, 100)).toMatchObject({ outcome: "failed", finding: "refused on its first retry after Retry-After 1 s" });
   });
 
   it("honours a refusal from the fill itself when the whole fill fitted in one window", () => {
     const refusal: Answer = { kind: "fill", identity: "r", sendMs: 1, recvMs: 9, status: 429, retryAfterS: 1 };
     const answers = [fill(0, 200), fill(0, 200), refusal, { kind: "retry", identity: "r", sendMs: 1009, recvMs: 1012, status: 200 } as Answer];
-    expect(judgeRetry(answers, 100)).toMatchObject({ status: "admitted", retryAfterS: 1, waitedMs: 1000 });
+    expect(judgeRetry(answers, 100)).toMatchObject({ outcome: "held", retryAfterS: 1, waitedMs: 1000 });
     // Spread over more than a window, a fill refusal proves nothing (an admission may have expired).
-    expect(judgeRetry(answers, 8)).toMatchObject({ status: "not-reached" });
+    expect(judgeRetry(answers, 8)).toMatchObject({ outcome: "unjudged", why: expect.stringMatching(/not answered within one window/) });
   });
 
-  it("reports a probe that was admitted as not reached", () => {
-    expect(judgeRetry([fill(0, 200), { ...probe, status: 200 }], 100)).toMatchObject({ status: "not-reached" });
+  it("leaves the client unjudged, saying why, when no probe was refused", () => {
+    expect(judgeRetry([fill(0, 200), { ...probe, status: 200 }], 100)).toEqual({
+      outcome: "unjudged",
+      finding: "no Retry-After promise to test",
+      why: "no probe was refused: the window never filled, the answers took longer than a window",
+    });
   });
 });
 
-describe("trailingSeries", () => {
-  it("counts answers in the trailing window per client", () => {
-    const answers: Answer[] = [
-      { kind: "steady", identity: "a", sendMs: 0, recvMs: 100, status: 200 },
-      { kind: "steady", identity: "a", sendMs: 0, recvMs: 200, status: 429 },
-      { kind: "burst", identity: "b", sendMs: 0, recvMs: 150, status: 200 },
-    ];
-    const series = trailingSeries(answers, 0, 1000, 500, 11);
-    expect(series.t).toEqual([0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]);
-    expect(series.lines[0]).toMatchObject({ client: "steady", admitted: [0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0], denied: [0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0] });
-    expect(series.lines[1]!.admitted).toEqual([0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0]);
+describe("chartSeries", () => {
+  const ok = (sendMs: number, recvMs: number, identity = "a", kind: Answer["kind"] = "steady"): Answer => ({ kind, identity, sendMs, recvMs, status: 200 });
+
+  it("plots, per window end, the admissions proven inside that window, per counter", () => {
+    // Window 100 ms (span 94.9): the three answers all lie in the windows ending from 65.1 to 100 ms
+    // (a window [x - 100, x) holds an answer sent at or after x - 100 and received before x - 5.1).
+    const answers = [ok(0, 10), ok(20, 30), ok(50, 60), ok(500, 510, "b", "burst")];
+    const s = chartSeries(answers, [], 0, 1000, 100, 10);
+    expect(s.t).toEqual([0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]);
+    expect(s.counters).toEqual([
+      { counter: "a", clients: ["steady"], proven: [3, 3, 0, 0, 0, 0, 0, 0, 0, 0] },
+      { counter: "b", clients: ["burst"], proven: [0, 0, 0, 0, 0, 1, 1, 0, 0, 0] },
+    ]);
+    expect(s.hidden.every((n) => n === 0)).toBe(true);
+    expect(s.denied).toEqual([]);
+  });
+
+  it("finds a step's highest value between samples: a window only one instant holds", () => {
+    // Both fit only in windows starting at exactly 0 (the second answer arrives at 94.8, just inside).
+    const s = chartSeries([ok(0, 1), ok(0.1, 94.8)], [], 0, 1000, 100, 10);
+    expect(Math.max(...s.counters[0]!.proven)).toBe(2);
+  });
+
+  it("marks the windows an admission slower than a window may lie in, and counts it in none", () => {
+    const s = chartSeries([ok(200, 450), ok(600, 620)], [], 0, 1000, 100, 10);
+    // [200, 450] could be decided in any window ending in (200, 550]: steps 0.2 to 0.5.
+    expect(s.hidden).toEqual([0, 0, 1, 1, 1, 1, 0, 0, 0, 0]);
+    expect(s).toMatchObject({ hiddenTotal: 1, hiddenMaxLatencyMs: 250 });
+    expect(chartPeak(s)).toBe(1);
+  });
+
+  it("puts denials on their own series, per client, by receipt in the trailing window", () => {
+    const denied = (recvMs: number, kind: Answer["kind"]): Answer => ({ kind, identity: kind, sendMs: recvMs - 5, recvMs, status: 429 });
+    const s = chartSeries([denied(120, "steady"), denied(150, "steady"), denied(130, "fill")], [], 0, 1000, 100, 10);
+    expect(s.denied).toEqual([
+      { client: "steady", values: [0, 2, 2, 0, 0, 0, 0, 0, 0, 0] },
+      { client: "retry", values: [0, 1, 1, 0, 0, 0, 0, 0, 0, 0] },
+    ]);
+  });
+
+  it("spans every window the verdict looked at, even when answers come late", () => {
+    const s = chartSeries([ok(900, 1400)], [], 0, 1000, 100, 10);
+    expect(s.t.at(-1)).toBe(1.4);
   });
 });
 
@@ -150,8 +195,14 @@ describe("a correct sliding window is never flagged", () => {
           const limiter = new SlidingWindow({ count, intervalMs: Math.max(1, Math.round(windowMs)) });
           const answers = simulate(limiter, sends.sort((a, b) => a.sendMs - b.sendMs), network(net));
           const adm = answers.filter((a) => a.status === 200).map((a) => ({ s: a.sendMs, r: a.recvMs, remaining: a.remaining }));
-          expect(maxProvenInWindow(adm, windowMs).admitted).toBeLessThanOrEqual(count);
+          const proven = maxProvenInWindow(adm, windowMs).admitted;
+          expect(proven).toBeLessThanOrEqual(count);
           expect(maxHeaderExposure(adm, windowMs).exposure).toBeLessThanOrEqual(count);
+          // The chart plots exactly what the verdict saw: its highest step is the verdict's figure.
+          const points = headerExposures(adm, windowMs).map((h) => ({ sendMs: h.atMs, exposure: h.exposure }));
+          const series = chartSeries(answers, points, 0, t + 1, windowMs, 37);
+          expect(chartPeak(series)).toBe(proven);
+          expect(Math.max(0, ...series.header.map((h) => h ?? 0))).toBeLessThanOrEqual(count);
         },
       ),
       { numRuns: 400 },
@@ -168,14 +219,15 @@ describe("a correct sliding window is never flagged", () => {
       ...simulate(new SlidingWindow({ count, intervalMs: 167 }), steady, net, "steady"),
       ...simulate(new SlidingWindow({ count, intervalMs: 167 }), burst, net, "burst"),
     ];
-    const { verdict, figures } = analyzeRule(
-      { count, windowMs, startMs: 0, durationMs: 6000, steady: { offsetMs: 0, durationMs: 6000 }, intendedRate: 180, retrySkipped: "not simulated" },
-      answers,
-    );
-    expect(verdict).toEqual({ pass: true, failures: [] });
+    const { judgement, figures, series } = analyzeRule(input(count, windowMs, 6000, 180, 10), answers);
+    expect(judgement).toMatchObject({ outcome: "held", finding: "at most 15 admitted in any 10 s window, limit 15" });
+    expect(judgement.checks).toMatchObject({ window: { outcome: "held" }, header: { outcome: "held" }, retry: { outcome: "skipped", why: "not simulated" } });
     expect(figures.limitReached).toBe(true);
-    expect(figures.maxInWindow.admitted).toBeGreaterThan(count / 2);
+    expect(figures.maxInWindow.admitted).toBe(count);
     expect(figures.steadyUtilization).toBeGreaterThan(0.8);
+    // Held: the chart reaches the limit and never crosses it.
+    expect(chartPeak(series)).toBe(count);
+    expect(series.hiddenTotal).toBe(0);
   });
 });
 
@@ -222,28 +274,80 @@ describe("a fixed-window counter is caught", () => {
       ...simulate(new FixedWindow({ count, intervalMs: windowMs }), steady, net, "steady"),
       ...simulate(new FixedWindow({ count, intervalMs: windowMs }), burst, net, "burst"),
     ];
-    const { verdict, figures } = analyzeRule(
-      { count, windowMs, startMs: 0, durationMs: 6000, steady: { offsetMs: 0, durationMs: 6000 }, intendedRate: 30, retrySkipped: "not simulated" },
-      answers,
-    );
-    expect(verdict.pass).toBe(false);
+    const { judgement, figures, series } = analyzeRule(input(count, windowMs, 6000, 30, 60), answers);
+    expect(judgement.outcome).toBe("failed");
     expect(figures.maxInWindow.admitted).toBeGreaterThan(count);
-    expect(verdict.failures.join("\n")).toMatch(/admitted within one window of 1 s \(limit 15\)/);
-    expect(verdict.failures.join("\n")).toMatch(/lost count of its window/);
+    expect(judgement.finding).toBe(`${figures.maxInWindow.admitted} admitted in one 60 s window, limit 15`);
+    // Both ends of the window it found, in seconds since the rule started, as the chart marks it.
+    const at = (ms: number) => `${Math.round(ms / 10) / 100} s`;
+    const { admitted, atMs } = figures.maxInWindow;
+    expect(judgement.why).toBe(`all ${admitted} were sent and answered between ${at(atMs)} and ${at(atMs + windowMs)}`);
+    expect(judgement.checks.header).toMatchObject({ outcome: "failed", why: expect.stringMatching(/lost count of admissions still in its window/) });
+    // The chart shows the violation the verdict reports, at the same height.
+    expect(chartPeak(series)).toBe(figures.maxInWindow.admitted);
+  });
+});
+
+describe("the window check's words, with their reasons", () => {
+  const run = (count: number, rate: number, latency: () => number) => {
+    const random = mulberry32(5);
+    const windowMs = 10_000 / 60;
+    const { steady, burst } = toolTraffic({ windowMs, count, rate, durationMs: 6000, burstSize: Math.min(2 * count, 200), bursts: 5, random });
+    const net: Network = { toGateway: latency, fromGateway: latency, clockOffsetMs: 77 };
+    const answers = [...simulate(new SlidingWindow({ count, intervalMs: 167 }), steady, net, "steady"), ...simulate(new SlidingWindow({ count, intervalMs: 167 }), burst, net, "burst")];
+    return analyzeRule(input(count, windowMs, 6000, (2 * count) / (windowMs / 1000), 10), answers);
+  };
+
+  it("held, saying how many admissions were too slow to place when some were", () => {
+    const a = (sendMs: number, recvMs: number, status = 200): Answer => ({ kind: "steady", identity: "a", sendMs, recvMs, status, remaining: 0 });
+    const answers = [a(0, 10), a(2000, 3500), a(5000, 5010, 429)];
+    const { judgement, series } = analyzeRule(input(1, 1000, 6000, 2), answers);
+    expect(judgement).toEqual(
+      expect.objectContaining({
+        outcome: "held",
+        finding: "at most 1 admitted in any 1 s window, limit 1",
+        why: "a window was proven full and none held more, though 1 of 2 admissions took 994 ms or longer to answer and fit no window (shaded on the chart)",
+      }),
+    );
+    expect(series.hiddenTotal).toBe(1);
+    expect(analyzeRule(input(1, 1000, 6000, 2), [a(0, 10), a(5000, 5010, 429)]).judgement.why).toBeUndefined();
+  });
+
+  it("when the limit was out of reach: held would claim what was never tested", () => {
+    const { judgement, figures } = run(6000, 200, () => 3);
+    expect(figures.limitReached).toBe(false);
+    expect(judgement).toMatchObject({
+      outcome: "unjudged",
+      finding: `at most ${figures.maxInWindow.admitted} admitted in any 10 s window, limit 6000`,
+      why: "the limit was never reached: the gateway refused nothing (the steady client offered 200/s of the 72000/s asked)",
+    });
+    expect(failsRun(judgement.outcome)).toBe(false);
+  });
+
+  it("when answers slower than a window hide admissions: the chart marks where, never crossing the limit", () => {
+    const random = mulberry32(9);
+    const { judgement, figures, series } = run(15, 180, () => (random() < 0.4 ? 100 + random() * 900 : 30 + random() * 50));
+    expect(figures.limitReached).toBe(true);
+    expect(judgement.outcome).toBe("unjudged");
+    expect(judgement.finding).toMatch(/^at most \d+ admitted in any provable 10 s window, limit 15$/);
+    expect(judgement.why).toMatch(new RegExp(`^the gateway refused requests, but ${series.hiddenTotal} of ${figures.admitted} admissions took 162 ms or longer to answer`));
+    expect(series.hidden.some((n) => n > 0)).toBe(true);
+    expect(chartPeak(series)).toBe(figures.maxInWindow.admitted);
+    expect(chartPeak(series)).toBeLessThan(15);
   });
 });
 
 describe("errors", () => {
-  it("fail the rule and are listed by kind", () => {
+  it("make the rule's outcome an error (exit 1), listed by kind", () => {
     const answers: Answer[] = [
       { kind: "steady", identity: "a", sendMs: 0, recvMs: 5, status: 200, remaining: 1 },
       { kind: "steady", identity: "a", sendMs: 10, recvMs: 15, status: 0, error: "network: ECONNRESET" },
       { kind: "steady", identity: "a", sendMs: 20, recvMs: 25, status: 500, error: "status 500" },
     ];
-    const { verdict, figures } = analyzeRule({ count: 2, windowMs: 1000, startMs: 0, durationMs: 1000, steady: { offsetMs: 0, durationMs: 1000 }, intendedRate: 4 }, answers);
+    const { judgement, figures } = analyzeRule(input(2, 1000, 1000, 4), answers);
     expect(figures.errors).toBe(2);
-    expect(verdict.pass).toBe(false);
-    expect(verdict.failures.at(-1)).toMatch(/2 error\(s\): .*ECONNRESET x1/);
+    expect(judgement).toMatchObject({ outcome: "error", finding: "2 answer(s) were no decision of the limit", why: expect.stringMatching(/ECONNRESET x1/) });
+    expect(failsRun(judgement.outcome)).toBe(true);
   });
 
   it("the tolerance grows with the window (clock rate drift)", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BadArgument, DEFAULTS, parseCli, parseRuleList } from "../../../src/tools/loadtest/args.ts";
+import { BadArgument, DEFAULTS, parseCli, parseRuleList, USAGE } from "../../../src/tools/loadtest/args.ts";
 
 const ids = Array.from({ length: 29 }, (_, i) => i + 1);
 const parse = (...argv: string[]) => parseCli(argv, ids);
@@ -19,8 +19,16 @@ describe("parseCli", () => {
       windows: DEFAULTS.windows,
       budget: DEFAULTS.budget,
       progress: true,
+      wide: false,
       algorithm: "sliding-window",
     });
+  });
+
+  it("reads --wide, the summary table past 100 columns, and documents it", () => {
+    expect(parse("--wide").wide).toBe(true);
+    refuses(["--wide=yes"], "--wide");
+    expect(USAGE).toContain("[--wide]");
+    expect(USAGE).toMatch(/^ {2}--wide {9}print the full summary table/m);
   });
 
   it("reads the documented options", () => {

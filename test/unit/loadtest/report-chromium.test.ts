@@ -1,12 +1,16 @@
-// Opens a report in headless Chromium (Debian's, driven by playwright-core) and checks that every
-// chart renders: a Chart.js instance per canvas, painted pixels, no console errors, no requests.
+// Opens a report of the canned (simulated, machine-independent) run in headless Chromium (Debian's,
+// driven by playwright-core), screenshots it, and checks what a person would look at: every card
+// opens with its verdict line; every chart painted; a held rule's lines reach the limit and never
+// cross it, a failed rule's do (drawn red), and the slow rule's blind windows are shaded. No console
+// errors, no requests. Set LOADTEST_SCREENSHOTS=dir to keep the screenshots.
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { formatWindow } from "../../../src/tools/loadtest/answer.ts";
 import { renderReport } from "../../../src/tools/loadtest/report.ts";
 import { cannedResult } from "./fixtures.ts";
 
@@ -21,6 +25,10 @@ const CHROMIUM_ARGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
+const WIDTH = 1280;
+/** Colours the page's script draws with (report-charts.ts): a step above the limit, and blind windows. */
+const ABOVE_LIMIT = [208, 2, 27] as const;
+const BLIND = [240, 173, 40] as const;
 
 interface PageCanvas {
   id: string;
@@ -28,23 +36,38 @@ interface PageCanvas {
   height: number;
   getContext(kind: "2d"): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
 }
+interface PageChart {
+  /** CSS pixels, like chartArea (the canvas itself is in device pixels). */
+  width: number;
+  chartArea: { left: number; top: number; right: number; bottom: number };
+  data: { datasets: { label: string; data: ({ x: number; y: number } | null)[] }[] };
+  options: { plugins: { marker?: { label: string } } };
+}
 interface PageGlobals {
   document: { querySelectorAll(selector: "canvas"): ArrayLike<PageCanvas> & Iterable<PageCanvas> };
-  Chart: { getChart(canvas: PageCanvas): { data: { datasets: unknown[] } } | undefined };
+  Chart: { getChart(canvas: PageCanvas): PageChart | undefined };
+}
+
+/** Width and height from a PNG's IHDR chunk, after checking its signature. */
+function pngSize(png: Buffer): { width: number; height: number } {
+  expect(png.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
 describe("the HTML report in Chromium", () => {
-  it.skipIf(!existsSync(CHROMIUM))("renders every chart with no console error and no network", { timeout: 60_000 }, async () => {
+  it.skipIf(!existsSync(CHROMIUM))("shows each verdict line and its charts, held lines never above the limit", { timeout: 60_000 }, async () => {
     const { chromium } = await import("playwright-core");
     const chartJs = await readFile(join(dirname(createRequire(import.meta.url).resolve("chart.js")), "chart.umd.min.js"), "utf8");
     const dir = await mkdtemp(join(tmpdir(), "loadtest-report-"));
+    const shots = process.env.LOADTEST_SCREENSHOTS ?? dir;
+    await mkdir(shots, { recursive: true });
     const file = join(dir, "report.html");
     const result = cannedResult();
     await writeFile(file, renderReport(result, chartJs));
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const page = await browser.newPage({ viewport: { width: WIDTH, height: 900 } });
       const problems: string[] = [];
       page.on("console", (m) => {
         if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
@@ -56,36 +79,98 @@ describe("the HTML report in Chromium", () => {
       });
 
       await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
-      await page.waitForFunction(`document.body.getAttribute("data-charts") !== "0"`, undefined, { timeout: 15_000 });
+      await page.waitForFunction(`document.body.getAttribute("data-charts") === "${2 * result.rules.length}"`, undefined, { timeout: 15_000 });
 
-      const charts = await page.evaluate(() => {
-        // This runs in the page; the Node-side type check has no DOM library, hence the local types.
-        const { document, Chart } = globalThis as unknown as PageGlobals;
-        return [...document.querySelectorAll("canvas")].map((canvas) => {
-          const chart = Chart.getChart(canvas);
-          const ctx = canvas.getContext("2d")!;
-          const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
-          let painted = 0;
-          const colours = new Set<string>();
-          for (let i = 0; i < data.length; i += 4) {
-            if (data[i + 3]! > 0) {
+      // The screenshots a person looks at: the whole page, and each card.
+      const full = await page.screenshot({ path: join(shots, "report.png"), fullPage: true });
+      expect(pngSize(full).width).toBe(WIDTH);
+      expect(pngSize(full).height).toBeGreaterThan(900 * result.rules.length * 0.6);
+
+      for (const r of result.rules) {
+        const card = page.locator(`#rule-${r.rule}`);
+        const shot = pngSize(await card.screenshot({ path: join(shots, `rule-${r.rule}.png`) }));
+        expect(shot.width).toBeGreaterThan(WIDTH * 0.8);
+        expect(shot.height).toBeGreaterThan(400);
+        // The card opens with its verdict line: visible, above both charts, word included.
+        const verdict = card.locator(".verdict-line");
+        expect(await verdict.textContent()).toBe(`${r.judgement.finding}: ${r.judgement.outcome}`);
+        const [lineBox, chartBox, denialsBox] = await Promise.all([verdict.boundingBox(), card.locator("canvas").first().boundingBox(), card.locator("canvas").last().boundingBox()]);
+        expect(lineBox!.height).toBeGreaterThan(10);
+        expect(lineBox!.y).toBeLessThan(chartBox!.y);
+        expect(chartBox!.y).toBeLessThan(denialsBox!.y);
+        if (r.judgement.why) expect(await card.locator(".why").textContent()).toBe(`because ${r.judgement.why}`);
+      }
+
+      const charts = await page.evaluate(
+        ([above, blind]) => {
+          // This runs in the page; the Node-side type check has no DOM library, hence the local types.
+          const { document, Chart } = globalThis as unknown as PageGlobals;
+          return [...document.querySelectorAll("canvas")].map((canvas) => {
+            const chart = Chart.getChart(canvas);
+            const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
+            let painted = 0;
+            let red = 0;
+            let shaded = 0;
+            // Lines and shading are judged inside the plot area only: the legend repeats their colours.
+            const area = chart?.chartArea ?? { left: 0, top: 0, right: 0, bottom: 0 };
+            const scale = chart ? canvas.width / chart.width : 1;
+            const inside = (i: number) => {
+              const x = (i / 4) % canvas.width;
+              const y = Math.floor(i / 4 / canvas.width);
+              return x >= area.left * scale && x < area.right * scale && y >= area.top * scale && y < area.bottom * scale;
+            };
+            const colours = new Set<string>();
+            // Translucent pixels come back un-premultiplied, a unit or two off.
+            const near = (i: number, rgb: readonly number[]) => rgb.every((v, k) => Math.abs(data[i + k]! - v) <= 3);
+            for (let i = 0; i < data.length; i += 4) {
+              if (data[i + 3]! === 0) continue;
               painted++;
               if (painted % 7 === 0) colours.add(`${data[i]},${data[i + 1]},${data[i + 2]}`);
+              if (!inside(i)) continue;
+              if (near(i, above) && data[i + 3]! === 255) red++;
+              if (near(i, blind) && data[i + 3]! < 128) shaded++;
             }
-          }
-          return { id: canvas.id, chart: Boolean(chart), datasets: chart?.data.datasets.length ?? 0, width: canvas.width, height: canvas.height, painted, colours: colours.size };
-        });
-      });
+            const proven = (chart?.data.datasets ?? []).filter((d) => d.label.startsWith("proven in one window"));
+            return {
+              id: canvas.id,
+              chart: Boolean(chart),
+              labels: (chart?.data.datasets ?? []).map((d) => d.label),
+              provenPeak: Math.max(0, ...proven.flatMap((d) => d.data.map((p) => p?.y ?? 0))),
+              marker: chart?.options.plugins.marker?.label ?? "",
+              width: canvas.width,
+              height: canvas.height,
+              painted,
+              colours: colours.size,
+              red,
+              shaded,
+            };
+          });
+        },
+        [ABOVE_LIMIT, BLIND] as const,
+      );
 
-      expect(charts.map((c) => c.id)).toEqual(result.rules.map((r) => `chart-${r.rule}`));
+      expect(charts.map((c) => c.id)).toEqual(result.rules.flatMap((r) => [`chart-${r.rule}`, `denials-${r.rule}`]));
       for (const c of charts) {
-        expect(c.chart).toBe(true);
-        expect(c.datasets).toBe(6); // steady/burst x admitted/denied, the limit, the proven window
-        expect(c.width).toBeGreaterThan(300);
-        expect(c.height).toBeGreaterThan(200);
-        // Axes, grid, legend and lines: far more than a blank canvas, in several colours.
-        expect(c.painted).toBeGreaterThan(5_000);
-        expect(c.colours).toBeGreaterThan(4);
+        expect(c.chart, c.id).toBe(true);
+        expect(c.width, c.id).toBeGreaterThan(300);
+        // Axes, grid, legend and lines: far more than a blank canvas, in several colours (a denial
+        // panel with nothing denied still draws its axes, grid and title).
+        expect(c.painted, c.id).toBeGreaterThan(c.id.startsWith("chart-") ? 5_000 : 1_500);
+        expect(c.colours, c.id).toBeGreaterThan(3);
+      }
+      for (const r of result.rules) {
+        const main = charts.find((c) => c.id === `chart-${r.rule}`)!;
+        const { count } = r.limit;
+        expect(main.labels).toContain(`limit: ${count} per ${r.limit.intervalS} s window (${formatWindow(r.windowMs)} here)`);
+        expect(main.labels.filter((l) => l.startsWith("proven in one window"))).toHaveLength(r.series.counters.length);
+        // The chart's highest step is the verdict's figure, and the marker names it.
+        expect(main.provenPeak, `row ${r.rule}`).toBe(r.figures.maxInWindow.admitted);
+        expect(main.marker).toMatch(new RegExp(`^most proven: ${r.figures.maxInWindow.admitted} of ${count}\\b`));
+        if (r.judgement.outcome === "held") expect(main.provenPeak).toBe(count);
+        if (r.judgement.outcome === "failed") expect(main.provenPeak).toBeGreaterThan(count);
+        // Red only where a step crosses the limit; shading only where a slow admission hides.
+        expect(main.red > 0, `row ${r.rule} red steps`).toBe(main.provenPeak > count);
+        expect(main.shaded > 0, `row ${r.rule} shading`).toBe(r.series.hiddenTotal > 0);
       }
       expect(problems).toEqual([]);
       expect(requests).toEqual([]);

@@ -2,33 +2,99 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
+import type { LoadTestResult } from "../../../src/tools/loadtest/loadtest.ts";
+import { describeOutcome, OUTCOMES, verdictLine } from "../../../src/tools/loadtest/outcome.ts";
+import { blindStretches, chartData } from "../../../src/tools/loadtest/report-charts.ts";
 import { inlineableScript, renderReport } from "../../../src/tools/loadtest/report.ts";
-import { renderSummary } from "../../../src/tools/loadtest/summary.ts";
+import { renderSummary, SUMMARY_WIDTH } from "../../../src/tools/loadtest/summary.ts";
 import { cannedResult } from "./fixtures.ts";
 
 const chartJs = () => readFile(join(dirname(createRequire(import.meta.url).resolve("chart.js")), "chart.umd.min.js"), "utf8");
 
+/** The summary with wrapped lines joined again. */
+const unwrap = (text: string) => text.replace(/\n {4,}/g, " ");
+
+/** The canned run stretched to the widest table this rule table can give: every row, the longest names, large figures. */
+function widestResult(): LoadTestResult {
+  const result = cannedResult();
+  const template = result.rules[1]!; // the failed one: every word and figure present
+  const rules = hostedApiTable.rules.map((rule) => ({
+    ...template,
+    rule: rule.id,
+    name: rule.name,
+    limit: { count: rule.limits.us.count, intervalS: rule.limits.us.interval },
+    figures: { ...template.figures, errors: 99_999, maxInWindow: { admitted: 123_456, atMs: 0 }, header: { ...template.figures.header, exposure: 123_456 } },
+  }));
+  return { ...result, gateway: { kind: "target", url: "https://tollgate-us.example.com/with/a/rather/long/base/path/that/goes/on/" }, rules };
+}
+
 describe("canned results", () => {
-  it("come out as a pass, a caught fixed window, and a limit out of reach", () => {
+  it("come out as every outcome the analysis reaches without a broken network", () => {
     const result = cannedResult();
-    expect(result.rules.map((r) => [r.rule, r.pass, r.figures.limitReached])).toEqual([
-      [12, true, true],
-      [5, false, true],
-      [11, true, false],
+    expect(result.rules.map((r) => [r.rule, r.judgement.outcome, r.judgement.checks.retry.outcome, r.figures.limitReached])).toEqual([
+      [12, "held", "held", true],
+      [5, "failed", "skipped", true],
+      [11, "unjudged", "skipped", false],
+      [13, "unjudged", "skipped", true],
     ]);
+    expect(result.rules.find((r) => r.rule === 13)!.series.hiddenTotal).toBeGreaterThan(0);
   });
 });
 
 describe("renderSummary", () => {
-  it("prints a row per rule with its verdict, the failures and the totals", () => {
-    const text = renderSummary(cannedResult());
-    expect(text).toMatch(/│\s+12 │ runs-query-key\s+│\s+15\/10 s │\s+167 ms │.*│ pass\s+│/);
-    expect(text).toMatch(/│\s+5 │ repos-key .*│ FAIL\s+│/);
-    expect(text).toMatch(/FAIL row 5 repos-key: \d+ requests admitted within one window of 1 s \(limit 100\)/);
-    expect(text).toContain("2 of 3 rule(s) held; limit reached in 2 of 3");
+  it("prints a row per rule with its words, each rule's verdict line with its reason, and the totals", () => {
+    const text = unwrap(renderSummary(cannedResult()));
+    expect(text).toMatch(/│\s+12 │ runs-query-key\s+│\s+15\/10 s │\s+yes\s+│\s+15 │\s+15 │ held\s+│\s+0 │ held\s+│/);
+    expect(text).toMatch(/│\s+5 │ repos-key .*│ skipped\s+│\s+0 │ failed\s+│/);
+    expect(text).toContain("row 12 runs-query-key: at most 15 admitted in any 10 s window, limit 15: held\n");
+    expect(text).toContain("  retry: admitted on its first retry after Retry-After 1 s: held\n");
+    expect(text).toMatch(/row 5 repos-key: \d+ admitted in one 60 s window, limit 100: failed, because all \d+ were sent and answered between [\d.]+ s and [\d.]+ s\n/);
+    expect(text).toMatch(/row 11 runs-multipart-key: at most \d+ admitted in any 10 s window, limit 6000: unjudged, because the limit was never reached/);
+    expect(text).toContain("  retry: not run: skipped, because not simulated in this canned run");
+    expect(text).toContain("4 rule(s): 1 held, 1 failed, 2 unjudged; limit reached in 3");
     expect(text.trim().split("\n").at(-1)).toBe("FAIL");
     // No colour codes: the output is pasted into docs and CI logs.
     expect(text).not.toMatch(/\u001b\[/);
+  });
+
+  it(`fits ${SUMMARY_WIDTH} columns, even for every row of the table with large figures and a long target`, () => {
+    for (const result of [cannedResult(), widestResult()]) {
+      const long = renderSummary(result).split("\n").filter((line) => [...line].length > SUMMARY_WIDTH);
+      expect(long).toEqual([]);
+    }
+  });
+
+  it("with --wide, adds the rates, window, under-admission and latency columns", () => {
+    const text = renderSummary(cannedResult(), { wide: true });
+    expect(text).toMatch(/│ row │ rule\s+│\s+limit │ window │ offered\/intended \/s │ reached │ proven │ header │ under │ retry\s+│ admit p50\/p99 ms │ deny p50\/p99 ms │ err │ outcome\s+│/);
+    expect(Math.max(...text.split("\n").map((l) => l.length))).toBeGreaterThan(SUMMARY_WIDTH);
+    expect(renderSummary(cannedResult())).not.toMatch(/offered\/intended|p50\/p99/);
+  });
+});
+
+describe("one word per outcome", () => {
+  it("is the same in the terminal, the JSON and the HTML, always with its reason", () => {
+    const result = cannedResult();
+    const text = renderSummary(result);
+    const json = JSON.parse(JSON.stringify(result)) as LoadTestResult;
+    const html = renderReport(result, "/* Chart.js */");
+    for (const r of json.rules) {
+      const { word, reason } = describeOutcome(r.judgement);
+      expect(OUTCOMES).toContain(word);
+      expect(reason.length).toBeGreaterThan(10);
+      const row = text.split("\n").find((l) => new RegExp(`^│\\s+${r.rule} │`).test(l))!;
+      expect(row.trim().split(/\s*│\s*/).at(-2)).toBe(word);
+      expect(row).toContain(` ${r.judgement.checks.retry.outcome} `);
+      // The verdict line, wrapped, in the terminal; as the card's first line in the HTML.
+      expect(unwrap(text)).toContain(`row ${r.rule} ${r.name}: ${verdictLine(r.judgement)}`);
+      expect(html).toContain(`<section class="rule ${word}" id="rule-${r.rule}" data-outcome="${word}">`);
+      for (const check of Object.values(r.judgement.checks)) expect(OUTCOMES).toContain(check.outcome);
+    }
+    // The words that used to name one outcome twice ("n/a" and "not-reached"), or a pass without a reason, are gone.
+    for (const old of ["n/a", "not-reached", "not tested:", ">pass<", "│ pass", "│ skip "]) {
+      expect((text + html).includes(old), old).toBe(false);
+    }
   });
 });
 
@@ -38,8 +104,29 @@ describe("renderReport", () => {
     expect(html).toContain("Chart.js v4.6.1");
     expect(html).not.toMatch(/sourceMappingURL/);
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=["']?https?:/i);
-    expect(html.match(/<canvas /g)).toHaveLength(3);
-    expect(html).toContain('id="chart-5"');
+    // Two panels per rule: what the verdict is computed from, and the denials on their own scale.
+    expect(html.match(/<canvas id="chart-/g)).toHaveLength(4);
+    expect(html.match(/<canvas id="denials-/g)).toHaveLength(4);
+  });
+
+  it("opens each card with the verdict line, the reason under it", async () => {
+    const html = renderReport(cannedResult(), "/* chart */");
+    expect(html).toContain(`<p class="verdict-line">at most 15 admitted in any 10 s window, limit 15: <span class="word held"`);
+    expect(html).toMatch(/<p class="verdict-line">at most \d+ admitted in any provable 10 s window, limit 15: <span class="word unjudged"[^>]*>unjudged<\/span><\/p>\s*<p class="why">because the gateway refused requests, but \d+ of \d+ admissions took 162 ms or longer to answer/);
+    // Row 13's slow answers: the caption says where the check is blind and why.
+    expect(html).toMatch(/Shaded:<\/span> \d+ admission\(s\) took a window or more to answer/);
+  });
+
+  it("embeds, per rule, the proven series the verdict is computed from, and where windows are blind", () => {
+    const result = cannedResult();
+    for (const [r, d] of result.rules.map((r, i) => [r, chartData(result)[i]!] as const)) {
+      const peak = Math.max(0, ...d.counters.flatMap((c) => c.proven));
+      expect(peak).toBe(r.figures.maxInWindow.admitted);
+      if (r.judgement.outcome === "held") expect(peak).toBe(r.limit.count);
+      expect(d.marker).toMatchObject({ y: r.figures.maxInWindow.admitted });
+      expect(d.blind.length > 0).toBe(r.series.hiddenTotal > 0);
+    }
+    expect(blindStretches([0, 1, 2, 3, 4], [0, 2, 1, 0])).toEqual([[1, 3]]);
   });
 
   it("escapes text and keeps the embedded data inert", async () => {
