@@ -1,5 +1,5 @@
 // Pure: command-line arguments to load-test options. Every refusal names the bad option.
-import { parseArgs } from "node:util";
+import { BadArgument, parseOptions } from "../cli.ts";
 import { REGIONS, type Region } from "../../rules/schema.ts";
 import type { LimiterAlgorithm } from "./gateway.ts";
 import type { PlanOptions } from "./plan.ts";
@@ -29,7 +29,13 @@ export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--regi
                  170 columns) and the reasons unwrapped; by default the summary fits 100 columns
   --no-progress  no live progress display
 
-exit status: 0 every tested rule held, 1 a rule failed, 2 bad arguments, 3 the run could not start`;
+examples:
+  npm run loadtest -- --rules 12,28 --time-scale 10 --report report.html
+  npm run loadtest -- --rules all --region eu --time-scale 60 --json results.json
+  npm run loadtest -- --rules 28 --target http://127.0.0.1:8787
+
+exit status: 0 no rule failed (each held or unjudged), 1 a rule failed or erred, 2 bad arguments,
+3 the run could not start`;
 
 /** The plan's own options (less what the run decides itself), plus what only the command has. */
 export interface CliOptions extends Omit<PlanOptions, "varyIp" | "runId"> {
@@ -63,10 +69,7 @@ export const DEFAULTS = {
   pipelining: 1,
 } as const;
 
-/** A refused argument; the message starts with the option's name. */
-export class BadArgument extends Error {
-  override name = "BadArgument";
-}
+export { BadArgument };
 
 const OPTIONS = {
   rules: { type: "string" },
@@ -96,14 +99,8 @@ const OPTIONS = {
  * @throws BadArgument naming the option
  */
 export function parseCli(argv: readonly string[], ruleIds: readonly number[]): CliOptions {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    const parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false, strict: true });
-    values = parsed.values;
-  } catch (error) {
-    // node:util names the option in its message: "Unknown option '--foo'", "Option '--load <value>' argument missing".
-    throw new BadArgument((error as Error).message.split("\n")[0]!);
-  }
+  // node:util names the option in its message: "Unknown option '--foo'", "Option '--load <value>' argument missing".
+  const values: Record<string, string | boolean | undefined> = parseOptions(argv, OPTIONS).values;
   const str = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
 
   const number = (name: keyof typeof OPTIONS, fallback: number, check: { integer?: boolean; min?: number; max?: number; above?: number } = {}) => {

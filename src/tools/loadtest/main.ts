@@ -8,6 +8,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { hostedApiTable } from "../../rules/hosted-api.ts";
+import { refusal } from "../cli.ts";
 import { BadArgument, parseCli, USAGE, type CliOptions } from "./args.ts";
 import { runLoadTest, SetupError, type LoadTestResult } from "./loadtest.ts";
 import { startDisplay, type Display } from "./progress.ts";
@@ -43,7 +44,7 @@ async function main(argv: readonly string[]): Promise<number> {
     cli = parseCli(argv, hostedApiTable.rules.map((r) => r.id));
   } catch (error) {
     if (error instanceof BadArgument) {
-      console.error(`loadtest: ${error.message}\n${USAGE}`);
+      console.error(refusal("loadtest", error));
       return 2;
     }
     throw error;
@@ -97,7 +98,7 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     stopDisplay();
     if (error instanceof BadArgument) {
-      console.error(`loadtest: ${error.message}`);
+      console.error(refusal("loadtest", error));
       return 2;
     }
     if (error instanceof SetupError) {

@@ -76,3 +76,19 @@ describe("parseRuleList", () => {
     expect(() => parseRuleList("0", ids)).toThrow(/not a row/);
   });
 });
+
+describe("npm run loadtest's refusals", () => {
+  it("print one line naming the option and where the help is, and exit 2", async () => {
+    const { execFile } = await import("node:child_process");
+    const { promisify } = await import("node:util");
+    const run = promisify(execFile);
+    await expect(run(process.execPath, ["src/tools/loadtest/main.ts", "--load", "x"])).rejects.toMatchObject({
+      code: 2,
+      stderr: 'loadtest: --load: "x" is not a number (npm run loadtest -- --help lists every option)\n',
+    });
+  });
+
+  it("has help with examples", () => {
+    expect(USAGE).toMatch(/examples:\n {2}npm run loadtest -- /);
+  });
+});
