@@ -60,7 +60,6 @@ async function main(): Promise<void> {
 
   const clientIp = clientIpKey(headers.get("cf-connecting-ip") ?? args.ip);
   const facts = { method: reading.method, path: reading.path, apiKey: reading.apiKey, userId: reading.userId, clientIp };
-  const normalized = { path: reading.path, upstreamPath: reading.upstreamPath };
   const { classification, verdicts } = explainRequest(hostedApiTable, facts);
   const { rule, matcher, root, identity } = classification;
   const limit = rule.limits[region];
@@ -73,8 +72,8 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify(
         {
-          request: { method: facts.method, path: normalized.path, upstreamPath: normalized.upstreamPath, clientIp, region },
-          upstream: upstreamFor(normalized.path),
+          request: { method: facts.method, path: reading.path, upstreamPath: reading.upstreamPath, clientIp, region },
+          upstream: upstreamFor(reading.path),
           rule: { id: rule.id, name: rule.name, category: rule.category, tier: rule.tier, mode: rule.mode },
           matcher: describeMatcher(matcher, root),
           root,
@@ -93,8 +92,8 @@ async function main(): Promise<void> {
   }
 
   const lines = [
-    `${facts.method} ${normalized.path}` + (normalized.path !== asSent ? `   (as sent: ${asSent})` : ""),
-    `  region ${region}, client IP key ${clientIp}, upstream ${upstreamFor(normalized.path)} (path ${normalized.upstreamPath})`,
+    `${facts.method} ${reading.path}` + (reading.path !== asSent ? `   (as sent: ${asSent})` : ""),
+    `  region ${region}, client IP key ${clientIp}, upstream ${upstreamFor(reading.path)} (path ${reading.upstreamPath})`,
     ``,
     `rule met:   row ${rule.id} "${rule.name}" (${rule.category}), ${rule.mode}`,
     `limit:      ${limit.count} requests per ${limit.interval} s in ${region}` +

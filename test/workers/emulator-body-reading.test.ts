@@ -45,22 +45,15 @@ it("the bodies below are exactly as deep as they say", () => {
 // These are the file's first requests, so they meet a cold isolate (unoptimized code, the largest
 // stack frames): the bound must hold there, not only once the code is warm.
 describe(`a body nested ${MAX_JSON_DEPTH} levels (the bound) is taken and round-trips`, () => {
-  it("POST /assistants metadata: stored and read back as sent", async () => {
-    const body = bodyAt(MAX_JSON_DEPTH, "metadata", { graph_id: "agent" });
-    const created = await agentServer("POST", "/assistants", { rawBody: body.text });
+  it.each([
+    ["/assistants", "assistant_id", { graph_id: "agent" }],
+    ["/threads", "thread_id", {}],
+  ] as const)("POST %s metadata: stored and read back as sent", async (collection, idField, fields) => {
+    const body = bodyAt(MAX_JSON_DEPTH, "metadata", fields);
+    const created = await agentServer("POST", collection, { rawBody: body.text });
     expect(created.status).toBe(200);
     expect(JSON.stringify(created.body.metadata)).toBe(body.value);
-    const read = await agentServer("GET", `/assistants/${created.body.assistant_id}`);
-    expect(read.status).toBe(200);
-    expect(JSON.stringify(read.body.metadata)).toBe(body.value);
-  });
-
-  it("POST /threads metadata: stored and read back as sent", async () => {
-    const body = bodyAt(MAX_JSON_DEPTH, "metadata");
-    const created = await agentServer("POST", "/threads", { rawBody: body.text });
-    expect(created.status).toBe(200);
-    expect(JSON.stringify(created.body.metadata)).toBe(body.value);
-    const read = await agentServer("GET", `/threads/${created.body.thread_id}`);
+    const read = await agentServer("GET", `${collection}/${created.body[idField]}`);
     expect(read.status).toBe(200);
     expect(JSON.stringify(read.body.metadata)).toBe(body.value);
   });
