@@ -1,7 +1,7 @@
 // Storage writes of the counter object's persistence policy (ReservationLedger) against the
 // baseline of one write per admitted request, for steady traffic at a few published limits.
 // Deterministic (simulated clock), so the figures are the same on every machine.
-import { ReservationLedger, SlidingWindow } from "../src/limiter/index.ts";
+import { Counter, MemoryCounterStore } from "../src/limiter/index.ts";
 
 const SECONDS = 20;
 const scenarios = [
@@ -13,20 +13,18 @@ const scenarios = [
 
 console.log(`storage writes over ${SECONDS} s of steady traffic (one write per admission = baseline)`);
 for (const { label, count, intervalMs, perSecond } of scenarios) {
-  const window = new SlidingWindow({ count, intervalMs });
-  const ledger = new ReservationLedger({ count, intervalMs });
+  // The counter object's own loop (src/limiter/counter.ts) over an in-memory store.
+  const store = new MemoryCounterStore();
+  const counter = new Counter(store, "bench");
   let admitted = 0;
-  let writes = 0;
   let maxRecords = 0;
   for (let i = 0; i < SECONDS * perSecond; i++) {
     const now = Math.floor((i * 1000) / perSecond);
-    if (!window.hit(now).allowed) continue;
+    if (!counter.decide({ count, intervalMs }, 1, now).verdicts[0]!.allowed) continue;
     admitted++;
-    if (ledger.onAdmit(now)) {
-      writes++;
-      maxRecords = Math.max(maxRecords, ledger.live(now).length);
-    }
+    maxRecords = Math.max(maxRecords, store.get("bench")?.reservations.length ?? 0);
   }
+  const writes = store.writes;
   const ratio = writes === 0 ? "n/a" : `${(admitted / writes).toFixed(1)}x fewer`;
   console.log(
     `  ${label.padEnd(34)} baseline ${String(admitted).padStart(6)} writes, ledger ${String(writes).padStart(4)} (${ratio}), ` +

@@ -2,7 +2,8 @@
 import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { SETTLE_MS, type RateLimiter } from "../../src/durable-objects/rate-limiter.ts";
+import type { RateLimiter } from "../../src/durable-objects/rate-limiter.ts";
+import { SETTLE_MS } from "../../src/limiter/index.ts";
 import { burst, freshIdentity, gateway } from "./support/requests.ts";
 
 const LIMIT = { count: 15, intervalMs: 10_000 };
@@ -174,6 +175,54 @@ describe("storage", () => {
     expect(after.alarm).toBeNull();
     // And the identity starts afresh.
     expect(await admitted(stub, 15)).toBe(15);
+  });
+});
+
+describe("several counters in one object (keys)", () => {
+  it("counts each key apart, settles each, and leaves nothing once all are stale", async () => {
+    const clock = { now: T0 };
+    const stub = await counterAt(clock);
+    const hits = (key: string, n: number) => stub.hitBatch({ key, limit: LIMIT, hits: n });
+    expect((await hits("a", 20)).filter((v) => v.allowed)).toHaveLength(15);
+    clock.now = T0 + 4_000;
+    expect((await hits("b", 5)).filter((v) => v.allowed)).toHaveLength(5);
+    expect((await hits("a", 1))[0]!.allowed).toBe(false);
+    expect((await stored(stub)).entries.map(([k]) => k).sort()).toEqual(["ledger:a", "ledger:b"]);
+
+    // a's window empties at T0 + 10 s, b's at T0 + 14 s: the alarm deletes a, keeps b, re-arms.
+    await evictDurableObject(stub); // the alarm must also find counters it has not met in memory
+    await useClock(stub, clock);
+    clock.now = T0 + 12_000;
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const during = await stored(stub);
+    expect(during.entries.map(([k]) => k)).toEqual(["ledger:b"]);
+    expect(during.alarm).not.toBeNull();
+    expect((await hits("b", 15)).filter((v) => v.allowed)).toHaveLength(10);
+
+    clock.now = T0 + 60_000;
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await stored(stub)).toEqual({ entries: [], alarm: null });
+  });
+
+  it("arms the alarm once per busy spell, not once per reservation", async () => {
+    const clock = { now: T0 };
+    const stub = await counterAt(clock);
+    const alarms = await runInDurableObject(stub, (instance: RateLimiter, state) => {
+      let alarms = 0;
+      const setAlarm = state.storage.setAlarm.bind(state.storage);
+      state.storage.setAlarm = (at, options) => {
+        alarms++;
+        return setAlarm(at, options);
+      };
+      const limit = { count: 6000, intervalMs: 10_000 };
+      for (let i = 0; i < 6_000; i++) {
+        clock.now = T0 + Math.floor((i * 1000) / 600);
+        instance.hitBatch({ key: String(i % 50), limit, hits: 1 });
+      }
+      return alarms;
+    });
+    // 50 counters, about 40 reservations each: one alarm serves them all until it fires.
+    expect(alarms).toBe(1);
   });
 });
 

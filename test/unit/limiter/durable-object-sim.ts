@@ -1,50 +1,52 @@
-import { type LedgerOptions, type Reservation, ReservationLedger, restoreAdmissions } from "../../../src/limiter/ledger.ts";
-import { SlidingWindow } from "../../../src/limiter/sliding-window.ts";
-import type { Decision, Limit } from "../../../src/limiter/types.ts";
+import { Counter, MemoryCounterStore, type LedgerOptions, type Limit, type Verdict } from "../../../src/limiter/index.ts";
+
+const KEY = "counter";
 
 /**
- * A Durable Object as the gateway will run it, minus the platform: an
- * in-memory window, a ledger, and `persisted` standing in for storage.
- * Storage is written (synchronously, before answering) only when the ledger
- * opens a reservation; a restart loses everything but `persisted`.
+ * A counter object as the gateway runs it, minus the platform: the same Counter the Durable
+ * Object runs (src/limiter/counter.ts) over an in-memory store. A restart loses everything but
+ * the store.
  */
 export class SimulatedObject {
   readonly limit: Limit;
   readonly options: LedgerOptions | undefined;
-  window: SlidingWindow;
-  ledger: ReservationLedger;
-  persisted: Reservation[] = [];
-  /** Storage writes so far. */
-  writes = 0;
+  readonly store = new MemoryCounterStore();
+  counter: Counter;
   /** True admission times, across restarts. */
   readonly admitted: number[] = [];
 
   constructor(limit: Limit, options?: LedgerOptions) {
     this.limit = limit;
     this.options = options;
-    this.window = new SlidingWindow(limit);
-    this.ledger = new ReservationLedger(limit, options);
+    this.counter = new Counter(this.store, KEY, options);
+  }
+
+  /** Storage writes so far. */
+  get writes(): number {
+    return this.store.writes;
+  }
+
+  /** What storage holds now (reservations only; the snapshot is written by `settle`). */
+  get persisted() {
+    return this.store.get(KEY)?.reservations ?? [];
   }
 
   /** Handles one request at `now`. */
-  request(now: number): Decision {
-    const decision = this.window.hit(now);
-    if (decision.allowed) {
-      this.admitted.push(now);
-      if (this.ledger.onAdmit(now) !== undefined) {
-        this.persisted = this.ledger.live(now);
-        this.writes++;
-      }
-    }
-    return decision;
+  request(now: number): Verdict {
+    const [verdict] = this.counter.decide(this.limit, 1, now).verdicts;
+    if (verdict!.allowed) this.admitted.push(now);
+    return verdict!;
+  }
+
+  /** The object's alarm at `now`. */
+  settle(now: number): number | undefined {
+    return this.counter.settle(now);
   }
 
   /** Evicted and rebuilt from storage at `now`. */
   restart(now: number): void {
-    this.window = new SlidingWindow(this.limit);
-    this.window.seed(restoreAdmissions(this.persisted, this.limit, now));
-    this.ledger = new ReservationLedger(this.limit, this.options);
-    this.ledger.load(this.persisted);
+    this.counter = new Counter(this.store, KEY, this.options);
+    this.counter.size(this.limit, now);
   }
 
   /** How many true admissions are in the window at `now`. */
@@ -52,10 +54,13 @@ export class SimulatedObject {
     return this.admitted.filter((t) => t > now - this.limit.intervalMs).length;
   }
 
+  /** Admissions in the live counter's window at `now`. */
+  windowSize(now: number): number {
+    return this.counter.size(this.limit, now);
+  }
+
   /** What a restart at `now` would put in the window (without restarting). */
   restoredSize(now: number): number {
-    const probe = new SlidingWindow(this.limit);
-    probe.seed(restoreAdmissions(this.persisted, this.limit, now));
-    return probe.size(now);
+    return new Counter(this.store, KEY, this.options).size(this.limit, now);
   }
 }

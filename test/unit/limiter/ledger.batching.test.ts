@@ -55,7 +55,7 @@ describe("trickle does not over-reserve", () => {
           if (restart) object.restart(now);
           expect(object.request(now).allowed).toBe(true);
           expect(object.restoredSize(now)).toBeLessThanOrEqual(2 * object.trueSize(now) + 1);
-          expect(object.window.size(now)).toBeLessThanOrEqual(2 * object.trueSize(now) + 1);
+          expect(object.windowSize(now)).toBeLessThanOrEqual(2 * object.trueSize(now) + 1);
         });
       }),
       { numRuns: 100 },

@@ -1,57 +1,60 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ReservationLedger, restoreAdmissions, SlidingWindow, type Reservation, type Snapshot } from "../../../src/limiter/index.ts";
+import { Counter, MemoryCounterStore, SlidingWindow } from "../../../src/limiter/index.ts";
 
 const limit = { count: 15, intervalMs: 10_000 };
 
-describe("restoring with an idle snapshot", () => {
-  it("restores the snapshot's times exactly, where reservations alone over-count", () => {
-    const window = new SlidingWindow(limit);
-    const ledger = new ReservationLedger(limit);
-    let persisted: Reservation[] = [];
-    for (const t of [0, 0, 0, 0, 0, 3_000, 3_000, 3_000, 3_000, 3_000, 3_000, 3_000, 3_000, 3_000, 3_000]) {
-      expect(window.hit(t).allowed).toBe(true);
-      if (ledger.onAdmit(t)) persisted = ledger.live(t);
-    }
-    // Reservations alone place admissions as late as they could have been: room frees late.
-    const coarse = new SlidingWindow(limit);
-    coarse.seed(restoreAdmissions(persisted, limit, 6_000));
-    expect(coarse.peek(10_000).allowed).toBe(false);
+/** A counter fed `times`, with its store; `settleAt` runs the object's alarm there first. */
+function counterAfter(times: number[]) {
+  const store = new MemoryCounterStore();
+  const counter = new Counter(store, "k");
+  for (const t of times) expect(counter.decide(limit, 1, t).verdicts[0]!.allowed).toBe(true);
+  return { store, counter };
+}
+const allowedAt = (counter: Counter, t: number) => counter.decide(limit, 1, t).verdicts[0]!.allowed;
 
-    const snapshot: Snapshot = { at: 6_000, times: window.admissions(6_000) };
-    ledger.checkpoint();
-    const exact = new SlidingWindow(limit);
-    exact.seed(restoreAdmissions(ledger.live(6_000), limit, 6_000, snapshot));
-    expect(exact.admissions(6_000)).toEqual(window.admissions(6_000));
-    expect(exact.peek(9_999).allowed).toBe(false);
-    expect(exact.peek(10_000).allowed).toBe(true); // the promise Retry-After made before the restart
+describe("restoring with an idle snapshot", () => {
+  const burst = [0, 0, 0, 0, 0, ...Array.from({ length: 10 }, () => 3_000)];
+
+  it("without a snapshot, a restart restores reservations alone: room frees late (over-count)", () => {
+    const { store } = counterAfter(burst);
+    const restarted = new Counter(store, "k");
+    expect(restarted.size(limit, 6_000)).toBe(15);
+    expect(allowedAt(restarted, 10_000)).toBe(false);
   });
 
-  it("property: snapshot at idleness + later reservations never under-count", () => {
-    const arrivals = fc.array(fc.integer({ min: 0, max: 4_000 }), { minLength: 1, maxLength: 60 });
+  it("after the alarm settles an idle counter, a restart restores its times exactly", () => {
+    const { store, counter } = counterAfter(burst);
+    expect(counter.settle(6_000)).toBe(13_000); // the last admission leaves the window then
+    expect(store.get("k")?.snapshot).toEqual({ at: 6_000, times: burst });
+    const restarted = new Counter(store, "k");
+    expect(allowedAt(restarted, 9_999)).toBe(false);
+    expect(allowedAt(restarted, 10_000)).toBe(true); // the promise Retry-After made before the restart
+  });
+
+  it("property: settles and restarts at random points never under-count", () => {
+    const arrivals = fc.array(fc.tuple(fc.integer({ min: 0, max: 4_000 }), fc.constantFrom("hit", "hit", "hit", "settle", "restart")), { minLength: 1, maxLength: 80 });
     fc.assert(
-      fc.property(arrivals, fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 20_000 }), (gaps, split, restartAfter) => {
-        const window = new SlidingWindow(limit);
-        const ledger = new ReservationLedger(limit);
-        let persisted: Reservation[] = [];
-        let snapshot: Snapshot | undefined;
+      fc.property(arrivals, fc.integer({ min: 0, max: 20_000 }), (events, restartAfter) => {
+        const store = new MemoryCounterStore();
+        let counter = new Counter(store, "k");
+        const truth = new SlidingWindow(limit);
         let now = 0;
-        gaps.forEach((gap, i) => {
+        for (const [gap, event] of events) {
           now += gap;
-          if (i === split) {
-            // The object went idle here: snapshot, checkpoint.
-            snapshot = { at: now, times: window.admissions(now) };
-            ledger.checkpoint();
-            persisted = [];
+          if (event === "settle") counter.settle(now);
+          else if (event === "restart") counter = new Counter(store, "k");
+          else {
+            const admitted = counter.decide(limit, 1, now).verdicts[0]!.allowed;
+            // Admitted only if the true window has room: restored state never under-counts.
+            if (admitted) expect(truth.hit(now).allowed).toBe(true);
           }
-          if (window.hit(now).allowed && ledger.onAdmit(now)) persisted = ledger.live(now);
-        });
+        }
         const restartAt = now + restartAfter;
-        const restored = new SlidingWindow(limit);
-        restored.seed(restoreAdmissions(persisted, limit, restartAt, snapshot));
+        const restored = new Counter(store, "k");
         // At every later moment the restored window is at least as full as the true one.
         for (let t = restartAt; t <= restartAt + limit.intervalMs; t += 500) {
-          expect(restored.size(t)).toBeGreaterThanOrEqual(window.size(t));
+          expect(restored.size(limit, t)).toBeGreaterThanOrEqual(truth.size(t));
         }
       }),
       { numRuns: 300 },

@@ -1,0 +1,177 @@
+import { ReservationLedger, restoreAdmissions, type LedgerOptions, type Reservation, type Snapshot } from "./ledger.ts";
+import { SlidingWindow } from "./sliding-window.ts";
+import { verdictOf, type Limit, type Verdict } from "./types.ts";
+
+/** What storage holds for one counter: its reservations and, once it went idle, its exact window. */
+export interface StoredCounter {
+  readonly limit: Limit;
+  readonly reservations: readonly Reservation[];
+  readonly snapshot?: Snapshot;
+}
+
+/**
+ * Where counters persist, by key. Synchronous, like a Durable Object's SQLite KV API: a write is
+ * made before the answer leaves (the object's output gate holds the answer until it is durable).
+ */
+export interface CounterStore {
+  get(key: string): StoredCounter | undefined;
+  put(key: string, value: StoredCounter): void;
+  delete(key: string): void;
+}
+
+/**
+ * How long after its last reservation a counter counts as idle and writes its exact window. Well
+ * below the runtime's eviction of idle objects (10 s locally, longer on Cloudflare), so the usual
+ * restart, after idleness, restores the window exactly and keeps every Retry-After promise.
+ */
+export const SETTLE_MS = 2_000;
+
+/** The outcome of `decide`: the verdicts in order, and whether storage was written. */
+export interface Decided {
+  readonly verdicts: Verdict[];
+  /** True when a reservation was written: the caller arranges a `settle` at `settleAt`. */
+  readonly wrote: boolean;
+  readonly settleAt: number;
+}
+
+/**
+ * One exact sliding-window counter with its persistence policy: the admission log lives in
+ * memory; storage holds batched reservations (which can only over-count after a restart, see
+ * ledger.ts), written when a new batch opens, and an exact snapshot written once per idle spell
+ * (`settle`). A new Counter over the same store and key is the counter after a restart. The
+ * Durable Object, the unit-test simulation and the benches all run this one loop.
+ */
+export class Counter {
+  readonly #store: CounterStore;
+  readonly #key: string;
+  readonly #options: LedgerOptions | undefined;
+  #window: SlidingWindow | undefined;
+  #ledger: ReservationLedger | undefined;
+  #limit: Limit | undefined;
+  #snapshot: Snapshot | undefined;
+  /** Time of the last reservation this instance wrote (its last burst of activity). */
+  #lastWrite = Number.NEGATIVE_INFINITY;
+
+  constructor(store: CounterStore, key: string, options?: LedgerOptions) {
+    this.#store = store;
+    this.#key = key;
+    this.#options = options;
+  }
+
+  /**
+   * Decides `hits` requests at `now`, in order, exactly as that many single calls would, after
+   * counting `recorded`: admissions made elsewhere (an isolate's local fallback) that this counter
+   * has not seen. Records the admitted ones, writing a reservation first when one is needed.
+   */
+  decide(limit: Limit, hits: number, now: number, recorded: readonly number[] = []): Decided {
+    const { window, ledger } = this.#load(limit, now);
+    let reserved = false;
+    const elsewhere = recorded.filter((t) => Number.isFinite(t)).slice(-limit.count);
+    if (elsewhere.length > 0) {
+      window.seed(elsewhere);
+      // Reserved as if made now: later than the truth, so a restart can only over-count them.
+      for (let i = 0; i < elsewhere.length; i++) if (ledger.onAdmit(now)) reserved = true;
+    }
+    const verdicts: Verdict[] = [];
+    for (let i = 0; i < hits; i++) {
+      const decision = window.hit(now);
+      if (decision.allowed && ledger.onAdmit(now)) reserved = true;
+      verdicts.push(verdictOf(decision, now));
+    }
+    if (reserved) {
+      this.#persist(limit, ledger.live(now));
+      this.#lastWrite = now;
+    }
+    return { verdicts, wrote: reserved, settleAt: this.#lastWrite + SETTLE_MS };
+  }
+
+  /**
+   * The idle-time work, run from the object's alarm: once idle for SETTLE_MS, write the exact
+   * window (a snapshot) so a restart loses nothing; once nothing stored can count against a
+   * request any more, delete it. Returns when to settle again, or undefined once deleted.
+   */
+  settle(now: number): number | undefined {
+    const stored = this.#store.get(this.#key);
+    if (!stored) return undefined;
+    const limit = this.#limit ?? stored.limit;
+    if (this.#window && this.#ledger) {
+      if (now < this.#lastWrite + SETTLE_MS) return this.#lastWrite + SETTLE_MS;
+      if (!this.#snapshot || this.#snapshot.at < this.#lastWrite) {
+        this.#snapshot = { at: now, times: this.#window.admissions(now) };
+        this.#ledger.checkpoint();
+        this.#persist(limit, []);
+      }
+    }
+    const snapshot = this.#snapshot ?? stored.snapshot;
+    const reservations = this.#ledger ? this.#ledger.live(now) : stored.reservations;
+    // The last moment anything stored can still count against a request.
+    let latest = Number.NEGATIVE_INFINITY;
+    for (const r of reservations) latest = Math.max(latest, r.until);
+    for (const t of snapshot?.times ?? []) latest = Math.max(latest, t);
+    const lastUseful = latest + limit.intervalMs;
+    if (lastUseful <= now) {
+      this.#window = this.#ledger = this.#limit = this.#snapshot = undefined;
+      this.#store.delete(this.#key);
+      return undefined;
+    }
+    return lastUseful;
+  }
+
+  /** Admissions in the window at `now` (loads the counter if it is not in memory). */
+  size(limit: Limit, now: number): number {
+    return this.#load(limit, now).window.size(now);
+  }
+
+  #persist(limit: Limit, reservations: readonly Reservation[]): void {
+    this.#store.put(this.#key, this.#snapshot ? { limit, reservations, snapshot: this.#snapshot } : { limit, reservations });
+  }
+
+  #load(limit: Limit, now: number): { window: SlidingWindow; ledger: ReservationLedger } {
+    if (!this.#window || !this.#ledger) {
+      const stored = this.#store.get(this.#key);
+      this.#window = new SlidingWindow(limit);
+      this.#ledger = new ReservationLedger(limit, this.#options);
+      if (stored) {
+        // After an eviction or restart: the snapshot's times are exact; every reservation written
+        // after it is assumed used as late as it could have been, so the rebuilt window is at
+        // least as full as the lost one.
+        this.#window.seed(restoreAdmissions(stored.reservations, limit, now, stored.snapshot));
+        this.#ledger.load(stored.reservations);
+        this.#snapshot = stored.snapshot;
+      }
+      this.#limit = limit;
+    } else if (this.#limit && (this.#limit.count !== limit.count || this.#limit.intervalMs !== limit.intervalMs)) {
+      // The rule table changed (a deploy): keep counting under the new limit.
+      this.#window.setLimit(limit);
+      this.#ledger.setLimit(limit);
+      this.#limit = limit;
+    }
+    return { window: this.#window, ledger: this.#ledger };
+  }
+}
+
+/** A CounterStore in memory: the unit-test simulation and the benches. */
+export class MemoryCounterStore implements CounterStore {
+  readonly #values = new Map<string, StoredCounter>();
+  /** Writes so far (puts and deletes). */
+  writes = 0;
+
+  get(key: string): StoredCounter | undefined {
+    return this.#values.get(key);
+  }
+
+  put(key: string, value: StoredCounter): void {
+    this.writes++;
+    // A copy, as real storage serializes: later changes to the caller's arrays must not leak in.
+    this.#values.set(key, structuredClone(value));
+  }
+
+  delete(key: string): void {
+    this.writes++;
+    this.#values.delete(key);
+  }
+
+  keys(): string[] {
+    return [...this.#values.keys()];
+  }
+}
