@@ -1,22 +1,26 @@
-import { DenyCache, LocalFallback, verdictOf, type Algorithm, type Limit, type Verdict } from "../limiter/index.ts";
+import { Coalescer, DenyCache, LocalFallback, verdictOf, type Algorithm, type CounterAddress, type Limit, type Verdict } from "../limiter/index.ts";
 import type { Env } from "../env.ts";
 import type { Region } from "../rules/schema.ts";
 
 /**
- * Where a verdict came from: the counter object, this isolate's deny cache, this isolate's local
- * fallback window (the object failed, was overloaded or too slow), or nowhere (the object failed
- * and the gateway fails closed).
+ * The counter's answer for one request, and who gave it: the counter object, this isolate's deny
+ * cache, or this isolate's local fallback window (the object failed, was overloaded or too slow;
+ * `failure` says how). The one decision type from the counter to the headers.
  */
-export type CountResult =
-  | { readonly source: "object" | "deny-cache"; readonly verdict: Verdict }
-  | { readonly source: "fallback"; readonly verdict: Verdict; readonly error: string }
-  | { readonly source: "failed"; readonly error: string };
+export interface Counted extends Verdict {
+  readonly decidedBy: "object" | "deny-cache" | "local-fallback";
+  readonly failure?: string;
+}
+
+/** The counter object failed and the gateway fails closed: the request is refused (503). */
+export class CounterUnavailable extends Error {
+  override name = "CounterUnavailable";
+}
 
 export interface CountRequest {
   /** Durable Object jurisdiction of the counter; undefined only where it cannot be emulated. */
   readonly jurisdiction: Region | undefined;
-  /** `<region>:<rule id>:<identity digest>` */
-  readonly name: string;
+  readonly address: CounterAddress;
   readonly limit: Limit;
   readonly timeoutMs: number;
   /** False for shadow rules: they must keep reaching the object to be counted. */
@@ -26,8 +30,10 @@ export interface CountRequest {
   readonly failMode: "open" | "closed";
 }
 
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const denied = new DenyCache();
 const fallback = new LocalFallback();
+const coalescer = new Coalescer<Verdict>({ sleep, now: Date.now });
 let failures = 0;
 
 /** Counter calls that failed in this isolate (also logged one by one). */
@@ -36,45 +42,66 @@ export function counterFailures(): number {
 }
 
 /**
- * Counts one request on the counter object named `name` (region, rule, hashed identity) in the
- * region's jurisdiction, so identity data stays in its region. A known-exhausted counter is
- * answered from the deny cache with no call. When the call fails or outlives `timeoutMs` (an
- * overloaded object answers "overloaded"), the request is decided by this isolate's local window
- * for the counter (LocalFallback: at most `count` per window from this isolate, each admission
- * reported to the object with the next call that succeeds), or refused when the gateway fails
- * closed. Traffic is never admitted uncounted.
+ * Counts one request on its counter object (region, rule, hashed identity) in the region's
+ * jurisdiction, so identity data stays in its region. A known-exhausted counter is answered from
+ * the deny cache with no call. Concurrent requests for one counter share one call (Coalescer), so
+ * a burst on one key reaches its object as a few batches, not as more calls than it can take.
+ * When the call fails or outlives `timeoutMs` (an overloaded object answers "overloaded"), the
+ * request is decided by this isolate's local window for the counter (LocalFallback: at most
+ * `count` per window from this isolate, each admission reported to the object with the next call
+ * that succeeds), or refused when the gateway fails closed. Traffic is never admitted uncounted.
+ *
+ * @throws CounterUnavailable when the call failed and the gateway fails closed.
  */
-export async function count(env: Env, request: CountRequest): Promise<CountResult> {
-  const { jurisdiction, name, limit, timeoutMs, cacheDenials, algorithm } = request;
+export async function count(env: Env, request: CountRequest): Promise<Counted> {
+  const { jurisdiction, address, limit, timeoutMs, cacheDenials, algorithm } = request;
+  const { name } = address;
   const now = Date.now();
   const until = denied.retryAt(name, now);
   if (until !== undefined) {
     const wait = until - now;
-    return { source: "deny-cache", verdict: { allowed: false, limit: limit.count, remaining: 0, resetInMs: wait, retryInMs: wait } };
+    return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: wait, retryInMs: wait };
   }
+  try {
+    const verdict = await coalescer.join(name, now + timeoutMs, (hits) => {
+      const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
+      return callObject(namespace.getByName(address.object), name, { key: address.key, limit, algorithm, hits }, timeoutMs);
+    });
+    const answered = Date.now();
+    fallback.observe(name, verdict, answered);
+    // Retry time measured from our own clock after the answer arrived: never earlier than the
+    // counter's own retry time.
+    if (!verdict.allowed && cacheDenials) denied.remember(name, answered + verdict.retryInMs);
+    return { ...verdict, decidedBy: "object" };
+  } catch (error) {
+    failures++;
+    const message = error instanceof Error ? error.message : String(error);
+    if (request.failMode === "closed") throw new CounterUnavailable(message);
+    const decided = Date.now();
+    return { ...verdictOf(fallback.decide(name, limit, decided), decided), decidedBy: "local-fallback", failure: message };
+  }
+}
+
+/**
+ * One call to the counter object, carrying the admissions this isolate made locally while it
+ * failed; one timer bounds the whole batch. Admissions it could not deliver go with the next call.
+ */
+async function callObject(
+  stub: ReturnType<Env["LIMITER"]["getByName"]>,
+  name: string,
+  batch: { key: string; limit: Limit; algorithm: Algorithm; hits: number },
+  timeoutMs: number,
+): Promise<Verdict[]> {
   const recorded = fallback.takeUnreported(name);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
-    const stub = namespace.getByName(name);
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`counter did not answer within ${timeoutMs} ms`)), timeoutMs);
     });
-    const [verdict] = await Promise.race([stub.hitBatch({ limit, algorithm, hits: 1, recorded }), timeout]);
-    const answered = Date.now();
-    fallback.observe(name, verdict!, answered);
-    // Retry time measured from our own clock after the answer arrived: never earlier than the
-    // counter's own retry time.
-    if (!verdict!.allowed && cacheDenials) denied.remember(name, answered + verdict!.retryInMs);
-    return { source: "object", verdict: verdict! };
+    return await Promise.race([stub.hitBatch({ ...batch, recorded }), timeout]);
   } catch (error) {
-    failures++;
-    // Not delivered: they go with the next call.
     fallback.restoreUnreported(name, recorded);
-    const message = error instanceof Error ? error.message : String(error);
-    if (request.failMode === "closed") return { source: "failed", error: message };
-    const decided = Date.now();
-    return { source: "fallback", verdict: verdictOf(fallback.decide(name, limit, decided), decided), error: message };
+    throw error;
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }

@@ -1,3 +1,6 @@
+import type { Rule } from "../rules/load.ts";
+import type { IdentityKind, PublishedLimit, Region } from "../rules/schema.ts";
+
 /** RFC 9457 problem type for an exhausted quota (IANA HTTP Problem Types registry). */
 export const QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
 
@@ -19,4 +22,40 @@ export function problemResponse(problem: Problem, headers?: HeadersInit): Respon
   });
   for (const [name, value] of new Headers(headers)) response.headers.set(name, value);
   return response;
+}
+
+const IDENTITY_NOUN = { "api-key": "API key", "user-ip": "user and client IP", ip: "client IP" } as const;
+
+/** What a 429 says about the rule that was exhausted. */
+export interface Exhausted {
+  readonly rule: Rule;
+  /** How the request matched, e.g. `POST /runs/query under /api/v1`. */
+  readonly matched: string;
+  readonly identity: IdentityKind;
+  readonly limit: PublishedLimit;
+  readonly region: Region;
+  readonly retryAfter: number;
+}
+
+/** 429: the quota-exceeded problem, naming the rule, how it matched and when to come back. */
+export function quotaExceeded({ rule, matched, identity, limit, region, retryAfter }: Exhausted, headers: Record<string, string>): Response {
+  return problemResponse({
+    type: QUOTA_EXCEEDED,
+    title: "Request quota exceeded",
+    status: 429,
+    detail:
+      `Rate limit "${rule.name}" (row ${rule.id}, ${rule.category}; matched ${matched}) allows ` +
+      `${limit.count} requests per ${limit.interval} seconds per ${IDENTITY_NOUN[identity]} in region ${region}. ` +
+      `Retry after ${retryAfter} seconds.`,
+    "violated-policies": [rule.name],
+  }, { ...headers, "retry-after": String(retryAfter) });
+}
+
+/** 503: the counter did not answer and the gateway fails closed. */
+export function limiterUnavailable(rule: Rule, headers: Record<string, string>): Response {
+  return problemResponse({
+    title: "Rate limiter unavailable",
+    status: 503,
+    detail: `The rate limiter for rule "${rule.name}" did not answer, and this gateway fails closed. Retry shortly.`,
+  }, { ...headers, "retry-after": "1" });
 }

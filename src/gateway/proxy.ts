@@ -17,7 +17,7 @@ export async function forward(c: Context<GatewayEnv>): Promise<Response> {
   const config = gatewayConfig(c.env);
   const name = upstreamFor(c.var.path);
   const upstream = config.upstreams[name];
-  const incoming = new URL(c.req.url);
+  const incoming = c.var.url;
   const base = upstream.kind === "origin" ? upstream.origin : incoming;
   const target = new URL(base.origin);
   target.pathname = joinPath(upstream.kind === "origin" ? upstream.origin.pathname : "/", c.var.upstreamPath);

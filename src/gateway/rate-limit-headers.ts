@@ -1,12 +1,12 @@
 import type { Verdict } from "../limiter/index.ts";
 import type { Rule } from "../rules/load.ts";
-import type { Limit } from "../rules/schema.ts";
+import type { PublishedLimit } from "../rules/schema.ts";
 
 /** Whole seconds, rounded up: a client that waits this long is never early (README, "Headers"). */
 export const ceilSeconds = (ms: number): number => Math.max(0, Math.ceil(ms / 1000));
 
 /** `RateLimit-Policy: "<rule name>";q=<count>;w=<interval>` (draft-ietf-httpapi-ratelimit-headers-11). */
-export function policyHeader(rule: Rule, limit: Limit): string {
+export function policyHeader(rule: Rule, limit: PublishedLimit): string {
   return `"${rule.name}";q=${limit.count};w=${limit.interval}`;
 }
 

@@ -16,10 +16,13 @@ import type { GatewayEnv } from "./types.ts";
 export function requestReading(options: { table: RuleTable }) {
   const { table } = options;
   return createMiddleware<GatewayEnv>(async (c, next) => {
-    const reading = readRequest(table, { method: c.req.method, rawPath: new URL(c.req.url).pathname, headers: c.req.raw.headers });
+    // The one parse of the URL; the proxy reuses it.
+    const url = new URL(c.req.url);
+    const reading = readRequest(table, { method: c.req.method, rawPath: url.pathname, headers: c.req.raw.headers });
     if (!reading.ok) {
       throw new HTTPException(reading.status, { res: Response.json({ detail: reading.detail }, { status: reading.status }) });
     }
+    c.set("url", url);
     c.set("path", reading.path);
     c.set("upstreamPath", reading.upstreamPath);
     c.set("apiKey", reading.apiKey);

@@ -4,6 +4,8 @@ import type { Env } from "../env.ts";
 export interface GatewayEnv {
   Bindings: Env;
   Variables: {
+    /** The request URL, parsed once. */
+    url: URL;
     /** Normalized, decoded path: what rules are matched against. */
     path: string;
     /** The same path, canonically re-encoded: what the upstream receives. */

@@ -5,7 +5,7 @@ import {
   RuleFileSchema,
   TIERS,
   type IdentityKind,
-  type Limit,
+  type PublishedLimit,
   type Matcher,
   type Mode,
   type Region,
@@ -20,7 +20,7 @@ export interface Rule {
   readonly tier: Tier;
   readonly matchers: readonly Matcher[];
   readonly identity: IdentityKind;
-  readonly limits: Readonly<Record<Region, Limit>>;
+  readonly limits: Readonly<Record<Region, PublishedLimit>>;
   readonly mode: Mode;
   readonly precedence: number;
 }
@@ -141,7 +141,7 @@ export function loadRuleTable(data: unknown, source = "rules"): RuleTable {
     tier: r.tier,
     matchers: r.match,
     identity: r.identity,
-    limits: Object.fromEntries(REGIONS.map((region) => [region, r.limits[region]])) as Record<Region, Limit>,
+    limits: Object.fromEntries(REGIONS.map((region) => [region, r.limits[region]])) as Record<Region, PublishedLimit>,
     mode: r.mode,
     precedence: ordered.indexOf(r),
   }));

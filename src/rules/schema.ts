@@ -23,7 +23,7 @@ export type Tier = (typeof TIERS)[number];
 
 const positiveInt = z.int().positive();
 
-const LimitSchema = z.strictObject({
+const PublishedLimitSchema = z.strictObject({
   count: positiveInt,
   /** seconds */
   interval: positiveInt,
@@ -47,7 +47,7 @@ const RuleSchema = z.strictObject({
   tier: z.enum(TIERS),
   match: z.array(MatcherSchema).min(1),
   identity: z.enum(IDENTITY_KINDS),
-  limits: z.strictObject({ us: LimitSchema, eu: LimitSchema }),
+  limits: z.strictObject({ us: PublishedLimitSchema, eu: PublishedLimitSchema }),
   mode: z.enum(["enforce", "shadow"]).default("enforce"),
 });
 
@@ -66,5 +66,6 @@ export type RuleFile = z.output<typeof RuleFileSchema>;
 export type RuleData = RuleFile["rules"][number];
 export type Matcher = RuleData["match"][number];
 export type PathPattern = NonNullable<Matcher["path"]>;
-export type Limit = z.output<typeof LimitSchema>;
+/** A limit as the table publishes it: `count` requests per `interval` seconds (the limiter counts in ms: src/limiter/types.ts Limit). */
+export type PublishedLimit = z.output<typeof PublishedLimitSchema>;
 export type Mode = RuleData["mode"];

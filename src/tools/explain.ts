@@ -6,7 +6,8 @@
 import { explainRequest } from "../rules/explain.ts";
 import { hostedApiTable } from "../rules/hosted-api.ts";
 import { clientIpKey } from "../rules/client-ip.ts";
-import { counterName, identityDigest } from "../rules/identity.ts";
+import { identityDigest } from "../rules/identity.ts";
+import { counterAddress } from "../limiter/index.ts";
 import { describeMatcher } from "../rules/match.ts";
 import { readRequest } from "../rules/read-request.ts";
 import { REGIONS } from "../rules/schema.ts";
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
   const limit = rule.limits[region];
   const secret = args.secret ?? process.env.IDENTITY_HMAC_SECRET;
   const digest = await identityDigest(identity, secret);
-  const counter = counterName(region, rule.id, digest);
+  const counter = counterAddress(region, rule.id, digest).name;
   const passedOver = verdicts.filter((v) => v.outcome === "no-identity" || v.outcome === "outranked");
 
   if (args.json) {

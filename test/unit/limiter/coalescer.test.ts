@@ -1,0 +1,99 @@
+import fc from "fast-check";
+import { setImmediate as tick } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { Coalescer, SlidingWindow, verdictOf, type Verdict } from "../../../src/limiter/index.ts";
+
+/** A counter object behind a call that takes `latency` event-loop turns, recording its batches. */
+function fakeObject(limit: { count: number; intervalMs: number }, latencies: () => number) {
+  const window = new SlidingWindow(limit);
+  const batches: number[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const send = async (n: number): Promise<Verdict[]> => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    batches.push(n);
+    for (let i = latencies(); i > 0; i--) await tick();
+    inFlight--;
+    // Decided when the call reaches the object, in order, as RateLimiter.hitBatch does.
+    return Array.from({ length: n }, () => verdictOf(window.hit(0), 0));
+  };
+  return { send, batches, maxInFlight: () => maxInFlight };
+}
+
+const noDeadline = Number.POSITIVE_INFINITY;
+
+describe("Coalescer", () => {
+  it("property: concurrent requests get, in arrival order, exactly the verdicts sequential calls would, from at most one call in flight", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 10 }),
+        async (count, arrivalGaps, latencyDraws) => {
+          let draw = 0;
+          const object = fakeObject({ count, intervalMs: 1_000 }, () => latencyDraws[draw++ % latencyDraws.length]!);
+          const coalescer = new Coalescer<Verdict>({ sleep: () => tick(), now: () => 0 });
+          const pending: Promise<Verdict>[] = [];
+          for (const gap of arrivalGaps) {
+            for (let i = 0; i < gap; i++) await tick();
+            pending.push(coalescer.join("k", noDeadline, object.send));
+          }
+          const verdicts = await Promise.all(pending);
+          const sequential = new SlidingWindow({ count, intervalMs: 1_000 });
+          expect(verdicts).toEqual(arrivalGaps.map(() => verdictOf(sequential.hit(0), 0)));
+          expect(object.maxInFlight()).toBe(1);
+          expect(object.batches.reduce((a, b) => a + b, 0)).toBe(arrivalGaps.length);
+          expect(coalescer.size).toBe(0); // nothing left behind
+        },
+      ),
+      { numRuns: 200, seed: 20261123 },
+    );
+  });
+
+  it("a burst of 100 at once reaches the object as two calls: the first request, then everyone who queued behind it", async () => {
+    const object = fakeObject({ count: 10, intervalMs: 1_000 }, () => 2);
+    const coalescer = new Coalescer<Verdict>({ sleep: () => tick(), now: () => 0 });
+    const verdicts = await Promise.all(Array.from({ length: 100 }, () => coalescer.join("k", noDeadline, object.send)));
+    expect(object.batches).toEqual([1, 99]);
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
+  });
+
+  it("keeps keys apart", async () => {
+    const a = fakeObject({ count: 1, intervalMs: 1_000 }, () => 1);
+    const b = fakeObject({ count: 1, intervalMs: 1_000 }, () => 1);
+    const coalescer = new Coalescer<Verdict>({ sleep: () => tick(), now: () => 0 });
+    const [va, vb] = await Promise.all([coalescer.join("a", noDeadline, a.send), coalescer.join("b", noDeadline, b.send)]);
+    expect([va.allowed, vb.allowed]).toEqual([true, true]);
+  });
+
+  it("a failed call fails every request in its batch; the next request sends again", async () => {
+    const coalescer = new Coalescer<number>({ sleep: () => tick(), now: () => 0 });
+    let calls = 0;
+    const failing = async (n: number) => {
+      calls++;
+      await tick();
+      throw new Error(`overloaded (${n})`);
+    };
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => coalescer.join("k", noDeadline, failing)));
+    expect(results.map((r) => r.status)).toEqual(Array(5).fill("rejected"));
+    expect(calls).toBe(2);
+    expect(await coalescer.join("k", noDeadline, async (n) => Array.from({ length: n }, () => 7))).toBe(7);
+  });
+
+  it("a call that never answers is abandoned at its deadline: waiting requests time out, later ones send afresh", async () => {
+    let now = 0;
+    const coalescer = new Coalescer<number>({ sleep: async () => { now += 10; await tick(); }, now: () => now });
+    const hung = coalescer.join("k", 100, () => new Promise<number[]>(() => {})); // e.g. its client went away
+    const waiting = coalescer.join("k", 50, async (n) => Array.from({ length: n }, () => 1));
+    await expect(waiting).rejects.toThrow(/deadline/);
+    now = 200;
+    expect(await coalescer.join("k", 300, async (n) => Array.from({ length: n }, () => 2))).toBe(2);
+    void hung;
+  });
+
+  it("refuses an answer of the wrong length rather than guessing", async () => {
+    const coalescer = new Coalescer<number>({ sleep: () => tick(), now: () => 0 });
+    await expect(coalescer.join("k", noDeadline, async () => [])).rejects.toThrow(/0 results for 1/);
+  });
+});
