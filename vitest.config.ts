@@ -4,6 +4,7 @@ import { unstable_readConfig } from "wrangler";
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { LOCAL_BINDINGS } from "./src/tools/local-bindings.ts";
+import { agentServerContract } from "./test/workers/agent-server/contract/validators-plugin.ts";
 
 interface ServiceBinding {
   binding: string;
@@ -35,6 +36,8 @@ function selfBindings(region: string) {
  */
 const workersProject = (region: "us" | "eu") => ({
   plugins: [
+    // The agent-server tests hold every response to the reference document (test/workers/agent-server/contract/).
+    agentServerContract(),
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml", environment: region },
       miniflare: {

@@ -1,4 +1,5 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
+import { encodeEvent } from "./shared/sse.ts";
 
 /** Which upstream this binding stands in for (wrangler.toml `props`). */
 interface EchoProps {
@@ -48,13 +49,14 @@ export class HostedApiEcho extends WorkerEntrypoint<unknown, EchoProps> {
   }
 }
 
+// Produced as the reader pulls (not with the emulators' streamEvents): an echo has nothing to
+// finish for a client that left. The wire format is the emulators' one.
 function eventStream(events: number): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
   let sent = 0;
   return new ReadableStream({
     async pull(controller) {
       if (sent > 0) await new Promise((resolve) => setTimeout(resolve, SSE_DELAY_MS));
-      controller.enqueue(encoder.encode(`event: tick\ndata: ${JSON.stringify({ n: sent })}\n\n`));
+      controller.enqueue(encodeEvent({ event: "tick", data: { n: sent } }));
       if (++sent >= events) controller.close();
     },
   });

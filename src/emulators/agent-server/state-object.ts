@@ -9,7 +9,8 @@ import { ThreadStore } from "./threads/store.ts";
  * All agent-server state (assistants and their versions, threads, runs) in one SQLite-backed
  * Durable Object, so concurrent writers are serialized and version numbers never gap or repeat.
  * Every store method is synchronous SQL (no await inside), so each call is one atomic step.
- * Callers reach a store with promise pipelining: `await state.assistants().patch(id, change)`.
+ * Callers reach a store with promise pipelining, one round trip: `using assistants =
+ * assistantsOf(c.env); await assistants.patch(id, change)`.
  */
 export class AgentServerState extends DurableObject<Env> {
   readonly #assistants: AssistantStore;
@@ -45,3 +46,9 @@ export class AgentServerState extends DurableObject<Env> {
 export function stateOf(env: Pick<Env, "AGENT_SERVER_STATE">) {
   return env.AGENT_SERVER_STATE.getByName("agent-server");
 }
+
+// Each store, for pipelined calls. Declare them with `using`: the stub is disposed when the scope
+// ends, not whenever the garbage collector gets to it (workerd warns about stubs collected that way).
+export const assistantsOf = (env: Pick<Env, "AGENT_SERVER_STATE">) => stateOf(env).assistants();
+export const threadsOf = (env: Pick<Env, "AGENT_SERVER_STATE">) => stateOf(env).threads();
+export const runsOf = (env: Pick<Env, "AGENT_SERVER_STATE">) => stateOf(env).runs();

@@ -1,18 +1,19 @@
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import type { Env } from "../../env.ts";
-import { detail, unprocessable } from "../shared/http.ts";
+import { detail, unprocessable } from "../shared/answer.ts";
+import type { EmulatorEnv } from "../shared/emulator-env.ts";
 import { toValidationErrors } from "../shared/fastapi-errors.ts";
+import { uuid } from "../shared/pydantic/uuid.ts";
 
-export interface ControlPlaneEnv {
-  Bindings: Env;
+export interface ControlPlaneEnv extends EmulatorEnv {
   Variables: {
     /** The workspace every read and write of this request is scoped to. */
     workspaceId: string;
   };
 }
 
-const TenantId = z.uuid();
+/** `X-Tenant-Id`: a UUID as pydantic reads one, in its canonical spelling (it names the workspace object). */
+const TenantId = uuid();
 
 /**
  * Authentication as the control plane does it: one of `X-Api-Key`, `X-Tenant-Id` or
@@ -31,7 +32,7 @@ export function authenticate() {
     if (tenant) {
       const parsed = TenantId.safeParse(tenant);
       if (!parsed.success) return unprocessable(c, toValidationErrors(parsed.error.issues, "header", tenant).map((e) => ({ ...e, loc: ["header", "x-tenant-id"] })));
-      c.set("workspaceId", parsed.data.toLowerCase());
+      c.set("workspaceId", parsed.data);
     } else {
       c.set("workspaceId", await defaultWorkspaceId(apiKey ? `api-key:${apiKey}` : `bearer:${bearer}`));
     }

@@ -1,11 +1,12 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { validate } from "../shared/http.ts";
+import { uuid } from "../shared/pydantic/uuid.ts";
+import { validate } from "../shared/validate.ts";
 import type { ControlPlaneEnv } from "./auth.ts";
 import { PLANS } from "./plans.ts";
 
-// The same UUIDs the X-Tenant-Id header accepts (auth.ts), lower cased as auth.ts names objects.
-const WorkspacePath = z.object({ workspace_id: z.uuid().transform((id) => id.toLowerCase()) });
+// The same UUIDs the X-Tenant-Id header accepts (auth.ts), in the spelling auth.ts names objects by.
+const WorkspacePath = z.object({ workspace_id: uuid() });
 const PlanBody = z.object({ plan: z.enum(PLANS) });
 
 /** The settings of the workspace named in the path (not the caller's); declare with `using`. */

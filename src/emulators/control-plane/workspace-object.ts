@@ -15,7 +15,7 @@ export class ControlPlaneWorkspace extends DurableObject {
   readonly #settings = new WorkspaceSettings(this.ctx.storage.sql);
   readonly #listeners = new ListenerStore(this.ctx, this.#settings);
   readonly #templates = new TemplateStore(this.ctx);
-  readonly #deployments = new DeploymentStore(this.ctx, this.env);
+  readonly #deployments = new DeploymentStore(this.ctx);
 
   settings(): WorkspaceSettings {
     return this.#settings;

@@ -41,6 +41,8 @@ function describe(issue: z.core.$ZodIssue, location: Location, value: unknown): 
       switch (issue.expected) {
         case "int":
         case "number":
+          // A JSON number with a fractional part, where an integer is expected.
+          if (!fromText && typeof value === "number") return { type: "int_from_float", msg: "Input should be a valid integer, got a number with a fractional part" };
           return fromText
             ? { type: "int_parsing", msg: "Input should be a valid integer, unable to parse string as an integer" }
             : { type: "int_type", msg: "Input should be a valid integer" };

@@ -8,7 +8,7 @@
  * when V8 runs unoptimized code with its larger stack frames). Measured the same way with the
  * bound lifted (workers-us, 2026-11-23), the emulators handled bodies 3000 deep and overflowed the
  * stack by 4000 (serializing to JSON and across RPC). Before the agent server stopped re-checking
- * JSON fields recursively with `z.json()` (agent-server/json.ts), it overflowed between 1100 and
+ * JSON fields recursively with `z.json()` (see pydantic/json.ts), it overflowed between 1100 and
  * 1200 deep: too close to this bound to call it safe.
  */
 export const MAX_JSON_DEPTH = 1000;

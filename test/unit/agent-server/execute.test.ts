@@ -3,11 +3,11 @@ import { agentGraph } from "../../../src/emulators/agent-server/graphs/agent.ts"
 import type { Graph } from "../../../src/emulators/agent-server/graphs/graph.ts";
 import { pipelineGraph } from "../../../src/emulators/agent-server/graphs/pipeline.ts";
 import { executeRun, type RunPlan, type StreamMode } from "../../../src/emulators/agent-server/runs/execute.ts";
-import type { StreamEvent } from "../../../src/emulators/agent-server/sse.ts";
+import type { ServerSentEvent } from "../../../src/emulators/shared/sse.ts";
 
 /** Runs a plan, recording events and where the pauses fell between them. */
 async function run(graph: Graph<any>, streamModes: StreamMode[], input: unknown, extra: Partial<RunPlan> = {}) {
-  const log: Array<StreamEvent | "pause"> = [];
+  const log: Array<ServerSentEvent | "pause"> = [];
   let n = 0;
   const outcome = await executeRun(
     { runId: "r1", graph: graph as Graph, context: {}, values: {}, input, streamModes, ...extra },
@@ -26,7 +26,7 @@ describe("executeRun", () => {
     expect(log[3]).toEqual({ event: "updates", data: { draft: { messages: [{ id: "run-r1-draft", type: "ai", content: "draft: x", name: "draft" }] } } });
     expect(outcome.status).toBe("success");
     expect(outcome.values.messages!.map((m) => m.content)).toEqual(["x", "draft: x", "reviewed: x"]);
-    expect((log.at(-1) as StreamEvent).data).toEqual(outcome.values);
+    expect((log.at(-1) as ServerSentEvent).data).toEqual(outcome.values);
   });
 
   it("emits only the modes asked for; silent modes add nothing", async () => {

@@ -1,10 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
-  DEFAULT_STEP_MS,
   isFinal,
   outcomeOf,
-  parseStepMs,
   PATHS,
   progressAt,
   REVISION_STATUSES,
@@ -102,23 +100,5 @@ describe("failure switches", () => {
     [{ repo_ref: null, image_uri: null }, "deployed"],
   ] as const)("%j ends %s", (config, outcome) => {
     expect(outcomeOf(config)).toBe(outcome);
-  });
-});
-
-describe("parseStepMs", () => {
-  test.each([
-    [undefined, DEFAULT_STEP_MS],
-    ["", DEFAULT_STEP_MS],
-    ["  ", DEFAULT_STEP_MS],
-    ["500", 500],
-    ["25", 25],
-    [" 250 ", 250],
-    ["0", 0],
-  ])("%j is %d", (raw, expected) => {
-    expect(parseStepMs(raw)).toBe(expected);
-  });
-
-  test.each(["abc", "-1", "1.5", "1e3", "500ms", "0x10", "1234567890"])("%j throws, naming the variable", (raw) => {
-    expect(() => parseStepMs(raw)).toThrow(/CONTROL_PLANE_REVISION_STEP_MS/);
   });
 });

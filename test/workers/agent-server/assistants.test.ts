@@ -94,6 +94,21 @@ describe("POST /assistants", () => {
     ]);
   });
 
+  it("answers 422 for a config that is not the documented Config (tags, recursion_limit, configurable)", async () => {
+    const res = await agentServer("POST", "/assistants", { body: { graph_id: "agent", config: { tags: [1], recursion_limit: 2.5, configurable: [] } } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((e: any) => [e.type, e.loc.join(".")])).toEqual([
+      ["string_type", "body.config.tags.0"],
+      ["int_from_float", "body.config.recursion_limit"],
+      ["dict_type", "body.config.configurable"],
+    ]);
+    const created = await createAssistant({ graph_id: "agent", config: { recursion_limit: 3, other: "kept" } });
+    expect(created.config).toEqual({ recursion_limit: 3, other: "kept" });
+    const patched = await agentServer("PATCH", `/assistants/${created.assistant_id}`, { body: { config: { tags: "t" } } });
+    expect(patched.status).toBe(422);
+    expect(patched.body.detail[0]).toMatchObject({ type: "list_type", loc: ["body", "config", "tags"] });
+  });
+
   it("answers 422 json_invalid for malformed JSON", async () => {
     const res = await agentServer("POST", "/assistants", { rawBody: '{"graph_id": "agent",' });
     expect(res.status).toBe(422);
@@ -249,7 +264,10 @@ describe("POST /assistants/{assistant_id}/versions", () => {
     const all = await agentServer("POST", `/assistants/${created.assistant_id}/versions`, { body: {} });
     expect(all.status).toBe(200);
     expect(all.body.map((v: any) => v.version)).toEqual([4, 3, 2, 1]);
-    expect(Object.keys(all.body[0]).sort()).toEqual(["assistant_id", "config", "context", "created_at", "description", "graph_id", "metadata", "name", "version"]);
+    // Every field of the Assistant schema, which the document requires of each item; a version
+    // never changes, so it was last updated when it was created.
+    expect(Object.keys(all.body[0]).sort()).toEqual(["assistant_id", "config", "context", "created_at", "description", "graph_id", "metadata", "name", "updated_at", "version"]);
+    for (const version of all.body) expect(version.updated_at).toBe(version.created_at);
     expect(all.body[2]).toMatchObject({ version: 2, context: { model: "m2" } });
 
     const page = await agentServer("POST", `/assistants/${created.assistant_id}/versions`, { body: { limit: 2, offset: 1 } });

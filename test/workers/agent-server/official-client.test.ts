@@ -1,21 +1,21 @@
 // The official JS client (@langchain/langgraph-sdk) drives the emulator through the gateway: the
-// test a real integration would be. Its fetch is the gateway Worker's own fetch (no network).
+// test a real integration would be. Its fetch is the gateway Worker's own fetch (no network),
+// with every response held to the reference document (contract/contract.ts).
 import { Client } from "@langchain/langgraph-sdk";
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { freshCaller, freshTag } from "./support.ts";
+import { AGENT_SERVER_URL, agentServerFetch, freshCaller, freshTag } from "./support.ts";
 
 /** A client whose every request goes through the gateway with its own client IP. */
 function gatewayClient(): Client {
   return new Client({
-    apiUrl: "https://gateway.test",
+    apiUrl: AGENT_SERVER_URL,
     apiKey: `sdk-${crypto.randomUUID()}`,
     callerOptions: {
       maxRetries: 0,
       fetch: (input: RequestInfo | URL, init?: RequestInit) => {
         const headers = new Headers(init?.headers);
         headers.set("cf-connecting-ip", freshCaller()["cf-connecting-ip"]!);
-        return exports.default.fetch(input, { ...init, headers });
+        return agentServerFetch(input, { ...init, headers });
       },
     },
   });

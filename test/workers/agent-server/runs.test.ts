@@ -181,6 +181,55 @@ describe("refusals before any stream starts", () => {
     expect((await agentServer("POST", path, { rawBody: '{"assistant_id": ' })).body.detail[0].type).toBe("json_invalid");
   });
 
+  it("answers 422 for fields of the wrong type, as FastAPI does, even those the emulator does not act on", async () => {
+    const thread = await createThread();
+    const res = await agentServer("POST", `/threads/${thread.thread_id}/runs/stream`, {
+      body: {
+        assistant_id: "agent",
+        config: { tags: "t", recursion_limit: "10" },
+        stream_subgraphs: "yes",
+        stream_resumable: 1,
+        feedback_keys: "score",
+        checkpoint_during: "no",
+        durability: "forever",
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((e: any) => [e.type, e.loc.join(".")])).toEqual([
+      ["list_type", "body.config.tags"],
+      ["int_type", "body.config.recursion_limit"],
+      ["bool_type", "body.stream_subgraphs"],
+      ["bool_type", "body.stream_resumable"],
+      ["list_type", "body.feedback_keys"],
+      ["bool_type", "body.checkpoint_during"],
+      ["enum", "body.durability"],
+    ]);
+    expect(res.body.detail.at(-1)).toMatchObject({ msg: "Input should be 'sync', 'async' or 'exit'", input: "forever" });
+    const items = await agentServer("POST", `/threads/${thread.thread_id}/runs/stream`, { body: { assistant_id: "agent", feedback_keys: ["ok", 2] } });
+    expect(items.body.detail).toEqual([{ type: "string_type", loc: ["body", "feedback_keys", 1], msg: "Input should be a valid string", input: 2 }]);
+    // Nothing ran.
+    expect((await agentServer("GET", `/threads/${thread.thread_id}`)).body).toEqual(thread);
+  });
+
+  it("takes those fields with their documented types, and runs as usual", async () => {
+    const thread = await createThread();
+    const config = { tags: ["demo"], recursion_limit: 5, configurable: { user: "u1" } };
+    const { res, events } = await streamRun(thread.thread_id, {
+      assistant_id: "agent",
+      input: say("typed"),
+      stream_mode: "updates",
+      config,
+      stream_subgraphs: true,
+      stream_resumable: false,
+      feedback_keys: ["score"],
+      checkpoint_during: true,
+      durability: "sync",
+    });
+    expect(res.status).toBe(200);
+    expect(events.map((e) => e.event)).toEqual(["metadata", "updates"]);
+    expect((await agentServer("GET", res.headers.get("content-location")!)).body.kwargs.config).toEqual(config);
+  });
+
   it("answers 422 for an unknown stream mode, a context the graph refuses, and options the emulator does not implement", async () => {
     const thread = await createThread();
     const path = `/threads/${thread.thread_id}/runs/stream`;

@@ -5,9 +5,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env.ts";
 import { createAgentServer } from "../../../src/emulators/agent-server/app.ts";
-import { parseEvents } from "../../../src/emulators/agent-server/sse.ts";
+import { parseEvents } from "../../../src/emulators/shared/sse.ts";
 import { createGateway } from "../../../src/gateway/app.ts";
-import { freshCaller, type WireEvent } from "./support.ts";
+import { AGENT_SERVER_URL, contractChecked, freshCaller, type WireEvent } from "./support.ts";
 
 const STEP_MS = 200;
 
@@ -23,11 +23,11 @@ function pacedGateway(delay = String(STEP_MS)) {
   } as Fetcher;
   const gateway = createGateway();
   const gatewayEnv = { ...env, AGENT_SERVER: fetcher } as Env;
+  const checkedFetch = contractChecked(async (request) => gateway.fetch(request, gatewayEnv, createExecutionContext()));
   return async (method: string, path: string, body?: unknown): Promise<Response> => {
     const headers: Record<string, string> = freshCaller();
     if (body !== undefined) headers["content-type"] = "application/json";
-    const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
-    return gateway.fetch(new Request(`https://gateway.test${path}`, init), gatewayEnv, createExecutionContext());
+    return checkedFetch(`${AGENT_SERVER_URL}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   };
 }
 

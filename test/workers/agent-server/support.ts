@@ -1,8 +1,15 @@
 import { exports } from "cloudflare:workers";
-import { parseEvents } from "../../../src/emulators/agent-server/sse.ts";
+import { parseEvents } from "../../../src/emulators/shared/sse.ts";
+import { checkResponse } from "./contract/contract.ts";
 
 /** An event as a test reads it (data is whatever JSON the server sent). */
-export type WireEvent = { event: string; data: any };
+export type WireEvent = { event: string; data: any; id?: string };
+
+/**
+ * Where the tests reach the agent server: the gateway, which routes `/assistants*` and
+ * `/threads*` to it. Paths below this URL are the agent server's own (the document's).
+ */
+export const AGENT_SERVER_URL = "https://gateway.test";
 
 const rand = () => Math.floor(Math.random() * 250) + 1;
 
@@ -14,32 +21,51 @@ export function freshCaller(): Record<string, string> {
   return { "cf-connecting-ip": `10.${rand()}.${rand()}.${rand()}`, "x-api-key": `agent-test-${crypto.randomUUID()}` };
 }
 
+/**
+ * A fetch whose every response is held to the agent-server contract (contract/contract.ts) before
+ * the test sees it: a response the reference document does not allow fails the test that got it.
+ * `baseUrl` is where the agent server's paths start for this fetcher.
+ */
+export function contractChecked(fetcher: (request: Request) => Promise<Response>, baseUrl = AGENT_SERVER_URL) {
+  const base = new URL(baseUrl).pathname.replace(/\/$/, "");
+  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    if (!url.pathname.startsWith(base)) throw new Error(`${request.url} is not below the agent server's base URL ${baseUrl}`);
+    const sent = request.body ? await request.clone().text() : "";
+    const response = await fetcher(request);
+    await checkResponse({ method: request.method, path: url.pathname.slice(base.length) + url.search, requestBody: jsonOrUndefined(sent) }, response);
+    return response;
+  };
+}
+
+/** The gateway's fetch (as a client calls it), contract-checked. */
+export const agentServerFetch = contractChecked((request) => exports.default.fetch(request));
+
 export interface JsonAnswer {
   readonly status: number;
   readonly body: any;
   readonly headers: Headers;
 }
 
+type CallOptions = { body?: unknown; rawBody?: string; headers?: Record<string, string> };
+
 /** Calls the agent-server emulator through the gateway, as a client would. */
-export async function agentServer(
-  method: string,
-  path: string,
-  options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
-): Promise<JsonAnswer> {
+export async function agentServer(method: string, path: string, options: CallOptions = {}): Promise<JsonAnswer> {
   const res = await send(method, path, options);
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
 
 /** The raw response (for streams). */
-export function send(method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+export function send(method: string, path: string, options: CallOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { ...freshCaller(), ...options.headers };
   let body: string | undefined;
   if (options.rawBody !== undefined || options.body !== undefined) {
     headers["content-type"] ??= "application/json";
     body = options.rawBody ?? JSON.stringify(options.body);
   }
-  return exports.default.fetch(`https://gateway.test${path}`, { method, headers, body });
+  return agentServerFetch(`${AGENT_SERVER_URL}${path}`, { method, headers, body });
 }
 
 /** Reads a whole event stream. */
@@ -78,3 +104,11 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00$/;
 /** The default assistant of graph "agent": uuid5(NAMESPACE_URL, "agent"). */
 export const AGENT_DEFAULT_ID = "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414";
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return text === "" ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -26,6 +26,21 @@ describe("POST /threads", () => {
     expect(res.body).toMatchObject({ thread_id: id, metadata: { owner: "me" } });
   });
 
+  it("answers 422 for a ttl that is not the documented object, and takes one that is", async () => {
+    const notObject = await agentServer("POST", "/threads", { body: { ttl: "x" } });
+    expect(notObject.status).toBe(422);
+    expect(notObject.body).toEqual({ detail: [{ type: "dict_type", loc: ["body", "ttl"], msg: "Input should be a valid dictionary", input: "x" }] });
+    const badFields = await agentServer("POST", "/threads", { body: { ttl: { strategy: "keep", ttl: "soon" } } });
+    expect(badFields.status).toBe(422);
+    expect(badFields.body.detail.map((e: any) => [e.type, e.loc.join(".")])).toEqual([
+      ["literal_error", "body.ttl.strategy"],
+      ["float_type", "body.ttl.ttl"],
+    ]);
+    expect(badFields.body.detail[0].msg).toBe("Input should be 'delete'");
+    const fine = await agentServer("POST", "/threads", { body: { ttl: { strategy: "delete", ttl: 30.5 } } });
+    expect(fine.status).toBe(200);
+  });
+
   it("answers 409 for an existing thread_id, or the existing thread with if_exists do_nothing", async () => {
     const thread = await createThread({ metadata: { n: 1 } });
     const raised = await agentServer("POST", "/threads", { body: { thread_id: thread.thread_id } });
@@ -59,6 +74,15 @@ describe("GET and DELETE /threads/{thread_id}", () => {
     expect(bad.status).toBe(422);
     expect(bad.body.detail).toEqual([expect.objectContaining({ type: "uuid_parsing", loc: ["path", "thread_id"], input: "abc" })]);
     expect((await agentServer("DELETE", "/threads/abc")).status).toBe(422);
+  });
+
+  it("reads the thread id in every spelling pydantic's UUID takes", async () => {
+    const thread = await createThread();
+    for (const spelling of [thread.thread_id.replaceAll("-", ""), `urn:uuid:${thread.thread_id}`, thread.thread_id.toUpperCase()]) {
+      const res = await agentServer("GET", `/threads/${spelling}`);
+      expect(res.status, spelling).toBe(200);
+      expect(res.body.thread_id).toBe(thread.thread_id);
+    }
   });
 
   it("deletes a thread (200 {}), after which it is gone", async () => {

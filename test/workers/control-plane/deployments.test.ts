@@ -1,6 +1,8 @@
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { Env } from "../../../src/env.ts";
+import { createControlPlane } from "../../../src/emulators/control-plane/app.ts";
 import { controlPlane, freshWorkspace } from "./support.ts";
 
 /**
@@ -532,5 +534,24 @@ describe("revision lifecycle", () => {
     clock.advance(5 * STEP);
     const after = (await controlPlane("GET", `/v2/deployments/${created.id}`, { workspace })).body;
     expect(after).toMatchObject({ ...created, status: "READY", active_revision_id: created.latest_revision_id, updated_at: new Date(start + 6 * STEP).toISOString(), image_version: "0.0.0-emulator" });
+  });
+});
+
+describe("a CONTROL_PLANE_REVISION_STEP_MS that is not whole milliseconds", () => {
+  it("answers a write that would make a revision with a 500 naming the setting, and stores nothing", async () => {
+    const workspace = freshWorkspace();
+    const misconfigured = { ...env, CONTROL_PLANE_REVISION_STEP_MS: "half a second" } as Env;
+    const res = await createControlPlane().fetch(
+      new Request("https://control-plane.test/v2/deployments", {
+        method: "POST",
+        headers: { "x-tenant-id": workspace, "content-type": "application/json" },
+        body: JSON.stringify(githubDeployment()),
+      }),
+      misconfigured,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ detail: "CONTROL_PLANE_REVISION_STEP_MS must be a whole number of milliseconds from 0 to 999999999, got 'half a second'." });
+    expect((await controlPlane("GET", "/v2/deployments", { workspace })).body.resources).toEqual([]);
   });
 });

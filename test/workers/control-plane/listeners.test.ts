@@ -143,6 +143,16 @@ describe("GET /v2/listeners/{listener_id}", () => {
     expect(odd.status).toBe(404);
     expect(odd.body.detail).toBe("Listener ID 12345678-1234-1234-1234-123456789abc not found.");
   });
+
+  it("reads every other spelling pydantic's UUID takes (32 digits, braced, urn:uuid:) as the same listener", async () => {
+    const workspace = freshWorkspace();
+    const listener = await createListener(workspace);
+    for (const spelling of [listener.id.replaceAll("-", ""), `{${listener.id}}`, `urn:uuid:${listener.id}`]) {
+      const res = await controlPlane("GET", listenerPath(encodeURIComponent(spelling)), { workspace });
+      expect(res.status, spelling).toBe(200);
+      expect(res.body.id).toBe(listener.id);
+    }
+  });
 });
 
 describe("GET /v2/listeners", () => {
@@ -241,11 +251,11 @@ describe("PATCH /v2/listeners/{listener_id}", () => {
     const stamps = await runInDurableObject(env.CONTROL_PLANE_WORKSPACES.getByName(workspace), (object) => {
       const store = object.listeners();
       const created = store.create(workspace, { compute_type: "k8s", compute_id: "clock", compute_config: { k8s_namespaces: null }, version: null });
-      if (!created.ok) throw new Error(created.detail);
+      if (!created.ok) throw new Error(JSON.stringify(created.detail));
       const stamps = [created.value.updated_at];
       for (const version of ["a", "b", "c"]) {
         const updated = store.update(workspace, created.value.id, { version });
-        if (!updated.ok) throw new Error(updated.detail);
+        if (!updated.ok) throw new Error(JSON.stringify(updated.detail));
         stamps.push(updated.value.updated_at);
       }
       return stamps;

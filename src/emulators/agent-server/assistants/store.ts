@@ -2,8 +2,8 @@ import { RpcTarget } from "cloudflare:workers";
 import { timestamp } from "../clock.ts";
 import { checkContext } from "../graphs/context.ts";
 import { findGraph, graphIds } from "../graphs/registry.ts";
-import type { JsonObject } from "../json.ts";
-import { invalid, ok, refuse, type Outcome } from "../outcome.ts";
+import type { JsonObject } from "../../shared/pydantic/json.ts";
+import { invalid, ok, refuse, type Result } from "../../shared/result.ts";
 import { contains, parseJson } from "../storage.ts";
 import type {
   Assistant,
@@ -54,7 +54,7 @@ export class AssistantStore extends RpcTarget {
   }
 
   /** POST /assistants: version 1 of a new assistant, or the existing one with `if_exists: do_nothing`. */
-  create(id: string, input: AssistantCreate): Outcome<Assistant> {
+  create(id: string, input: AssistantCreate): Result<Assistant> {
     const graph = findGraph(input.graph_id);
     if (!graph) return unknownGraph(input.graph_id);
     const context = input.context ?? {};
@@ -84,7 +84,7 @@ export class AssistantStore extends RpcTarget {
   }
 
   /** GET /assistants/{id}. */
-  get(id: string): Outcome<Assistant> {
+  get(id: string): Result<Assistant> {
     const assistant = this.find(id);
     return assistant ? ok(assistant) : notFound(id);
   }
@@ -93,7 +93,7 @@ export class AssistantStore extends RpcTarget {
    * PATCH /assistants/{id}: stores version max+1 built from the active version and the fields
    * given (each replaced whole; `metadata` merged key by key) and makes it active.
    */
-  patch(id: string, change: AssistantPatch): Outcome<Assistant> {
+  patch(id: string, change: AssistantPatch): Result<Assistant> {
     return this.#storage.transactionSync(() => {
       const current = this.find(id);
       if (!current) return notFound(id);
@@ -121,7 +121,7 @@ export class AssistantStore extends RpcTarget {
   }
 
   /** POST /assistants/{id}/latest: makes an existing version the active one. */
-  setLatest(id: string, version: number): Outcome<Assistant> {
+  setLatest(id: string, version: number): Result<Assistant> {
     return this.#storage.transactionSync(() => {
       const current = this.find(id);
       if (!current) return notFound(id);
@@ -135,7 +135,7 @@ export class AssistantStore extends RpcTarget {
   }
 
   /** POST /assistants/{id}/versions: newest first, filtered by metadata, one page. */
-  versions(id: string, query: AssistantVersionsSearch): Outcome<AssistantVersion[]> {
+  versions(id: string, query: AssistantVersionsSearch): Result<AssistantVersion[]> {
     if (!this.find(id)) return notFound(id);
     const rows = this.#sql
       .exec<Omit<Row, "system" | "updated_at" | "version_created_at">>(
@@ -155,6 +155,8 @@ export class AssistantStore extends RpcTarget {
           name: row.name,
           description: row.description,
           created_at: row.created_at,
+          // A version is never changed after it is stored.
+          updated_at: row.created_at,
         }),
       )
       .filter((v) => !query.metadata || contains(v.metadata, query.metadata));
@@ -180,7 +182,7 @@ export class AssistantStore extends RpcTarget {
    * DELETE /assistants/{id}: the assistant and all its versions; with `deleteThreads`, also the
    * threads whose `metadata.assistant_id` names it (runs stamp that on their thread).
    */
-  delete(id: string, deleteThreads: boolean): Outcome<{ deleted_threads: number }> {
+  delete(id: string, deleteThreads: boolean): Result<{ deleted_threads: number }> {
     return this.#storage.transactionSync(() => {
       const current = this.find(id);
       if (!current) return notFound(id);
@@ -220,7 +222,7 @@ export class AssistantStore extends RpcTarget {
     return this.#sql.exec<{ system: number }>("SELECT system FROM assistants WHERE assistant_id = ?", id).one().system === 1;
   }
 
-  #insertVersion(id: string, version: number, v: Omit<AssistantVersion, "assistant_id" | "version">): void {
+  #insertVersion(id: string, version: number, v: Omit<AssistantVersion, "assistant_id" | "version" | "updated_at">): void {
     this.#sql.exec(
       `INSERT INTO assistant_versions (assistant_id, version, graph_id, name, description, config, context, metadata, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,3 +1,4 @@
+// The uuid package for name-based ids (v5): new random ids come from crypto.randomUUID().
 import { v5 as uuidv5 } from "uuid";
 import type { Graph } from "./graph.ts";
 import { agentGraph } from "./agent.ts";

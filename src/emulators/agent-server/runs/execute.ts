@@ -1,6 +1,6 @@
 import type { Graph, ThreadValues } from "../graphs/graph.ts";
 import { addMessages, inputMessages } from "../graphs/messages.ts";
-import type { StreamEvent } from "../sse.ts";
+import type { ServerSentEvent } from "../../shared/sse.ts";
 
 /** Every `stream_mode` the API accepts (RunCreateStateful). */
 export const STREAM_MODES = ["values", "messages", "messages-tuple", "tasks", "checkpoints", "updates", "events", "debug", "custom"] as const;
@@ -31,7 +31,7 @@ export interface RunOutcome {
 
 /** The side effects a run needs: writing events, pacing steps, naming input messages. */
 export interface RunHooks {
-  emit(event: StreamEvent): void;
+  emit(event: ServerSentEvent): void;
   /** Awaited before each node step (AGENT_SERVER_STEP_DELAY_MS). */
   pause(): Promise<void>;
   newId(): string;

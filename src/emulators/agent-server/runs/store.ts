@@ -4,7 +4,7 @@ import { timestamp } from "../clock.ts";
 import { checkContext } from "../graphs/context.ts";
 import type { ThreadValues } from "../graphs/graph.ts";
 import { findGraph } from "../graphs/registry.ts";
-import { invalid, ok, refuse, type Outcome } from "../outcome.ts";
+import { invalid, ok, refuse, type Result } from "../../shared/result.ts";
 import { parseJson } from "../storage.ts";
 import { notFound as threadNotFound, type ThreadStore } from "../threads/store.ts";
 import type { Run, RunRequest, RunStart, RunStatus } from "./schema.ts";
@@ -43,7 +43,7 @@ export class RunStore extends RpcTarget {
    * the graph refuses, 409 while another run holds the thread. The assistant's active version is
    * read here, so the run uses the configuration that was active when it was requested.
    */
-  begin(request: RunRequest): Outcome<RunStart> {
+  begin(request: RunRequest): Result<RunStart> {
     return this.#storage.transactionSync(() => {
       const thread = this.#threads.find(request.threadId);
       if (!thread && request.ifNotExists !== "create") return threadNotFound(request.threadId);
@@ -117,7 +117,7 @@ export class RunStore extends RpcTarget {
   }
 
   /** GET /threads/{thread_id}/runs/{run_id}. */
-  get(threadId: string, runId: string): Outcome<Run> {
+  get(threadId: string, runId: string): Result<Run> {
     if (!this.#threads.find(threadId)) return threadNotFound(threadId);
     const run = this.find(runId);
     return run && run.thread_id === threadId ? ok(run) : refuse(404, `Run ${runId} not found in thread ${threadId}.`);

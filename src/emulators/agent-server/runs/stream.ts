@@ -1,5 +1,4 @@
-import { v4 as uuidv4 } from "uuid";
-import { encodeEvent, type StreamEvent } from "../sse.ts";
+import { streamEvents } from "../../shared/sse.ts";
 import type { ThreadValues } from "../graphs/graph.ts";
 import { executeRun, type RunPlan } from "./execute.ts";
 
@@ -23,49 +22,20 @@ export interface StreamOptions {
  */
 export function streamRun(options: StreamOptions): Response {
   const { plan, delayMs } = options;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let open = true;
-  // enqueue never waits for the reader, so a slow or departed client cannot stall the run.
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
+  return streamEvents(
+    async (sink) => {
+      try {
+        const outcome = await executeRun(plan, { emit: (event) => sink.send(event), pause: () => sleep(delayMs), newId: () => crypto.randomUUID() });
+        await options.finish(outcome.status, outcome.values);
+      } catch (error) {
+        // Not a graph failure (those are outcomes) but the emulator's own: say so, free the thread.
+        console.log(JSON.stringify({ event: "agent_server_run_failed", run_id: plan.runId, error: String(error) }));
+        sink.send({ event: "error", data: { error: "InternalError", message: "The emulator failed while running this run; the thread is left as it was." } });
+        await options.finish("error", plan.values).catch(() => {});
+      }
     },
-    cancel() {
-      open = false;
-    },
-  });
-  const emit = (event: StreamEvent) => {
-    if (!open) return;
-    try {
-      controller.enqueue(encodeEvent(event));
-    } catch {
-      open = false;
-    }
-  };
-
-  const work = (async () => {
-    try {
-      const outcome = await executeRun(plan, { emit, pause: () => sleep(delayMs), newId: uuidv4 });
-      await options.finish(outcome.status, outcome.values);
-    } catch (error) {
-      // Not a graph failure (those are outcomes) but the emulator's own: say so, free the thread.
-      console.log(JSON.stringify({ event: "agent_server_run_failed", run_id: plan.runId, error: String(error) }));
-      emit({ event: "error", data: { error: "InternalError", message: "The emulator failed while running this run; the thread is left as it was." } });
-      await options.finish("error", plan.values).catch(() => {});
-    } finally {
-      if (open) controller.close();
-    }
-  })();
-  options.waitUntil(work);
-
-  return new Response(body, {
-    status: 200,
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-store",
-      "content-location": `/threads/${options.threadId}/runs/${plan.runId}`,
-    },
-  });
+    { headers: { "content-location": `/threads/${options.threadId}/runs/${plan.runId}` }, waitUntil: options.waitUntil },
+  );
 }
 
 const sleep = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());

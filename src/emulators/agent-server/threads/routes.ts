@@ -1,25 +1,24 @@
 import { Hono } from "hono";
-import { v4 as uuidv4 } from "uuid";
-import { validate } from "../../shared/http.ts";
-import { answer, type AgentServerEnv } from "../http.ts";
-import { stateOf } from "../state-object.ts";
+import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import { answer } from "../../shared/answer.ts";
+import { validate } from "../../shared/validate.ts";
 import { ThreadIdParam } from "../ids.ts";
+import { threadsOf } from "../state-object.ts";
 import { ThreadCreate } from "./schema.ts";
 
 /** Routes under /threads (runs: runs/routes.ts). */
-export const threadRoutes = new Hono<AgentServerEnv>();
-
-threadRoutes.post("/", validate("json", ThreadCreate), async (c) => {
-  const body = c.req.valid("json");
-  return answer(c, await stateOf(c.env).threads().create(body.thread_id ?? uuidv4(), body));
-});
-
-threadRoutes.get("/:thread_id", validate("param", ThreadIdParam), async (c) => {
-  return answer(c, await stateOf(c.env).threads().get(c.req.valid("param").thread_id));
-});
-
-threadRoutes.delete("/:thread_id", validate("param", ThreadIdParam), async (c) => {
-  const outcome = await stateOf(c.env).threads().delete(c.req.valid("param").thread_id);
-  // 200 with an empty JSON object, as for assistants.
-  return outcome.ok ? c.json({}) : answer(c, outcome);
-});
+export const threadRoutes = new Hono<EmulatorEnv>()
+  .post("/", validate("json", ThreadCreate), async (c) => {
+    const body = c.req.valid("json");
+    using threads = threadsOf(c.env);
+    return answer(c, await threads.create(body.thread_id ?? crypto.randomUUID(), body));
+  })
+  .get("/:thread_id", validate("param", ThreadIdParam), async (c) => {
+    using threads = threadsOf(c.env);
+    return answer(c, await threads.get(c.req.valid("param").thread_id));
+  })
+  .delete("/:thread_id", validate("param", ThreadIdParam), async (c) => {
+    using threads = threadsOf(c.env);
+    // 200 with an empty JSON object, as for assistants.
+    return answer(c, await threads.delete(c.req.valid("param").thread_id), () => c.json({}, 200));
+  });

@@ -1,24 +1,33 @@
 import { z } from "zod";
-import { JsonObjectSchema as JsonObject, optionalBody, optionalField, type JsonObject as JsonDocument } from "../json.ts";
+import { JsonObjectSchema, type JsonObject } from "../../shared/pydantic/json.ts";
+import { float } from "../../shared/pydantic/number.ts";
+import { optionalBody, optionalField } from "../../shared/pydantic/optional.ts";
+import { notEmulated } from "../../shared/pydantic/value-error.ts";
+import { uuid } from "../../shared/pydantic/uuid.ts";
 import type { ThreadValues } from "../graphs/graph.ts";
 
 /**
- * ThreadCreate (POST /threads). `ttl` is accepted and ignored (threads are never swept);
- * `supersteps` (pre-filled state) is refused rather than ignored, since ignoring it would hand
- * back a thread without the state the client asked for.
+ * A thread's `ttl`, typed as the API types it (`strategy` "delete", `ttl` minutes as a number),
+ * so a malformed one is a 422. Accepted and not acted on: the emulator never sweeps threads.
  */
-export const ThreadCreate = optionalBody(z.object({
-  thread_id: optionalField(z.guid().transform((id) => id.toLowerCase())),
-  metadata: optionalField(JsonObject),
-  if_exists: optionalField(z.enum(["raise", "do_nothing"])),
-  ttl: z.unknown().optional(),
-  supersteps: z
-    .unknown()
-    .refine((v) => v === undefined || v === null || (Array.isArray(v) && v.length === 0), {
-      message: "supersteps is not supported by the agent-server emulator; create the thread empty and start a run instead",
-    })
-    .optional(),
-}));
+const ThreadTtl = z.object({
+  strategy: optionalField(z.enum(["delete"])),
+  ttl: optionalField(float()),
+});
+
+/**
+ * ThreadCreate (POST /threads). `supersteps` (pre-filled state) is refused rather than ignored,
+ * since ignoring it would hand back a thread without the state the client asked for.
+ */
+export const ThreadCreate = optionalBody(
+  z.object({
+    thread_id: optionalField(uuid()),
+    metadata: optionalField(JsonObjectSchema),
+    if_exists: optionalField(z.enum(["raise", "do_nothing"])),
+    ttl: optionalField(ThreadTtl),
+    supersteps: notEmulated("supersteps is not supported by the agent-server emulator; create the thread empty and start a run instead"),
+  }),
+);
 export type ThreadCreate = z.output<typeof ThreadCreate>;
 
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
@@ -28,9 +37,9 @@ export interface Thread {
   readonly thread_id: string;
   readonly created_at: string;
   readonly updated_at: string;
-  readonly metadata: JsonDocument;
+  readonly metadata: JsonObject;
   readonly status: ThreadStatus;
-  readonly config: JsonDocument;
+  readonly config: JsonObject;
   readonly values: ThreadValues;
-  readonly interrupts: JsonDocument;
+  readonly interrupts: JsonObject;
 }

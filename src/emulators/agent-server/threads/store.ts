@@ -1,8 +1,8 @@
 import { RpcTarget } from "cloudflare:workers";
 import { timestamp } from "../clock.ts";
-import { ok, refuse, type Outcome } from "../outcome.ts";
+import type { JsonObject } from "../../shared/pydantic/json.ts";
+import { ok, refuse, type Result } from "../../shared/result.ts";
 import { parseJson } from "../storage.ts";
-import type { JsonObject } from "../json.ts";
 import type { Thread, ThreadCreate, ThreadStatus } from "./schema.ts";
 
 type Row = {
@@ -26,7 +26,7 @@ export class ThreadStore extends RpcTarget {
   }
 
   /** POST /threads: a new idle thread with no values, or the existing one with `if_exists: do_nothing`. */
-  create(id: string, input: ThreadCreate): Outcome<Thread> {
+  create(id: string, input: ThreadCreate): Result<Thread> {
     return this.#storage.transactionSync(() => {
       const existing = this.find(id);
       if (existing) {
@@ -39,13 +39,13 @@ export class ThreadStore extends RpcTarget {
   }
 
   /** GET /threads/{id}. */
-  get(id: string): Outcome<Thread> {
+  get(id: string): Result<Thread> {
     const thread = this.find(id);
     return thread ? ok(thread) : notFound(id);
   }
 
   /** DELETE /threads/{id}: the thread and its runs (a run still streaming finishes into nothing). */
-  delete(id: string): Outcome<null> {
+  delete(id: string): Result<null> {
     return this.#storage.transactionSync(() => {
       if (!this.find(id)) return notFound(id);
       this.#storage.sql.exec("DELETE FROM runs WHERE thread_id = ?", id);

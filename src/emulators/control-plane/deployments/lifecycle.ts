@@ -88,17 +88,5 @@ export function isFinal(status: RevisionStatus): boolean {
   return !(PIPELINE as readonly RevisionStatus[]).includes(status);
 }
 
+/** CONTROL_PLANE_REVISION_STEP_MS when unset (control-plane/settings.ts): deployed 3 s after creation. */
 export const DEFAULT_STEP_MS = 500;
-
-/**
- * `CONTROL_PLANE_REVISION_STEP_MS`, parsed strictly: absent or empty means the default (500);
- * otherwise a whole number of milliseconds (0 allowed: instant pipelines). Anything else is a
- * configuration mistake and throws, naming the variable, rather than guessing.
- */
-export function parseStepMs(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === "") return DEFAULT_STEP_MS;
-  if (!/^\d{1,9}$/.test(raw.trim())) {
-    throw new Error(`CONTROL_PLANE_REVISION_STEP_MS must be a whole number of milliseconds (0..999999999), got ${JSON.stringify(raw)}`);
-  }
-  return Number(raw.trim());
-}

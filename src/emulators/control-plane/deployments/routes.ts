@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import type { ControlPlaneEnv } from "../auth.ts";
-import { validate } from "../../shared/http.ts";
-import { answer } from "../answer.ts";
+import { answer } from "../../shared/answer.ts";
+import { validate } from "../../shared/validate.ts";
+import { revisionStepMs } from "../settings.ts";
 import { deploymentsOf } from "../workspace.ts";
 import {
   DeploymentCreateRequest,
@@ -20,8 +21,9 @@ import {
  */
 export const deploymentRoutes = new Hono<ControlPlaneEnv>()
   .post("/", validate("json", DeploymentCreateRequest), async (c) => {
+    const stepMs = revisionStepMs(c.env);
     using store = deploymentsOf(c);
-    return answer(c, await store.create(c.var.workspaceId, c.req.valid("json")), (deployment) => c.json(deployment, 201));
+    return answer(c, await store.create(c.var.workspaceId, c.req.valid("json"), stepMs), (deployment) => c.json(deployment, 201));
   })
   .get("/", validate("query", DeploymentListQuery), async (c) => {
     using store = deploymentsOf(c);
@@ -33,8 +35,9 @@ export const deploymentRoutes = new Hono<ControlPlaneEnv>()
     return answer(c, await store.get(c.req.valid("param").deployment_id), (deployment) => c.json(deployment, 200));
   })
   .patch("/:deployment_id", validate("param", DeploymentPath), validate("json", DeploymentPatchRequest), async (c) => {
+    const stepMs = revisionStepMs(c.env);
     using store = deploymentsOf(c);
-    return answer(c, await store.patch(c.req.valid("param").deployment_id, c.req.valid("json")), (deployment) => c.json(deployment, 200));
+    return answer(c, await store.patch(c.req.valid("param").deployment_id, c.req.valid("json"), stepMs), (deployment) => c.json(deployment, 200));
   })
   .delete("/:deployment_id", validate("param", DeploymentPath), validate("query", DeploymentDeleteQuery), async (c) => {
     using store = deploymentsOf(c);

@@ -6,14 +6,16 @@
  */
 import { z } from "zod";
 import { toValidationErrors } from "../../shared/fastapi-errors.ts";
+import { queryPaging } from "../../shared/pydantic/paging.ts";
+import { queryBoolean } from "../../shared/pydantic/query.ts";
+import { uuid } from "../../shared/pydantic/uuid.ts";
+import { valueError } from "../../shared/pydantic/value-error.ts";
 import { REVISION_STATUSES } from "./lifecycle.ts";
 import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_SOURCES, SOURCES } from "./model.ts";
 import { sourceRuleViolations } from "./source-rules.ts";
 
-const VALUE_ERROR = { type: "value_error" } as const;
-
 const text = z.string().nullish();
-const id = z.guid().transform((v) => v.toLowerCase());
+const id = uuid();
 const int = z.number().int().nullish();
 /** CPU cores: bounded, "rounded to 1 decimal place" (ResourceSpec). */
 const cores = (max: number) =>
@@ -93,7 +95,7 @@ const Secrets = z.array(z.object({ name: z.string().min(1), value: z.string() })
   secrets.forEach((secret, index) => {
     if (seen.has(secret.name)) {
       // Two values for one environment variable: which one the container sees would be a guess.
-      ctx.addIssue({ code: "custom", path: [index, "name"], message: `Value error, duplicate secret name '${secret.name}'`, params: VALUE_ERROR });
+      ctx.addIssue(valueError(`duplicate secret name '${secret.name}'`, [index, "name"]));
     }
     seen.add(secret.name);
   });
@@ -118,7 +120,7 @@ export const DeploymentCreateRequest = z
       sourceConfig: body.source_config,
       revision: body.source_revision_config,
     });
-    for (const v of violations) ctx.addIssue({ code: "custom", path: [...v.path], message: `Value error, ${v.message}`, params: VALUE_ERROR });
+    for (const v of violations) ctx.addIssue(valueError(v.message, [...v.path]));
   });
 export type DeploymentCreate = z.output<typeof DeploymentCreateRequest>;
 
@@ -154,10 +156,7 @@ const commaSeparated = <T extends z.ZodType<unknown, string>>(item: T) =>
     return parsed;
   });
 
-const paging = {
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).default(0),
-};
+const paging = queryPaging({ maxLimit: 100, defaultLimit: 20 });
 
 /** GET /v2/deployments query: paging and the filters the emulator serves. */
 export const DeploymentListQuery = z.object({
@@ -178,21 +177,8 @@ export const RevisionListQuery = z.object({
 });
 export type RevisionListFilter = z.output<typeof RevisionListQuery>;
 
-const TRUE = ["true", "1", "yes", "on", "t", "y"];
-const FALSE = ["false", "0", "no", "off", "f", "n"];
-/** A query boolean as pydantic reads one (`bool_parsing` otherwise). */
-const queryBoolean = z
-  .string()
-  .optional()
-  .superRefine((v, ctx) => {
-    if (v !== undefined && ![...TRUE, ...FALSE].includes(v.toLowerCase())) {
-      ctx.addIssue({ code: "custom", message: "Input should be a valid boolean, unable to interpret input", params: { type: "bool_parsing" } });
-    }
-  })
-  .transform((v) => v !== undefined && TRUE.includes(v.toLowerCase()));
-
 /** DELETE /v2/deployments/{id} query: accepted and validated; there is no tracing project to delete. */
-export const DeploymentDeleteQuery = z.object({ delete_tracing_project: queryBoolean });
+export const DeploymentDeleteQuery = z.object({ delete_tracing_project: queryBoolean() });
 
 export const DeploymentPath = z.object({ deployment_id: id });
 export const RevisionPath = z.object({ deployment_id: id, revision_id: id });

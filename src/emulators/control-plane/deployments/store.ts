@@ -1,7 +1,7 @@
 import { RpcTarget } from "cloudflare:workers";
-import type { Env } from "../../../env.ts";
-import { ok, page, refuse, type Page, type StoreResult } from "../store-result.ts";
-import { outcomeOf, parseStepMs, progressAt, type Outcome } from "./lifecycle.ts";
+import { ok, refuse, type Result } from "../../shared/result.ts";
+import { page, type Page } from "../page.ts";
+import { outcomeOf, progressAt, type Outcome } from "./lifecycle.ts";
 import {
   EMULATED_IMAGE_VERSION,
   type Deployment,
@@ -35,30 +35,24 @@ export class DeploymentStore extends RpcTarget {
 
   readonly #ctx: DurableObjectState;
   readonly #sql: SqlStorage;
-  readonly #stepMs: number | Error;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState) {
     super();
     this.#ctx = ctx;
     this.#sql = ctx.storage.sql;
     createDeploymentTables(this.#sql);
-    try {
-      this.#stepMs = parseStepMs(env.CONTROL_PLANE_REVISION_STEP_MS);
-    } catch (error) {
-      // Kept, not thrown: a bad setting must not take the workspace's other stores down with it.
-      // Creating a revision throws it (a 500 naming the variable); existing revisions keep their step.
-      this.#stepMs = error as Error;
-    }
   }
 
-  /** POST /v2/deployments: the deployment and its first revision. */
-  async create(tenantId: string, request: DeploymentCreate): Promise<StoreResult<Deployment>> {
+  /**
+   * POST /v2/deployments: the deployment and its first revision, whose statuses each take
+   * `stepMs` (CONTROL_PLANE_REVISION_STEP_MS, read by the route).
+   */
+  async create(tenantId: string, request: DeploymentCreate, stepMs: number): Promise<Result<Deployment>> {
     const now = this.clock();
     this.#advance(now);
     if (this.#sql.exec("SELECT 1 FROM deployments WHERE name = ?", request.name).toArray().length > 0) {
       return refuse(400, `A deployment named '${request.name}' already exists in this workspace.`);
     }
-    const stepMs = this.#step();
     const id = crypto.randomUUID();
     const secrets: Secret[] = request.secrets.map(({ name, value }) => ({ name, value }));
     this.#ctx.storage.transactionSync(() => {
@@ -112,14 +106,17 @@ export class DeploymentStore extends RpcTarget {
   }
 
   /** GET /v2/deployments/{id}. */
-  async get(deploymentId: string): Promise<StoreResult<Deployment>> {
+  async get(deploymentId: string): Promise<Result<Deployment>> {
     await this.#catchUp();
     const deployment = this.#deployment(deploymentId);
     return deployment ? ok(deployment) : notFound(deploymentId);
   }
 
-  /** PATCH /v2/deployments/{id}: see patch.ts for what may change and what makes a revision. */
-  async patch(deploymentId: string, request: DeploymentPatch): Promise<StoreResult<Deployment>> {
+  /**
+   * PATCH /v2/deployments/{id}: see patch.ts for what may change and what makes a revision (whose
+   * statuses each take `stepMs`).
+   */
+  async patch(deploymentId: string, request: DeploymentPatch, stepMs: number): Promise<Result<Deployment>> {
     const now = this.clock();
     this.#advance(now);
     const row = this.#sql.exec<DeploymentRow>("SELECT * FROM deployments WHERE id = ?", deploymentId).toArray()[0];
@@ -137,7 +134,6 @@ export class DeploymentStore extends RpcTarget {
     );
     if (!decision.ok) return refuse(400, decision.detail);
     const { plan } = decision;
-    const stepMs = plan.revision ? this.#step() : 0;
     this.#ctx.storage.transactionSync(() => {
       this.#sql.exec(
         "UPDATE deployments SET source_config = ?, secrets = ?, secret_references = ?, updated_ms = ? WHERE id = ?",
@@ -162,7 +158,7 @@ export class DeploymentStore extends RpcTarget {
   }
 
   /** DELETE /v2/deployments/{id}: the deployment and all its revisions. */
-  async delete(deploymentId: string): Promise<StoreResult<null>> {
+  async delete(deploymentId: string): Promise<Result<null>> {
     if (this.#sql.exec("SELECT 1 FROM deployments WHERE id = ?", deploymentId).toArray().length === 0) return notFound(deploymentId);
     this.#ctx.storage.transactionSync(() => {
       this.#sql.exec("DELETE FROM deployment_revisions WHERE deployment_id = ?", deploymentId);
@@ -174,7 +170,7 @@ export class DeploymentStore extends RpcTarget {
   }
 
   /** GET /v2/deployments/{id}/revisions: newest first. */
-  async listRevisions(deploymentId: string, filter: RevisionListFilter): Promise<StoreResult<Page<Revision>>> {
+  async listRevisions(deploymentId: string, filter: RevisionListFilter): Promise<Result<Page<Revision>>> {
     await this.#catchUp();
     if (!this.#exists(deploymentId)) return notFound(deploymentId);
     const statuses = filter.status ?? [];
@@ -193,7 +189,7 @@ export class DeploymentStore extends RpcTarget {
   }
 
   /** GET /v2/deployments/{id}/revisions/{revision_id}. */
-  async getRevision(deploymentId: string, revisionId: string): Promise<StoreResult<Revision>> {
+  async getRevision(deploymentId: string, revisionId: string): Promise<Result<Revision>> {
     await this.#catchUp();
     if (!this.#exists(deploymentId)) return notFound(deploymentId);
     const row = this.#sql
@@ -289,14 +285,9 @@ export class DeploymentStore extends RpcTarget {
   #exists(deploymentId: string): boolean {
     return this.#sql.exec("SELECT 1 FROM deployments WHERE id = ?", deploymentId).toArray().length > 0;
   }
-
-  #step(): number {
-    if (this.#stepMs instanceof Error) throw this.#stepMs;
-    return this.#stepMs;
-  }
 }
 
-function notFound(deploymentId: string): StoreResult<never> {
+function notFound(deploymentId: string): Result<never> {
   return refuse(404, `Deployment ID ${deploymentId} not found.`);
 }
 

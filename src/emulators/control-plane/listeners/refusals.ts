@@ -1,5 +1,5 @@
 import { LISTENER_PLANS, type Plan } from "../plans.ts";
-import { refuse } from "../store-result.ts";
+import { refuse } from "../../shared/result.ts";
 
 // Messages follow the real API's wording (control-plane.openapi.json examples, reference README),
 // so clients that match on them behave the same against the emulator.

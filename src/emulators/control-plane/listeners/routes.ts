@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { validate } from "../../shared/http.ts";
 import type { ControlPlaneEnv } from "../auth.ts";
-import { answer } from "../answer.ts";
+import { answer } from "../../shared/answer.ts";
+import { validate } from "../../shared/validate.ts";
 import { listenersOf } from "../workspace.ts";
 import { ListenerCreateRequest, ListenerListQuery, ListenerPatchRequest, ListenerPath } from "./schema.ts";
 

@@ -1,20 +1,18 @@
 import { z } from "zod";
+import { queryPaging } from "../../shared/pydantic/paging.ts";
+import { uuid } from "../../shared/pydantic/uuid.ts";
 
 /** The only compute type the control plane knows today. */
 export const COMPUTE_TYPE = "k8s";
 
 /**
- * `listener_id` in the path. As lenient as pydantic's `UUID` (any 8-4-4-4-12 hex string, any
- * version or variant, so a well-formed id the API never issued is a 404, not a 422), and lower
- * cased as Python prints a UUID, so the 404 message and the lookup see one spelling.
+ * `listener_id` in the path: a UUID as pydantic reads one (so a well-formed id the API never
+ * issued is a 404, not a 422), in the canonical spelling the 404 message and the lookup share.
  */
-export const ListenerPath = z.object({ listener_id: z.guid().transform((id) => id.toLowerCase()) });
+export const ListenerPath = z.object({ listener_id: uuid() });
 
 /** `GET /v2/listeners` paging: the real API's bounds and defaults. */
-export const ListenerListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).default(0),
-});
+export const ListenerListQuery = z.object(queryPaging({ maxLimit: 100, defaultLimit: 20 }));
 
 /** ListenerComputeConfig: `k8s_namespaces` may be omitted (null). */
 export const ListenerComputeConfig = z.object({

@@ -1,5 +1,6 @@
 import { RpcTarget } from "cloudflare:workers";
-import { ok, page, type Page, type StoreResult } from "../store-result.ts";
+import { ok, type Result } from "../../shared/result.ts";
+import { page, type Page } from "../page.ts";
 import type { WorkspaceSettings } from "../workspace-settings.ts";
 import { allowsListeners, duplicateComputeId, immutableField, listenerNotFound, listenersNotAllowed } from "./refusals.ts";
 import { COMPUTE_TYPE, type Listener, type ListenerChange, type ListenerCreateRequest } from "./schema.ts";
@@ -51,7 +52,7 @@ export class ListenerStore extends RpcTarget {
   }
 
   /** One page in creation order (created_at, then id, so pages never overlap or skip). */
-  list(workspaceId: string, limit: number, offset: number): StoreResult<Page<Listener>> {
+  list(workspaceId: string, limit: number, offset: number): Result<Page<Listener>> {
     const denied = this.#deny(workspaceId);
     if (denied) return denied;
     const rows = this.#sql.exec<ListenerRow>(`SELECT ${COLUMNS} FROM listeners ORDER BY created_at, id LIMIT ? OFFSET ?`, limit, offset).toArray();
@@ -59,7 +60,7 @@ export class ListenerStore extends RpcTarget {
   }
 
   /** Registers a listener; 409 when the workspace already has one for this compute id. */
-  create(workspaceId: string, request: ListenerCreateRequest): StoreResult<Listener> {
+  create(workspaceId: string, request: ListenerCreateRequest): Result<Listener> {
     const denied = this.#deny(workspaceId);
     if (denied) return denied;
     const now = new Date().toISOString();
@@ -80,7 +81,7 @@ export class ListenerStore extends RpcTarget {
   }
 
   /** The listener with this id, or 404. */
-  get(workspaceId: string, listenerId: string): StoreResult<Listener> {
+  get(workspaceId: string, listenerId: string): Result<Listener> {
     const denied = this.#deny(workspaceId);
     if (denied) return denied;
     const row = this.#row(listenerId);
@@ -91,7 +92,7 @@ export class ListenerStore extends RpcTarget {
    * Applies a change (PATCH or PUT). A `compute_type` or `compute_id` other than the stored one is
    * refused whole: nothing is written. `updated_at` always moves forward.
    */
-  update(workspaceId: string, listenerId: string, change: ListenerChange): StoreResult<Listener> {
+  update(workspaceId: string, listenerId: string, change: ListenerChange): Result<Listener> {
     const denied = this.#deny(workspaceId);
     if (denied) return denied;
     const row = this.#row(listenerId);
@@ -120,14 +121,14 @@ export class ListenerStore extends RpcTarget {
   }
 
   /** Deletes the listener, or 404. */
-  remove(workspaceId: string, listenerId: string): StoreResult<null> {
+  remove(workspaceId: string, listenerId: string): Result<null> {
     const denied = this.#deny(workspaceId);
     if (denied) return denied;
     const deleted = this.#sql.exec("DELETE FROM listeners WHERE id = ? RETURNING id", listenerId).toArray();
     return deleted.length > 0 ? ok(null) : listenerNotFound(listenerId);
   }
 
-  #deny(workspaceId: string): StoreResult<never> | undefined {
+  #deny(workspaceId: string): Result<never> | undefined {
     const { plan } = this.#settings.get(workspaceId);
     return allowsListeners(plan) ? undefined : listenersNotAllowed(workspaceId);
   }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkedString } from "./value-error.ts";
+import { checkedString } from "../../shared/pydantic/value-error.ts";
 
 /**
  * Container image references, as the distribution reference grammar (the one `docker pull`

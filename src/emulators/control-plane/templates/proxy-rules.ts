@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkedString, uniqueBy, valueError } from "./value-error.ts";
+import { checkedString, uniqueBy, valueError } from "../../shared/pydantic/value-error.ts";
 
 /**
  * A template's outbound proxy configuration: rules that match requests by host and path and

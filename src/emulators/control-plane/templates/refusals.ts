@@ -1,4 +1,4 @@
-import { refuse } from "../store-result.ts";
+import { refuse } from "../../shared/result.ts";
 
 // Worded like the real API's listener messages ("Listener ID {id} not found."), so a client that
 // matches on them reads templates the same way.

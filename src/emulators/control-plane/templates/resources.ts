@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isWholeQuantity, parseQuantity } from "./quantity.ts";
-import { checkedString } from "./value-error.ts";
+import { checkedString } from "../../shared/pydantic/value-error.ts";
 
 /** The resources a template gets when the request leaves a quantity out (one core, 2 GiB, 10 GiB). */
 export const DEFAULT_RESOURCES = { cpu: "1", memory: "2Gi", storage: "10Gi" } as const;

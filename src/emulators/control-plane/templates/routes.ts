@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { ControlPlaneEnv } from "../auth.ts";
-import { validate } from "../../shared/http.ts";
-import { answer } from "../answer.ts";
+import { answer } from "../../shared/answer.ts";
+import { validate } from "../../shared/validate.ts";
 import { templatesOf } from "../workspace.ts";
 import { TemplateCreateRequest, TemplateListQuery, TemplatePath } from "./schema.ts";
 

@@ -1,13 +1,16 @@
 import { z } from "zod";
+import { queryPaging } from "../../shared/pydantic/paging.ts";
+import { uuid } from "../../shared/pydantic/uuid.ts";
+import { checkedString } from "../../shared/pydantic/value-error.ts";
 import { ImageReference } from "./image.ts";
 import { ProxyConfig } from "./proxy-rules.ts";
 import { TemplateResources } from "./resources.ts";
-import { checkedString } from "./value-error.ts";
 import { VolumeMounts, type VolumeMount } from "./volume-mounts.ts";
 
 /**
  * Request and response shapes of `/v2/sandboxes/templates` (docs/control-plane-templates.md).
- * Pure: imports only zod, so the same schemas run in the Worker and in Node unit tests.
+ * Pure (zod and the emulators' pydantic helpers), so the same schemas run in the Worker and in
+ * Node unit tests.
  */
 
 /** The spec's upper bound on `limit`. */
@@ -18,28 +21,14 @@ export const MAX_LIMIT = 500;
  */
 export const DEFAULT_LIMIT = MAX_LIMIT;
 
-/**
- * A query integer read as pydantic reads one: optional sign and digits only (`0x10`, `1e2`, `1.5`
- * and the empty string are `int_parsing`, not numbers JavaScript happens to accept). Values beyond
- * the safe range are clamped, which keeps the bound error (`less_than_equal 500`) the only one.
- */
-const queryInteger = (schema: z.ZodNumber) =>
-  z.preprocess((value) => {
-    if (typeof value !== "string" || !/^\s*[+-]?\d+\s*$/.test(value)) return value;
-    return Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(value)));
-  }, schema);
-
 /** `GET /v2/sandboxes/templates` paging (spec, Limits): `limit` 1..500, `offset` 0 or more. */
-export const TemplateListQuery = z.object({
-  limit: queryInteger(z.number().int().min(1).max(MAX_LIMIT)).default(DEFAULT_LIMIT),
-  offset: queryInteger(z.number().int().min(0)).default(0),
-});
+export const TemplateListQuery = z.object(queryPaging({ maxLimit: MAX_LIMIT, defaultLimit: DEFAULT_LIMIT }));
 
 /**
- * `template_id` in the path: as lenient as pydantic's `UUID` (any 8-4-4-4-12 hex string, so a
- * well-formed id the API never issued is a 404, not a 422), lower-cased as Python prints it.
+ * `template_id` in the path: a UUID as pydantic reads one, so a well-formed id the API never
+ * issued is a 404, not a 422.
  */
-export const TemplatePath = z.object({ template_id: z.guid().transform((id) => id.toLowerCase()) });
+export const TemplatePath = z.object({ template_id: uuid() });
 
 /** Why `name` is not a valid template name, or nothing. */
 export function checkTemplateName(name: string): string | undefined {
@@ -63,10 +52,7 @@ export const TemplateCreateRequest = z.strictObject({
   /** Defaults to the image's registry host (`docker.io` for Docker Hub images). */
   registry_name: checkedString((name) => (name.trim() === name && name !== "" ? undefined : "a registry name cannot be blank or padded"), z.string().max(255)).optional(),
   /** Defaults to the workspace's id for `registry_name` (one id per registry name, minted once). */
-  registry_id: z
-    .guid()
-    .transform((id) => id.toLowerCase())
-    .optional(),
+  registry_id: uuid().optional(),
 });
 export type TemplateCreateRequest = z.output<typeof TemplateCreateRequest>;
 

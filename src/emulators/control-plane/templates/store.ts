@@ -1,5 +1,6 @@
 import { RpcTarget } from "cloudflare:workers";
-import { ok, page, type Page, type StoreResult } from "../store-result.ts";
+import { ok, type Result } from "../../shared/result.ts";
+import { page, type Page } from "../page.ts";
 import { registryOf } from "./image.ts";
 import { duplicateTemplateName, templateNotFound } from "./refusals.ts";
 import type { SandboxTemplate, TemplateCreateRequest } from "./schema.ts";
@@ -39,14 +40,14 @@ export class TemplateStore extends RpcTarget {
   }
 
   /** The template with this (lower-case) id, or 404. */
-  get(templateId: string): StoreResult<SandboxTemplate> {
+  get(templateId: string): Result<SandboxTemplate> {
     this.#seedOnce();
     const row = this.#sql.exec<{ template: string }>("SELECT template FROM sandbox_templates WHERE id = ?", templateId).toArray()[0];
     return row ? ok(JSON.parse(row.template) as SandboxTemplate) : templateNotFound(templateId);
   }
 
   /** Stores a new template from a validated request, or 409 when its name is taken. */
-  create(request: TemplateCreateRequest): StoreResult<SandboxTemplate> {
+  create(request: TemplateCreateRequest): Result<SandboxTemplate> {
     this.#seedOnce();
     const taken = this.#sql.exec<{ id: string }>("SELECT id FROM sandbox_templates WHERE name = ?", request.name).toArray()[0];
     if (taken) return duplicateTemplateName(request.name, taken.id);
@@ -54,7 +55,7 @@ export class TemplateStore extends RpcTarget {
   }
 
   /** Removes the template, or 404. */
-  delete(templateId: string): StoreResult<null> {
+  delete(templateId: string): Result<null> {
     this.#seedOnce();
     const removed = this.#sql.exec("DELETE FROM sandbox_templates WHERE id = ?", templateId).rowsWritten;
     return removed > 0 ? ok(null) : templateNotFound(templateId);

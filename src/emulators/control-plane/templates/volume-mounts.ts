@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkedString, uniqueBy } from "./value-error.ts";
+import { checkedString, uniqueBy } from "../../shared/pydantic/value-error.ts";
 
 /** A Kubernetes volume name: an RFC 1123 label (what a pod spec requires of `volumes[].name`). */
 const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;

@@ -1,50 +1,7 @@
-import { zValidator } from "@hono/zod-validator";
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { z } from "zod";
-import { toValidationErrors, type Location, type ValidationError } from "./fastapi-errors.ts";
+import type { ValidationError } from "./fastapi-errors.ts";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.ts";
-
-const TARGET_LOCATION = { param: "path", query: "query", json: "body", header: "header" } as const satisfies Record<string, Location>;
-
-/** FastAPI's 4xx shape: `{"detail": "<message>"}`. */
-export function detail(c: Context, status: ContentfulStatusCode, message: string): Response {
-  return c.json({ detail: message }, status);
-}
-
-/** FastAPI's 422 shape: `{"detail": [{type, loc, msg, input?, ctx?}]}`. */
-export function unprocessable(c: Context, errors: readonly ValidationError[]): Response {
-  return c.json({ detail: errors }, 422);
-}
-
-/**
- * Validates one part of the request with zod and answers violations as FastAPI would (422 with
- * `loc` starting "path", "query", "body" or "header"). Handlers read the parsed value with
- * `c.req.valid(target)`. Bodies are read as FastAPI reads them (see `readJsonBody`).
- *
- * @example
- * app.get("/v2/listeners/:listener_id", validate("param", z.object({ listener_id: z.uuid() })), handler)
- */
-export function validate<S extends z.ZodType>(target: "json", schema: S): MiddlewareHandler<any, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }>;
-export function validate<T extends "param" | "query" | "header", S extends z.ZodType>(target: T, schema: S): ReturnType<typeof zValidator<S, T, any, string>>;
-export function validate(target: keyof typeof TARGET_LOCATION, schema: z.ZodType): MiddlewareHandler {
-  if (target === "json") return validateJsonBody(schema);
-  return zValidator(target, schema, (result, c) => {
-    if (!result.success) return unprocessable(c, toValidationErrors(result.error.issues, TARGET_LOCATION[target], result.data));
-  });
-}
-
-function validateJsonBody(schema: z.ZodType): MiddlewareHandler {
-  return createMiddleware(async (c, next) => {
-    const body = await readJsonBody(c);
-    if (!body.ok) return body.status === 422 ? unprocessable(c, body.detail) : detail(c, body.status, body.detail);
-    const result = await schema.safeParseAsync(body.value);
-    if (!result.success) return unprocessable(c, toValidationErrors(result.error.issues, "body", body.value));
-    c.req.addValidatedData("json", result.data as object);
-    await next();
-  });
-}
 
 /** A request body as read: its value, or FastAPI's refusal (400 `{"detail"}` or 422 `json_invalid`). */
 export type JsonBody =
@@ -100,7 +57,7 @@ export async function readJsonBody(c: Context): Promise<JsonBody> {
  * a body may be anything. Malformed JSON is reported by `validate("json", ...)` on routes that
  * take a body, and ignored elsewhere, as FastAPI does.
  */
-export function jsonBody(): MiddlewareHandler {
+export function readBodyFirst(): MiddlewareHandler {
   return createMiddleware(async (c, next) => {
     if (c.req.raw.body) await c.req.arrayBuffer();
     await next();

@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+/**
+ * A query integer read as pydantic reads one: optional sign and digits, surrounding blanks
+ * allowed (`0x10`, `1e2`, `1.5` and the empty string are `int_parsing`, not numbers JavaScript
+ * happens to accept). Values beyond the safe range are clamped, which keeps the bound error
+ * (`less_than_equal 500`) the only one.
+ *
+ * @example
+ * queryInteger(z.int().min(1).max(500)).default(500)
+ */
+export const queryInteger = <S extends z.ZodType<number>>(schema: S) =>
+  z.preprocess((value) => {
+    if (typeof value !== "string" || !/^\s*[+-]?\d+\s*$/.test(value)) return value;
+    return Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(value)));
+  }, schema);
+
+const TRUE = ["true", "1", "yes", "on", "t", "y"];
+const FALSE = ["false", "0", "no", "off", "f", "n"];
+
+/**
+ * A query boolean as pydantic reads one (`true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`,
+ * `t`/`f`, `y`/`n`, any case); anything else is `bool_parsing`. Absent is `false`.
+ */
+export const queryBoolean = () =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return false;
+      const word = text.toLowerCase();
+      if (TRUE.includes(word)) return true;
+      if (FALSE.includes(word)) return false;
+      ctx.addIssue({ code: "custom", message: "Input should be a valid boolean, unable to interpret input", params: { type: "bool_parsing" } });
+      return z.NEVER;
+    });

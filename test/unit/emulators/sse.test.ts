@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { encodeEvent, parseEvents, streamEvents } from "../../../src/emulators/shared/sse.ts";
+
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+describe("server-sent events on the wire", () => {
+  it("writes event: <type>\\ndata: <json>\\n\\n, one data line whatever the payload holds", () => {
+    expect(text(encodeEvent({ event: "updates", data: { agent: { messages: ["a\nb"] } } }))).toBe('event: updates\ndata: {"agent":{"messages":["a\\nb"]}}\n\n');
+    expect(text(encodeEvent({ event: "end", data: undefined }))).toBe("event: end\ndata: null\n\n");
+  });
+
+  it("writes an id line after the data when the event has one", () => {
+    expect(text(encodeEvent({ event: "values", data: {}, id: "1-0" }))).toBe("event: values\ndata: {}\nid: 1-0\n\n");
+  });
+
+  it("reads complete events back (with their ids) and keeps an incomplete one for later", () => {
+    const wire = text(encodeEvent({ event: "metadata", data: { run_id: "r" } })) + text(encodeEvent({ event: "values", data: [1], id: "7" })) + "event: values\ndata: {";
+    expect(parseEvents(wire)).toEqual({
+      events: [
+        { event: "metadata", data: { run_id: "r" } },
+        { event: "values", data: [1], id: "7" },
+      ],
+      rest: "event: values\ndata: {",
+    });
+  });
+});
+
+describe("streamEvents", () => {
+  it("answers 200 text/event-stream with the given headers and closes when the producer is done", async () => {
+    const kept: Promise<unknown>[] = [];
+    const res = streamEvents(
+      async (sink) => {
+        sink.send({ event: "a", data: 1 });
+        await Promise.resolve();
+        sink.send({ event: "b", data: 2 });
+      },
+      { headers: { "content-location": "/here" }, waitUntil: (work) => kept.push(work) },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(res.headers.get("content-location")).toBe("/here");
+    expect(parseEvents(await res.text()).events).toEqual([
+      { event: "a", data: 1 },
+      { event: "b", data: 2 },
+    ]);
+    expect(kept).toHaveLength(1);
+  });
+
+  it("runs the producer to its end after the reader hung up, and never waits for a reader", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let sent = 0;
+    let work!: Promise<unknown>;
+    const res = streamEvents(
+      async (sink) => {
+        sink.send({ event: "first", data: null });
+        await gate;
+        // Nobody reads any more: these are dropped, and sending does not block or throw.
+        for (let i = 0; i < 1000; i++) sink.send({ event: "more", data: i });
+        sent = 1000;
+      },
+      { waitUntil: (w) => (work = w) },
+    );
+    const reader = res.body!.getReader();
+    expect(text((await reader.read()).value!)).toContain("event: first");
+    await reader.cancel();
+    release();
+    await work;
+    expect(sent).toBe(1000);
+  });
+});

@@ -1,0 +1,82 @@
+// The contract checker itself (contract/contract.ts): it must catch what the reference document
+// forbids, or every other agent-server test would be checking nothing.
+import { describe, expect, it } from "vitest";
+import { checkResponse, ContractViolation, findOperation } from "./contract/contract.ts";
+
+const json = (status: number, body: unknown, type = "application/json") => new Response(JSON.stringify(body), { status, headers: { "content-type": type } });
+const check = (method: string, path: string, response: Response, requestBody?: unknown) => checkResponse({ method, path, requestBody }, response);
+
+const ID = crypto.randomUUID();
+const NOW = "2026-11-23T10:00:00.000+00:00";
+const assistant = {
+  assistant_id: ID,
+  graph_id: "agent",
+  config: {},
+  context: {},
+  metadata: {},
+  version: 1,
+  name: "agent",
+  description: null,
+  created_at: NOW,
+  updated_at: NOW,
+};
+
+describe("findOperation", () => {
+  it("finds the documented operation by method and path template, fixed segments first", () => {
+    expect(findOperation("POST", "/assistants/search")?.operationId).toBe("search_assistants_assistants_search_post");
+    expect(findOperation("get", `/assistants/${ID}`)?.path).toBe("/assistants/{assistant_id}");
+    expect(findOperation("GET", `/threads/${ID}/runs/${ID}?x=1`)?.path).toBe("/threads/{thread_id}/runs/{run_id}");
+    expect(findOperation("POST", `/threads/${ID}/state/checkpoint`)?.path).toBe("/threads/{thread_id}/state/checkpoint");
+    expect(findOperation("GET", "/assistants")).toBeUndefined();
+  });
+});
+
+describe("checkResponse accepts", () => {
+  it("documented successes whose bodies match, and streams by their media type", async () => {
+    await check("GET", `/assistants/${ID}`, json(200, assistant));
+    await check("POST", `/assistants/${ID}/versions`, json(200, [assistant]));
+    await check("POST", "/assistants/count", json(200, 3));
+    await check("POST", `/threads/${ID}/runs/stream`, new Response("event: metadata\ndata: {}\n\n", { headers: { "content-type": "text/event-stream; charset=utf-8" } }));
+    await check("PUT", "/store/items", new Response(null, { status: 204 }));
+  });
+
+  it("selected fields only, when the search asked for them", async () => {
+    await check("POST", "/assistants/search", json(200, [{ name: "agent" }]), { select: ["name"] });
+  });
+
+  it("errors in the real server's shape, whatever their status", async () => {
+    await check("GET", `/assistants/${ID}`, json(404, { detail: "Assistant not found." }));
+    await check("PATCH", "/assistants/agent", json(409, { detail: "read-only" }));
+    await check("POST", "/assistants", json(422, { detail: [{ type: "missing", loc: ["body", "graph_id"], msg: "Field required" }] }));
+    await check("POST", "/assistants", json(429, { type: "about:blank", title: "Too Many Requests", status: 429, detail: "slow down" }, "application/problem+json"));
+  });
+});
+
+describe("checkResponse refuses", () => {
+  it.each([
+    ["a version without updated_at", "POST", `/assistants/${ID}/versions`, json(200, [{ ...assistant, updated_at: undefined }]), /updated_at/],
+    ["a thread status the document does not list", "GET", `/threads/${ID}`, json(200, { thread_id: ID, created_at: NOW, updated_at: NOW, metadata: {}, status: "asleep" }), /status/],
+    ["a config whose tags are not a list", "GET", `/assistants/${ID}`, json(200, { ...assistant, config: { tags: "a" } }), /config\/tags/],
+    ["a timestamp that is not a date-time", "GET", `/assistants/${ID}`, json(200, { ...assistant, created_at: "yesterday" }), /created_at/],
+    ["the document's own error body (a bare string)", "GET", `/assistants/${ID}`, json(404, "Assistant not found."), /error body/],
+    ["a 422 whose detail is not FastAPI's list", "POST", "/assistants", json(422, { detail: "bad" }), /error body/],
+    ["a 422 item with fields FastAPI does not write", "POST", "/assistants", json(422, { detail: [{ type: "missing", loc: ["body"], msg: "Field required", hint: "x" }] }), /additional/],
+    ["an error that is not JSON", "GET", `/assistants/${ID}`, new Response("Not Found", { status: 404, headers: { "content-type": "text/plain" } }), /not JSON/],
+    ["an undocumented success status", "POST", "/assistants", json(201, assistant), /status 201 is not documented/],
+    ["an undocumented media type", "POST", "/assistants", json(200, assistant, "text/plain"), /media type 'text\/plain'/],
+    ["a success for an operation the document does not describe", "GET", "/assistants", json(200, []), /does not describe/],
+  ] as const)("%s", async (_name, method, path, response, message) => {
+    await expect(check(method, path, response)).rejects.toThrow(ContractViolation);
+    await expect(check(method, path, response.clone())).rejects.toThrow(message);
+  });
+
+  it("a body where the document has none", async () => {
+    // The runtime will not build a 204 with a body; a 204 is what one reads as.
+    const withBody = () => Object.defineProperty(new Response("{}"), "status", { value: 204 });
+    await expect(check("PUT", "/store/items", withBody())).rejects.toThrow(/has no body/);
+  });
+
+  it("fields a selection did not ask for", async () => {
+    await expect(check("POST", "/assistants/search", json(200, [{ name: "agent", graph_id: "agent" }]), { select: ["name"] })).rejects.toThrow(/did not ask for: graph_id/);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * The agent-server contract, checked on every response the agent-server tests receive: a
+ * success must be one the reference document describes for that operation (status, media type,
+ * body schema); an error must have the real server's `{"detail": ...}` shape, which the document
+ * does not describe (docs/agent-server.md, "The reference document"). Validators are compiled from
+ * the document at config time (validators-plugin.ts).
+ */
+import { errorBodies, operations, type DocumentedOperation, type Validator } from "virtual:agent-server-contract";
+
+/** A request as the contract needs it: the method, the path on the agent server, the JSON body sent. */
+export interface Exchange {
+  readonly method: string;
+  /** The path below the agent server's base URL, with or without a query. */
+  readonly path: string;
+  readonly requestBody?: unknown;
+}
+
+/** A response that breaks the contract; the message says how, with the body. */
+export class ContractViolation extends Error {
+  override name = "ContractViolation";
+}
+
+/**
+ * The documented operation a request is for. Where several templates match (`/assistants/search`
+ * and `/assistants/{assistant_id}`), the one with more literal segments wins, as a router that
+ * lists fixed paths before parameters would route it.
+ */
+export function findOperation(method: string, path: string): DocumentedOperation | undefined {
+  const segments = withoutQuery(path).split("/");
+  const literals = (template: string) => template.split("/").filter((s) => !s.startsWith("{")).length;
+  return operations
+    .filter((op) => op.method === method.toUpperCase() && matches(op.path.split("/"), segments))
+    .sort((a, b) => literals(b.path) - literals(a.path))[0];
+}
+
+/** Throws a {@link ContractViolation} unless `response` is what the document allows for `exchange`. */
+export async function checkResponse(exchange: Exchange, response: Response): Promise<void> {
+  const problem = await problemWith(exchange, response);
+  if (problem) throw new ContractViolation(`${exchange.method} ${exchange.path} -> ${response.status}: ${problem}`);
+}
+
+async function problemWith(exchange: Exchange, response: Response): Promise<string | undefined> {
+  const mediaType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (response.status >= 400) {
+    if (mediaType !== "application/json" && mediaType !== "application/problem+json") return `an error answered as '${mediaType}', not JSON`;
+    const body = await jsonOf(response);
+    if (!body.ok) return body.problem;
+    return schemaProblem(response.status === 422 ? errorBodies.validation : errorBodies.detail, body.value, "the real server's error body");
+  }
+
+  const operation = findOperation(exchange.method, exchange.path);
+  if (!operation) return "a success for an operation the document does not describe";
+  const documented = operation.responses[String(response.status)];
+  if (!documented) return `status ${response.status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses).join(", ")})`;
+  const mediaTypes = Object.keys(documented);
+  if (mediaTypes.length === 0) {
+    const text = await response.clone().text();
+    return text === "" ? undefined : `status ${response.status} of ${operation.operationId} has no body, got ${excerpt(text)}`;
+  }
+  const media = documented[mediaType];
+  if (!media) return `media type '${mediaType}' is not documented for ${response.status} of ${operation.operationId} (documented: ${mediaTypes.join(", ")})`;
+  // A stream is checked by its media type; its events are not described by the document.
+  if (mediaType === "text/event-stream" || !media.validate) return undefined;
+  const body = await jsonOf(response);
+  if (!body.ok) return body.problem;
+  const selected = selection(exchange.requestBody);
+  if (selected && media.selected) {
+    const extra = (Array.isArray(body.value) ? body.value : []).flatMap((item) => Object.keys(item ?? {}).filter((key) => !selected.includes(key)));
+    if (extra.length > 0) return `select ${JSON.stringify(selected)} answered fields it did not ask for: ${[...new Set(extra)].join(", ")}`;
+    return schemaProblem(media.selected, body.value, `${operation.operationId} ${response.status} (selected fields)`);
+  }
+  return schemaProblem(media.validate, body.value, `${operation.operationId} ${response.status}`);
+}
+
+function schemaProblem(validate: Validator, value: unknown, what: string): string | undefined {
+  if (validate(value)) return undefined;
+  const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || "(root)"} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`);
+  return `body does not match ${what}:\n  ${errors.join("\n  ")}\nbody: ${excerpt(JSON.stringify(value))}`;
+}
+
+async function jsonOf(response: Response): Promise<{ ok: true; value: unknown } | { ok: false; problem: string }> {
+  const text = await response.clone().text();
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, problem: `body is not JSON: ${excerpt(text)}` };
+  }
+}
+
+/** The fields a search asked for with `select`, if it did. */
+function selection(requestBody: unknown): string[] | undefined {
+  const select = (requestBody as { select?: unknown } | null | undefined)?.select;
+  return Array.isArray(select) && select.length > 0 ? select.map(String) : undefined;
+}
+
+function matches(template: readonly string[], segments: readonly string[]): boolean {
+  return template.length === segments.length && template.every((part, i) => (part.startsWith("{") ? segments[i] !== "" : part === segments[i]));
+}
+
+const withoutQuery = (path: string) => path.split("?")[0]!;
+const excerpt = (text: string) => (text.length > 400 ? `${text.slice(0, 400)}...` : text);

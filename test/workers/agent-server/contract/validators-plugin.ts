@@ -1,0 +1,186 @@
+/**
+ * Config-time half of the agent-server contract test: compiles the reference description
+ * (`../shared/reference/agent-server.openapi.json`) into JSON Schema validators with ajv, in Node,
+ * and serves them to the Workers-runtime tests as the module `virtual:agent-server-contract`.
+ *
+ * Why here: ajv compiles a schema into a function with `new Function`, which workerd forbids
+ * (code generation from strings). ajv's standalone mode writes those functions out as module
+ * source instead, so the tests import plain code. The one thing the generated code `require`s
+ * (ajv-formats' format checks) becomes an import, which the Workers test pool resolves.
+ *
+ * The module exports every documented operation with, per success status and media type, the
+ * validator of its schema (contract.ts picks one per response), and the validators of the error
+ * bodies the real server sends (see ERROR_BODIES).
+ */
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import standaloneCode from "ajv/dist/standalone/index.js";
+import reference from "../../../../../shared/reference/agent-server.openapi.json" with { type: "json" };
+
+export const CONTRACT_MODULE = "virtual:agent-server-contract";
+const RESOLVED = `\0${CONTRACT_MODULE}`;
+
+type Schema = Record<string, unknown>;
+interface Media {
+  readonly schema?: Schema;
+}
+interface Response {
+  readonly content?: Record<string, Media>;
+}
+interface Operation {
+  readonly operationId?: string;
+  readonly requestBody?: { readonly content?: Record<string, Media> };
+  readonly responses?: Record<string, Response>;
+}
+interface Document {
+  readonly paths: Record<string, Record<string, Operation>>;
+  readonly components: { readonly schemas: Record<string, Schema>; readonly responses?: Record<string, unknown> };
+}
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/**
+ * The error bodies of the real server, which the document does not describe (it types every
+ * error body as a bare string, its ErrorResponse): FastAPI's `{"detail": "<message>"}`, and for
+ * 422 its HTTPValidationError, `{"detail": [{type, loc, msg, input?, ctx?}]}`. Other top-level
+ * fields are allowed (the gateway's own refusals are RFC 9457 problem bodies with a `detail`).
+ */
+const ERROR_BODIES: Record<string, Schema> = {
+  detail: { type: "object", required: ["detail"], properties: { detail: { type: "string" } } },
+  validation: {
+    type: "object",
+    required: ["detail"],
+    properties: {
+      detail: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["type", "loc", "msg"],
+          additionalProperties: false,
+          properties: {
+            type: { type: "string" },
+            loc: { type: "array", items: { type: ["string", "integer"] } },
+            msg: { type: "string" },
+            input: true,
+            ctx: { type: "object" },
+          },
+        },
+      },
+    },
+  },
+};
+
+/**
+ * The document as a validator can use it. Its one broken reference is repaired: ThreadState
+ * refers to `#/components/schemas/Interrupt`, which the document files under
+ * `components.responses` instead (docs/agent-server.md, "The reference document").
+ */
+function repairedDocument(): Document {
+  const doc = structuredClone(reference) as unknown as Document;
+  const misfiled = doc.components.responses?.Interrupt as Schema | undefined;
+  if (!doc.components.schemas.Interrupt && misfiled) doc.components.schemas.Interrupt = misfiled;
+  return doc;
+}
+
+const pointer = (...parts: string[]) => parts.map((part) => part.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
+
+/** `#/...` references made absolute against the document, for a schema copied out of it. */
+function absoluteRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(absoluteRefs);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [key, key === "$ref" && typeof inner === "string" && inner.startsWith("#") ? `doc${inner}` : absoluteRefs(inner)]),
+  );
+}
+
+/**
+ * For an operation whose request can `select` fields (the search endpoints), the component its
+ * 200 answer lists, e.g. `Assistant` for `{"type": "array", "items": {"$ref": ".../Assistant"}}`.
+ */
+function selectableItems(doc: Document, operation: Operation): string | undefined {
+  const request = operation.requestBody?.content?.["application/json"]?.schema;
+  const requestName = typeof request?.$ref === "string" ? request.$ref.split("/").pop()! : undefined;
+  const requestSchema = requestName ? doc.components.schemas[requestName] : request;
+  if (!(requestSchema?.properties as Schema | undefined)?.select) return undefined;
+  const answer = operation.responses?.["200"]?.content?.["application/json"]?.schema;
+  const items = answer?.items as Schema | undefined;
+  return typeof items?.$ref === "string" ? items.$ref.split("/").pop() : undefined;
+}
+
+/** The module's source: standalone validators, then the index of operations that uses them. */
+export function contractModuleSource(): string {
+  const doc = repairedDocument();
+  const ajv = new Ajv2020({ code: { source: true, esm: true }, allErrors: true, strict: false });
+  addFormats(ajv);
+  ajv.addSchema({ $id: "doc", paths: doc.paths, components: doc.components });
+
+  const exported: Record<string, string> = {};
+  const entries: string[] = [];
+  let next = 0;
+  const compile = (schema: Schema): string => {
+    const name = `v${next++}`;
+    ajv.addSchema(schema, name);
+    exported[name] = name;
+    return name;
+  };
+
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      if (!METHODS.includes(method)) continue;
+      const selectable = selectableItems(doc, operation);
+      // With `select`, the real server answers only the fields asked for, which the listed
+      // component's `required` does not allow: such answers are held to the component without it.
+      if (selectable && !ajv.getSchema(`selected-${selectable}`)) {
+        const { required: _required, ...optionalFields } = doc.components.schemas[selectable]!;
+        ajv.addSchema({ ...(absoluteRefs(optionalFields) as Schema), $id: `selected-${selectable}` });
+      }
+      const responses: string[] = [];
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if (Number(status) >= 400) continue;
+        const media = Object.entries(response.content ?? {}).map(([type, { schema }]) => {
+          if (!schema) return `${JSON.stringify(type)}: { validate: null }`;
+          const validate = compile({ $ref: `doc#/${pointer("paths", path, method, "responses", status, "content", type, "schema")}` });
+          const selected = selectable && status === "200" && type === "application/json" ? compile({ type: "array", items: { $ref: `selected-${selectable}` } }) : undefined;
+          return `${JSON.stringify(type)}: { validate: ${validate}${selected ? `, selected: ${selected}` : ""} }`;
+        });
+        responses.push(`${JSON.stringify(status)}: { ${media.join(", ")} }`);
+      }
+      entries.push(
+        `{ method: ${JSON.stringify(method.toUpperCase())}, path: ${JSON.stringify(path)}, operationId: ${JSON.stringify(operation.operationId ?? "")}, responses: { ${responses.join(", ")} } }`,
+      );
+    }
+  }
+  const errorValidators = Object.entries(ERROR_BODIES).map(([kind, schema]) => `${kind}: ${compile(schema)}`);
+
+  const code = standaloneCode(ajv, exported);
+  // The generated code is CommonJS in one respect: `require("ajv-formats/dist/formats")`.
+  const imports = new Map<string, string>();
+  const body = code.replace(/require\("([^"]+)"\)/g, (_, specifier: string) => {
+    if (!imports.has(specifier)) imports.set(specifier, `__dependency${imports.size}`);
+    return imports.get(specifier)!;
+  });
+  return [
+    ...[...imports].map(([specifier, name]) => `import ${name} from ${JSON.stringify(specifier)};`),
+    body,
+    `export const operations = [\n${entries.join(",\n")}\n];`,
+    `export const errorBodies = { ${errorValidators.join(", ")} };`,
+  ].join("\n");
+}
+
+/**
+ * The Vite plugin that serves the module to the Workers-runtime tests (vitest.config.ts). The
+ * source is built once per test run, when first imported. Typed by its shape rather than with
+ * Vite's `Plugin`: this file is also compiled with the Workers types, which Vite's (Node's) clash with.
+ */
+export function agentServerContract(): { name: string; resolveId(id: string): string | undefined; load(id: string): string | undefined } {
+  let source: string | undefined;
+  return {
+    name: "tollgate:agent-server-contract",
+    resolveId: (id: string) => (id === CONTRACT_MODULE ? RESOLVED : undefined),
+    load(id: string) {
+      if (id !== RESOLVED) return undefined;
+      source ??= contractModuleSource();
+      return source;
+    },
+  };
+}
