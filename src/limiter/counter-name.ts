@@ -11,8 +11,15 @@ export interface CounterAddress {
   readonly key: string;
 }
 
-/** The address of the counter for (region, rule, identity digest): one object per counter. */
-export function counterAddress(region: string, ruleId: number, digest: string): CounterAddress {
+/**
+ * The address of the counter for (region, rule, identity digest). With `objectsPerRule` unset,
+ * each counter has an object of its own; set, the rule's counters are spread over that many
+ * objects by the digest's leading bits (a stable hash: the same identity always meets the same
+ * object), each holding many counters by key.
+ */
+export function counterAddress(region: string, ruleId: number, digest: string, objectsPerRule?: number): CounterAddress {
   const name = `${region}:${ruleId}:${digest}`;
-  return { name, object: name, key: "" };
+  if (objectsPerRule === undefined) return { name, object: name, key: "" };
+  const shard = Number.parseInt(digest.slice(0, 8), 16) % objectsPerRule;
+  return { name, object: `${region}:${ruleId}:objects-${objectsPerRule}:${shard}`, key: digest };
 }

@@ -29,8 +29,12 @@ export const SETTLE_MS = 2_000;
 /** The outcome of `decide`: the verdicts in order, and whether storage was written. */
 export interface Decided {
   readonly verdicts: Verdict[];
-  /** True when a reservation was written: the caller arranges a `settle` at `settleAt`. */
+  /** True when a reservation was written: the caller arranges a `settle` no later than `settleAt`. */
   readonly wrote: boolean;
+  /**
+   * When the counter next needs `settle`: SETTLE_MS after its last write when a snapshot would make
+   * a restart more exact, otherwise (every reservation already exact) when its storage goes stale.
+   */
   readonly settleAt: number;
 }
 
@@ -78,11 +82,14 @@ export class Counter {
       if (decision.allowed && ledger.onAdmit(now)) reserved = true;
       verdicts.push(verdictOf(decision, now));
     }
+    let settleAt = this.#lastWrite + SETTLE_MS;
     if (reserved) {
-      this.#persist(limit, ledger.live(now));
+      const live = ledger.live(now);
+      this.#persist(limit, live);
       this.#lastWrite = now;
+      settleAt = ledger.exact() ? staleAt(live, this.#snapshot, limit) : now + SETTLE_MS;
     }
-    return { verdicts, wrote: reserved, settleAt: this.#lastWrite + SETTLE_MS };
+    return { verdicts, wrote: reserved, settleAt };
   }
 
   /**
@@ -94,7 +101,8 @@ export class Counter {
     const stored = this.#store.get(this.#key);
     if (!stored) return undefined;
     const limit = this.#limit ?? stored.limit;
-    if (this.#window && this.#ledger) {
+    // A snapshot only matters when some reservation is inexact (holds several admissions).
+    if (this.#window && this.#ledger && !this.#ledger.exact()) {
       if (now < this.#lastWrite + SETTLE_MS) return this.#lastWrite + SETTLE_MS;
       if (!this.#snapshot || this.#snapshot.at < this.#lastWrite) {
         this.#snapshot = { at: now, times: this.#window.admissions(now) };
@@ -104,11 +112,7 @@ export class Counter {
     }
     const snapshot = this.#snapshot ?? stored.snapshot;
     const reservations = this.#ledger ? this.#ledger.live(now) : stored.reservations;
-    // The last moment anything stored can still count against a request.
-    let latest = Number.NEGATIVE_INFINITY;
-    for (const r of reservations) latest = Math.max(latest, r.until);
-    for (const t of snapshot?.times ?? []) latest = Math.max(latest, t);
-    const lastUseful = latest + limit.intervalMs;
+    const lastUseful = staleAt(reservations, snapshot, limit);
     if (lastUseful <= now) {
       this.#window = this.#ledger = this.#limit = this.#snapshot = undefined;
       this.#store.delete(this.#key);
@@ -148,6 +152,14 @@ export class Counter {
     }
     return { window: this.#window, ledger: this.#ledger };
   }
+}
+
+/** The last moment anything stored can still count against a request. */
+function staleAt(reservations: readonly Reservation[], snapshot: Snapshot | undefined, limit: Limit): number {
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const r of reservations) latest = Math.max(latest, r.until);
+  for (const t of snapshot?.times ?? []) latest = Math.max(latest, t);
+  return latest + limit.intervalMs;
 }
 
 /** A CounterStore in memory: the unit-test simulation and the benches. */

@@ -79,7 +79,9 @@ export class ReservationLedger {
       return undefined;
     }
     const n = this.#nextBatch(open, now);
-    const until = now + this.#spanMs;
+    // A reservation for one admission is made by that admission: its time is exact, so a restart
+    // restores it exactly and a trickle needs no snapshot (`exact()`).
+    const until = n === 1 ? now : now + this.#spanMs;
     this.#open = { until, n, used: 1 };
     this.#prune(now);
     this.#records.push({ until, n });
@@ -96,6 +98,15 @@ export class ReservationLedger {
     assertTime(now);
     this.#prune(now);
     return this.#records.map((r) => ({ until: r.until, n: r.n }));
+  }
+
+  /**
+   * True when every reservation since the last checkpoint holds exactly one admission at its
+   * `until`: storage then already says exactly when each admission happened, and a snapshot would
+   * add nothing.
+   */
+  exact(): boolean {
+    return this.#records.every((r) => r.n === 1);
   }
 
   /**
@@ -177,7 +188,9 @@ export function restoreAdmissions(records: readonly Reservation[], limit: Limit,
   const cutoff = now - limit.intervalMs;
   const exact = (snapshot?.times ?? []).filter((t) => t > cutoff).map((t) => ({ at: Math.min(t, now), n: 1 }));
   const latestFirst = records
-    .filter((r) => r.until > cutoff && (snapshot === undefined || r.until > snapshot.at))
+    // `>=`: a record made in the same millisecond as the snapshot, after it, is not in it (an
+    // exact one-admission record has `until` = its admission time).
+    .filter((r) => r.until > cutoff && (snapshot === undefined || r.until >= snapshot.at))
     .map((r) => ({ at: Math.min(r.until, now), n: r.n }))
     .concat(exact)
     .sort((a, b) => b.at - a.at);

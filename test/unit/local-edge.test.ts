@@ -46,6 +46,26 @@ describe("the local edge in front of wrangler dev", () => {
     expect(up.seen[0]!["x-api-key"]).toBe("k");
   });
 
+  it("keeps connections alive both ways: a keep-alive client's requests share one connection to the gateway", async () => {
+    const ports = new Set<number>();
+    const up = await upstream((req, res) => (ports.add(req.socket.remotePort!), res.end("ok")));
+    const edge = await listen(createLocalEdge({ target: up.target }));
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const clientSockets = new Set<net.Socket>();
+    for (let i = 0; i < 5; i++) {
+      const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
+        http.get({ host: "127.0.0.1", port: edge, path: "/runs/stats", agent }, resolve).on("error", reject),
+      );
+      expect(res.headers.connection).toBe("keep-alive");
+      clientSockets.add(res.socket);
+      res.resume();
+      await once(res, "end");
+    }
+    agent.destroy();
+    expect(clientSockets.size).toBe(1);
+    expect(ports.size).toBe(1);
+  });
+
   it("streams a response through as it is written", async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));

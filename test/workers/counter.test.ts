@@ -221,8 +221,29 @@ describe("several counters in one object (keys)", () => {
       }
       return alarms;
     });
-    // 50 counters, about 40 reservations each: one alarm serves them all until it fires.
-    expect(alarms).toBe(1);
+    // 50 counters, about 40 reservations each: the first (one admission, exact) asks for the
+    // clean-up alarm, the first batch for the earlier settle alarm; that alarm then serves them all.
+    expect(alarms).toBe(2);
+  });
+
+  it("keeps a trickle exact without a snapshot, and arms only its clean-up alarm", async () => {
+    // 15/10 s reserves one admission at a time: each reservation is its admission's exact time.
+    const clock = { now: T0 };
+    const name = `test:${crypto.randomUUID()}`;
+    let stub = await counterAt(clock, name);
+    for (let i = 0; i < 15; i++) {
+      clock.now = T0 + i * 100;
+      expect(await admitted(stub, 1)).toBe(1);
+    }
+    // One alarm, armed by the first admission for when it goes stale (no settle at +2 s); it
+    // re-arms itself for the later ones when it fires.
+    expect((await stored(stub)).alarm).toBe(T0 + LIMIT.intervalMs);
+    await evictDurableObject(stub); // no alarm has run: no snapshot
+    stub = await counterAt(clock, name);
+    clock.now = T0 + 9_999;
+    expect(await admitted(stub, 1)).toBe(0);
+    clock.now = T0 + 10_000; // the first admission leaves the window, exactly
+    expect(await admitted(stub, 2)).toBe(1);
   });
 });
 

@@ -261,6 +261,30 @@ describe("counter policy", () => {
     expect(new Set(responses.map((r) => r.headers.get("x-tollgate-counter")))).toEqual(new Set(["local-fallback"]));
   });
 
+  it("coalesces a burst on one key into a few calls, one in flight at a time, deciding it exactly", async () => {
+    const limiter = recordingLimiter();
+    const send = gatewayWith({ LIMITER: limiter.namespace });
+    const who = freshIdentity();
+    const statuses = await burst(150, () => send("/runs/query", { method: "POST", headers: keyed(who) }), 150);
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 15, 429: 135 });
+    expect(limiter.calls.maxInFlight).toBe(1);
+    // Every request went in some call (none was admitted uncounted), and calls carried several.
+    expect(limiter.calls.batches.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(150);
+    expect(limiter.calls.hits).toBeLessThan(150);
+    expect(Math.max(...limiter.calls.batches)).toBeGreaterThan(1);
+  });
+
+  it("stays exact under a 10x burst on an object that refuses concurrent calls (overloaded)", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const limiter = recordingLimiter("overloaded");
+    const send = gatewayWith({ LIMITER: limiter.namespace });
+    const who = freshIdentity();
+    const responses = await Promise.all(Array.from({ length: 150 }, () => send("/runs/query", { method: "POST", headers: keyed(who) })));
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(15);
+    // Coalesced, the object never saw two calls at once: nothing fell back to a local window.
+    expect(responses.filter((r) => r.headers.has("x-tollgate-counter"))).toEqual([]);
+  });
+
   it("hands the admissions it made alone to the object once it answers again", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const limiter = recordingLimiter("real", 10);

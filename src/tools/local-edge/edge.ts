@@ -24,7 +24,10 @@ const EDGE_ONLY = /^(cf-connecting-ip|cf-connecting-ipv6|cf-pseudo-ipv4|cf-worke
  * createLocalEdge({ target: new URL("http://127.0.0.1:40123") }).listen(8787, "127.0.0.1");
  */
 export function createLocalEdge({ target }: LocalEdgeOptions): http.Server {
-  const proxy = createProxyServer({ target: target.origin, xfwd: false, ws: true });
+  // A keep-alive agent: without one the proxy asks wrangler dev for `Connection: close` and hands
+  // that to the client, so every request of a keep-alive client paid for a new connection twice.
+  const agent = new http.Agent({ keepAlive: true });
+  const proxy = createProxyServer({ target: target.origin, xfwd: false, ws: true, agent });
   proxy.on("proxyReq", stampClientAddress);
   proxy.on("proxyReqWs", stampClientAddress);
   proxy.on("error", (error, _req, res) => {

@@ -10,7 +10,7 @@ describe("ReservationLedger policy", () => {
     for (let i = 0; i < 40; i++) {
       const r = ledger.onAdmit(10);
       if (r) {
-        expect(r.until).toBe(110);
+        expect(r.until).toBe(r.n === 1 ? 10 : 110); // one admission: its exact time
         opened.push(r.n);
       }
     }
@@ -19,7 +19,7 @@ describe("ReservationLedger policy", () => {
 
   test("an admission is covered only while the reservation has slots and now <= until", () => {
     const ledger = new ReservationLedger(limit, { maxBatch: 8, spanMs: 100 });
-    expect(ledger.onAdmit(0)).toEqual({ until: 100, n: 1 });
+    expect(ledger.onAdmit(0)).toEqual({ until: 0, n: 1 }); // one admission: its exact time
     expect(ledger.onAdmit(0)).toEqual({ until: 100, n: 2 });
     expect(ledger.onAdmit(100)).toBeUndefined();
     // Expired with 2 of 2 used -> doubled to 4.
@@ -31,7 +31,7 @@ describe("ReservationLedger policy", () => {
     // 2 of 2 used (expired since, but it did fill up): doubles.
     expect(ledger.onAdmit(400)).toEqual({ until: 500, n: 4 });
     // After a whole idle interval: slow start again.
-    expect(ledger.onAdmit(500 + 1000 + 1)).toEqual({ until: 1601, n: 1 });
+    expect(ledger.onAdmit(500 + 1000 + 1)).toEqual({ until: 1501, n: 1 });
   });
 
   test("live() is what storage must hold: opened and loaded records, pruned once out of every window", () => {
@@ -39,32 +39,33 @@ describe("ReservationLedger policy", () => {
     ledger.load([{ until: 50, n: 7 }]);
     ledger.onAdmit(0);
     ledger.onAdmit(500);
-    expect(ledger.live(500)).toEqual([{ until: 50, n: 7 }, { until: 100, n: 1 }, { until: 600, n: 1 }]);
-    expect(ledger.live(1050)).toEqual([{ until: 100, n: 1 }, { until: 600, n: 1 }]);
-    expect(ledger.live(1100)).toEqual([{ until: 600, n: 1 }]);
-    expect(ledger.live(1600)).toEqual([]);
+    expect(ledger.live(500)).toEqual([{ until: 50, n: 7 }, { until: 0, n: 1 }, { until: 500, n: 1 }]);
+    expect(ledger.live(1000)).toEqual([{ until: 50, n: 7 }, { until: 500, n: 1 }]);
+    expect(ledger.live(1050)).toEqual([{ until: 500, n: 1 }]);
+    expect(ledger.live(1500)).toEqual([]);
   });
 
   test("loaded records are never reused for new admissions", () => {
     const ledger = new ReservationLedger(limit);
     ledger.load([{ until: 10_000, n: 50 }]);
-    expect(ledger.onAdmit(100)).toEqual({ until: 200, n: 1 });
+    expect(ledger.onAdmit(100)).toEqual({ until: 100, n: 1 });
   });
 
   test("live() hands out copies", () => {
     const ledger = new ReservationLedger(limit);
     ledger.onAdmit(0);
     ledger.live(0)[0]!.n = 99;
-    expect(ledger.live(0)).toEqual([{ until: 100, n: 1 }]);
+    expect(ledger.live(0)).toEqual([{ until: 0, n: 1 }]);
   });
 
   test("setLimit re-derives default maxBatch and spanMs, explicit options stay", () => {
     const ledger = new ReservationLedger(limit);
     ledger.setLimit({ count: 6000, intervalMs: 10_000 });
-    expect(ledger.onAdmit(0)).toEqual({ until: 1000, n: 1 });
+    expect(ledger.onAdmit(0)).toEqual({ until: 0, n: 1 });
+    expect(ledger.onAdmit(0)).toEqual({ until: 1000, n: 2 });
     const fixed = new ReservationLedger(limit, { spanMs: 7, maxBatch: 2 });
     fixed.setLimit({ count: 6000, intervalMs: 10_000 });
-    expect(fixed.onAdmit(0)).toEqual({ until: 7, n: 1 });
+    expect(fixed.onAdmit(0)).toEqual({ until: 0, n: 1 });
     expect(fixed.onAdmit(0)).toEqual({ until: 7, n: 2 });
     expect(fixed.onAdmit(0)).toBeUndefined();
     expect(fixed.onAdmit(0)).toEqual({ until: 7, n: 2 });

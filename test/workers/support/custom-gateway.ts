@@ -34,9 +34,12 @@ export function recordingUpstream() {
  * A LIMITER namespace that records jurisdictions, names and calls, then uses the real one, fails,
  * hangs, or (`allow`) admits every call without counting it, for tests about which counter a
  * request meets rather than how it is counted. `failFirst` fails that many calls, then behaves.
+ * `overloaded` is the real object that answers "overloaded" to a call made while another is in
+ * flight, as a Durable Object past its capacity does.
  */
-export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" = "real", failFirst = 0) {
-  const calls = { jurisdictions: [] as string[], names: [] as string[], hits: 0, recorded: [] as number[][] };
+export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" | "overloaded" = "real", failFirst = 0) {
+  const calls = { jurisdictions: [] as string[], names: [] as string[], hits: 0, recorded: [] as number[][], batches: [] as number[], maxInFlight: 0 };
+  let inFlight = 0;
   const real = env.LIMITER;
   const namespace = {
     jurisdiction(j: string) {
@@ -47,16 +50,24 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" =
       calls.names.push(name);
       const stub = real.getByName(name);
       return {
-        hitBatch(batch: HitBatch) {
+        async hitBatch(batch: HitBatch) {
           calls.hits++;
+          calls.batches.push(batch.hits);
           calls.recorded.push([...(batch.recorded ?? [])]);
-          if (calls.hits <= failFirst || behaviour === "fail") return Promise.reject(new Error("object exploded"));
+          if (calls.hits <= failFirst || behaviour === "fail") throw new Error("object exploded");
           if (behaviour === "hang") return new Promise(() => {});
           if (behaviour === "allow") {
             const { count } = batch.limit;
-            return Promise.resolve(Array.from({ length: batch.hits }, () => ({ allowed: true, limit: count, remaining: count, resetInMs: 0, retryInMs: 0 })));
+            return Array.from({ length: batch.hits }, () => ({ allowed: true, limit: count, remaining: count, resetInMs: 0, retryInMs: 0 }));
           }
-          return stub.hitBatch(batch);
+          if (behaviour === "overloaded" && inFlight > 0) throw new Error("Durable Object is overloaded. Too many requests queued.");
+          inFlight++;
+          calls.maxInFlight = Math.max(calls.maxInFlight, inFlight);
+          try {
+            return await stub.hitBatch(batch);
+          } finally {
+            inFlight--;
+          }
         },
       };
     },
