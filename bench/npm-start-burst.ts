@@ -38,23 +38,27 @@ try {
     const started = performance.now();
     let answered = 0;
     let lastAnswer = started;
-    const run = autocannon({
-      url: `http://127.0.0.1:${port}/runs/batch`,
-      method: "POST",
-      headers: { "x-api-key": `bench-${crypto.randomUUID()}`, "content-type": "application/json" },
-      body: "{}",
-      connections,
-      pipelining: 1,
-      amount: requests,
-    });
     // autocannon notices `amount` on its one-second tick: time the last answer ourselves.
-    run.on("response", () => {
-      answered++;
-      lastAnswer = performance.now();
+    const result = await new Promise<autocannon.Result>((resolve, reject) => {
+      const run = autocannon(
+        {
+          url: `http://127.0.0.1:${port}/runs/batch`,
+          method: "POST",
+          headers: { "x-api-key": `bench-${crypto.randomUUID()}`, "content-type": "application/json" },
+          body: "{}",
+          connections,
+          pipelining: 1,
+          amount: requests,
+        },
+        (error, done) => (error ? reject(error) : resolve(done)),
+      );
+      run.on("response", () => {
+        answered++;
+        lastAnswer = performance.now();
+      });
     });
-    const result = await run;
     const seconds = (lastAnswer - started) / 1000;
-    const statuses = `2xx ${result["2xx"]}, 4xx ${result["4xx"]}, 5xx ${result["5xx"]}, answered ${result.requests.total}`;
+    const statuses = `2xx ${result["2xx"]}, 4xx ${result["4xx"]}, 5xx ${result["5xx"]}, answered ${answered}`;
     console.log(
       `round ${round}: ${seconds.toFixed(2)} s, ${(requests / seconds).toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ` +
         `${statuses}; errors ${result.errors}, timeouts ${result.timeouts}`,

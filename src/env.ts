@@ -17,6 +17,10 @@ export interface Env {
   HOSTED_API_ORIGIN?: string;
   CONTROL_PLANE_ORIGIN?: string;
   AGENT_SERVER_ORIGIN?: string;
+  /** "hosts" (default, deployed): the upstream is chosen by host from UPSTREAM_HOSTS; "paths": by local mount prefix (npm start, tests). */
+  ROUTING?: string;
+  /** The hosts this gateway serves and their upstreams: `api.example.com=hosted-api, *.agents.example.com=agent-server`. */
+  UPSTREAM_HOSTS?: string;
   /** "open" (default): a failed counter lets the request through. "closed": 503. */
   FAIL_MODE?: string;
   LIMITER_TIMEOUT_MS?: string;

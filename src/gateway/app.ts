@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Classifier } from "../rules/classify.ts";
-import { hostedApiClassifier } from "../rules/hosted-api.ts";
+import { classifiers as publishedClassifiers } from "../rules/tables.ts";
 import { ConfigError, gatewayConfig } from "./config.ts";
 import { forward } from "./proxy.ts";
 import { rateLimit } from "./rate-limit.ts";
@@ -9,19 +9,21 @@ import { requestReading } from "./request-reading.ts";
 import type { GatewayEnv } from "./types.ts";
 
 /**
- * The request path, in order: read (as the upstream will) -> classify + count (rate-limit) -> route + proxy.
+ * The request path, in order: route + read (as the upstream will) -> classify + count with that
+ * upstream's rule table (rate-limit) -> proxy.
  * Every response the gateway makes itself is JSON with a `detail` string; nothing escapes as a
  * stack trace.
  *
  * @example
- * export default createGateway(); // the published hosted-API table
+ * export default createGateway(); // the rule tables in rules/
  */
 export function createGateway(options: { classifier?: Classifier } = {}) {
   const app = new Hono<GatewayEnv>();
-  const classifier = options.classifier ?? hostedApiClassifier;
+  // `classifier` replaces the hosted API's table (tests of custom tables).
+  const classifiers = { ...publishedClassifiers, ...(options.classifier && { "hosted-api": options.classifier }) };
   // A misconfigured gateway answers every request with its 500, before reading anything.
   app.use("*", (c, next) => (gatewayConfig(c.env), next()));
-  app.use("*", requestReading({ table: classifier.table }), rateLimit({ classifier }));
+  app.use("*", requestReading({ classifiers }), rateLimit({ classifiers }));
   app.all("*", forward);
   app.onError((error, c) => {
     if (error instanceof HTTPException) {

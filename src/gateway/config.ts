@@ -2,13 +2,17 @@ import { z } from "zod";
 import { REGIONS, type Region } from "../rules/schema.ts";
 import type { Env } from "../env.ts";
 import type { Algorithm } from "../limiter/index.ts";
-import type { UpstreamName } from "./routes.ts";
+import { parseUpstreamHosts, type HostRoute, type UpstreamName } from "./routes.ts";
 
 /** An upstream is reached through a service binding locally, or an origin URL in production. */
 export type Upstream = { readonly kind: "binding"; readonly fetcher: Fetcher } | { readonly kind: "origin"; readonly origin: URL };
 
+/** How a request's upstream is chosen (routes.ts): by host (deployed), or by local mount prefix. */
+export type Routing = { readonly kind: "hosts"; readonly hosts: readonly HostRoute[] } | { readonly kind: "paths" };
+
 export interface GatewayConfig {
   readonly region: Region;
+  readonly routing: Routing;
   /** Durable Object jurisdiction of the counters; undefined only for local runs. */
   readonly jurisdiction: Region | undefined;
   readonly failMode: "open" | "closed";
@@ -39,6 +43,7 @@ const VarsSchema = z.object({
   DEV_SETTINGS: z.preprocess((v) => v || "refuse", z.enum(["refuse", "allow"])),
   TIME_SCALE: z.preprocess((v) => (v === undefined || v === "" ? 1 : Number(v)), z.number().positive().max(3600)),
   LIMITER_ALGORITHM: z.preprocess((v) => v || "sliding-window", z.enum(["sliding-window", "fixed-window"])),
+  ROUTING: z.preprocess((v) => v || "hosts", z.enum(["hosts", "paths"])),
 });
 
 const BINDINGS: Record<UpstreamName, [binding: keyof Env, origin: keyof Env]> = {
@@ -94,6 +99,7 @@ function parseConfig(env: Env): GatewayConfig {
   ) as Record<UpstreamName, Upstream>;
   return {
     region: vars.data.REGION,
+    routing: routing(vars.data.ROUTING, env.UPSTREAM_HOSTS),
     jurisdiction: jurisdiction === "none" ? undefined : jurisdiction,
     failMode: vars.data.FAIL_MODE,
     limiterTimeoutMs: vars.data.LIMITER_TIMEOUT_MS,
@@ -103,6 +109,24 @@ function parseConfig(env: Env): GatewayConfig {
     timeScale: TIME_SCALE,
     algorithm: LIMITER_ALGORITHM,
   };
+}
+
+/**
+ * Deployed, the gateway serves only the hosts UPSTREAM_HOSTS names; `ROUTING=paths` (one local
+ * port, set by npm start and the tests) picks the upstream by mount prefix instead.
+ */
+function routing(kind: "hosts" | "paths", hosts: string | undefined): Routing {
+  if (kind === "paths") return { kind };
+  if (!hosts?.trim()) {
+    throw new ConfigError(
+      `gateway misconfigured: UPSTREAM_HOSTS is not set; list the hosts this gateway serves and their upstreams, e.g. "api.example.com=hosted-api, control.example.com=control-plane, *.agents.example.com=agent-server"`,
+    );
+  }
+  try {
+    return { kind, hosts: parseUpstreamHosts(hosts) };
+  } catch (error) {
+    throw new ConfigError(`gateway misconfigured: UPSTREAM_HOSTS: ${(error as Error).message}`);
+  }
 }
 
 /** The value of a `*_ORIGIN` variable that opts in to the upstream bundled with the gateway. */

@@ -4,7 +4,6 @@ import { proxy } from "hono/proxy";
 import { gatewayConfig } from "./config.ts";
 import { upstreamHeaders } from "./forwarded-headers.ts";
 import { problemResponse } from "./problem.ts";
-import { upstreamFor } from "./routes.ts";
 import type { GatewayEnv } from "./types.ts";
 
 /**
@@ -15,7 +14,7 @@ import type { GatewayEnv } from "./types.ts";
  */
 export async function forward(c: Context<GatewayEnv>): Promise<Response> {
   const config = gatewayConfig(c.env);
-  const name = upstreamFor(c.var.path);
+  const name = c.var.upstream;
   const upstream = config.upstreams[name];
   const incoming = c.var.url;
   const base = upstream.kind === "origin" ? upstream.origin : incoming;

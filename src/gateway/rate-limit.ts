@@ -10,6 +10,7 @@ import { gatewayConfig } from "./config.ts";
 import { count, counterFailures, CounterUnavailable, type Counted } from "./counter.ts";
 import { limiterUnavailable, quotaExceeded } from "./problem.ts";
 import { ceilSeconds, policyHeader, rateLimitHeader } from "./rate-limit-headers.ts";
+import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv } from "./types.ts";
 
 /**
@@ -18,13 +19,14 @@ import type { GatewayEnv } from "./types.ts";
  * `Retry-After` and a problem body. Rules in `shadow` mode are counted and reported, never denied.
  *
  * @example
- * app.use("*", requestReading({ table }), rateLimit({ classifier: hostedApiClassifier }));
+ * app.use("*", requestReading({ classifiers }), rateLimit({ classifiers }));
  */
-export function rateLimit(options: { classifier: Classifier }) {
-  const { classifier } = options;
+export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
+  const { classifiers } = options;
   return createMiddleware<GatewayEnv>(async (c, next) => {
     const config = gatewayConfig(c.env);
-    const { rule, matcher, root, identity } = classifier.classify({
+    // Each upstream is counted by its own table (src/rules/tables.ts).
+    const { rule, matcher, root, identity } = classifiers[c.var.upstream].classify({
       method: c.req.method,
       path: c.var.path,
       apiKey: c.var.apiKey,

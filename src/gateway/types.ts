@@ -1,4 +1,5 @@
 import type { Env } from "../env.ts";
+import type { UpstreamName } from "./routes.ts";
 
 /** Hono environment of the gateway app: bindings plus what earlier middleware hands on. */
 export interface GatewayEnv {
@@ -6,6 +7,8 @@ export interface GatewayEnv {
   Variables: {
     /** The request URL, parsed once. */
     url: URL;
+    /** The upstream the request is for (by host, or locally by mount prefix). */
+    upstream: UpstreamName;
     /** Normalized, decoded path: what rules are matched against. */
     path: string;
     /** The same path, canonically re-encoded: what the upstream receives. */

@@ -2,6 +2,7 @@
 // the bad operand or option.
 import { clientIpKey, UNKNOWN_CLIENT } from "../rules/client-ip.ts";
 import { METHODS, REGIONS, type Region } from "../rules/schema.ts";
+import { UPSTREAMS, type UpstreamName } from "../gateway/routes.ts";
 import { BadArgument, parseOptions } from "./cli.ts";
 
 export const HELP = `usage: npm run explain -- METHOD PATH [options]
@@ -10,7 +11,11 @@ Says which published rule a request meets, why, its limit in the region, and the
 counted on, using the gateway's own modules (its reading of the request included).
 
   METHOD              ${METHODS.join(", ")} (any case)
-  PATH                the path as sent, starting with "/" (a query string is ignored)
+  PATH                the path as sent to npm start, starting with "/" (a query string is
+                      ignored): the agent server's below /agent-server, the control plane's
+                      below /v2, the hosted API's elsewhere
+  --upstream NAME     read PATH as that upstream's own (as its host receives it when deployed):
+                      ${UPSTREAMS.join(", ")}
   -H, --header 'N: V' a request header; repeat for more (x-api-key, x-user-id, cf-connecting-ip...)
   --region us|eu      whose limits apply (default us)
   --ip ADDRESS        the client IP, as CF-Connecting-IP would give it (default 127.0.0.1)
@@ -22,6 +27,8 @@ examples:
   npm run explain -- POST /runs/query -H 'x-api-key: k'
   npm run explain -- GET /api/v1/runs/67E55044-10B1-426F-9247-BB680E5FE0C8 -H 'x-api-key: k' --region eu
   npm run explain -- GET /auth --ip 2001:db8::7 --json
+  npm run explain -- POST /agent-server/runs/wait -H 'x-api-key: k'
+  npm run explain -- POST /runs/wait --upstream agent-server -H 'x-api-key: k'
 
 exit status: 0 explained, 2 bad arguments or a request the gateway would refuse`;
 
@@ -36,6 +43,8 @@ export interface ExplainArgs {
   readonly ip: string;
   readonly secret: string | undefined;
   readonly json: boolean;
+  /** Set: PATH is this upstream's own; unset: PATH is read through the local mounts. */
+  readonly upstream: UpstreamName | undefined;
 }
 
 const OPTIONS = {
@@ -43,6 +52,7 @@ const OPTIONS = {
   region: { type: "string", default: "us" },
   ip: { type: "string", default: "127.0.0.1" },
   secret: { type: "string" },
+  upstream: { type: "string" },
   json: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -50,7 +60,11 @@ const OPTIONS = {
 /** @throws BadArgument naming the operand or option */
 export function parseExplainArgs(argv: readonly string[]): ExplainArgs {
   const { values, positionals } = parseOptions(argv, OPTIONS, true);
-  const base = { region: "us" as Region, ip: values.ip, secret: values.secret, json: values.json, headers: [] };
+  if (values.upstream !== undefined && !(UPSTREAMS as readonly string[]).includes(values.upstream)) {
+    throw new BadArgument(`--upstream: must be one of ${UPSTREAMS.join(", ")} (got "${values.upstream}")`);
+  }
+  const upstream = values.upstream as UpstreamName | undefined;
+  const base = { region: "us" as Region, ip: values.ip, secret: values.secret, json: values.json, headers: [], upstream };
   if (values.help) return { ...base, help: true, method: "", path: "" };
   if (positionals.length !== 2) throw new BadArgument(`expected METHOD and PATH (got ${positionals.length} operand${positionals.length === 1 ? "" : "s"})`);
 

@@ -10,4 +10,6 @@ export const LOCAL_BINDINGS = {
   HOSTED_API_ORIGIN: "bundled",
   CONTROL_PLANE_ORIGIN: "bundled",
   AGENT_SERVER_ORIGIN: "bundled",
+  // One port for every upstream: chosen by mount prefix (src/gateway/routes.ts), not by host.
+  ROUTING: "paths",
 } as const;

@@ -31,6 +31,21 @@ describe("npm run explain", () => {
     expect(out.limit).toEqual({ region: "eu", count: 20, interval: 10 });
   });
 
+  it("takes the upstream into account: the agent server's paths are counted by its own table", async () => {
+    // As npm start reads it: below /agent-server is the agent server.
+    const mounted = JSON.parse((await explain("POST", "/agent-server/runs/wait", "-H", "x-api-key: k", "--json")).stdout);
+    expect(mounted).toMatchObject({ upstream: "agent-server", table: "agent-server", rule: { id: 201, name: "agent-server-default-key" } });
+    expect(mounted.request.upstreamPath).toBe("/runs/wait");
+    // The same path at the root is the hosted API's.
+    const root = JSON.parse((await explain("POST", "/runs/wait", "-H", "x-api-key: k", "--json")).stdout);
+    expect(root).toMatchObject({ upstream: "hosted-api", rule: { id: 25 } });
+    // --upstream reads the path as that upstream's own (its host, deployed).
+    const { stdout } = await explain("POST", "/runs/wait", "--upstream", "agent-server");
+    expect(stdout).toContain('row 203 "agent-server-public-ip"');
+    expect(stdout).toContain("precedence: 3 of 3 (the defaults 201 and 202, then the catch-all 203)");
+    await expect(explain("GET", "/x", "--upstream", "billing")).rejects.toMatchObject({ stderr: expect.stringContaining("--upstream: must be one of hosted-api, control-plane, agent-server") });
+  });
+
   it("hashes with HMAC when a secret is given, and never prints the raw key", async () => {
     const { stdout } = await explain("GET", "/x", "-H", "x-api-key: sk-raw-123", "--secret", "s3cret");
     expect(stdout).toContain("HMAC-SHA-256");

@@ -34,8 +34,8 @@ describe("npm start's output", () => {
     expect(regionOf(["--env", "eu", "--var", "A:b"])).toBe("eu");
     expect(regionOf(["--env=us"])).toBe("us");
     const text = banner("http://127.0.0.1:8787", "eu");
-    expect(text).toContain("tollgate is ready on http://127.0.0.1:8787, enforcing the hosted API's EU limits.");
-    expect(text).toContain("control plane  http://127.0.0.1:8787/v2");
-    expect(text).toContain("agent server   http://127.0.0.1:8787/assistants, http://127.0.0.1:8787/threads");
+    expect(text).toContain("tollgate is ready on http://127.0.0.1:8787, enforcing the EU limits (rules/*.json).");
+    expect(text).toContain("control plane  http://127.0.0.1:8787/v2/...   (bundled emulator; client base URL http://127.0.0.1:8787)");
+    expect(text).toContain("agent server   http://127.0.0.1:8787/agent-server/...   (bundled emulator; client base URL http://127.0.0.1:8787/agent-server)");
   });
 });

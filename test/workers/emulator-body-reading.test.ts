@@ -122,7 +122,7 @@ describe("a JSON body that is not UTF-8 is FastAPI's 400 too (UnicodeDecodeError
     ["Latin-1 text", [...new TextEncoder().encode('{"graph_id": "caf'), 0xe9, 0x22, 0x7d]],
   ])("%s", async (_name, bytes) => {
     const headers = { ...freshCaller(), "content-type": "application/json" };
-    const res = await gateway("/assistants", { method: "POST", headers, body: Uint8Array.from(bytes) });
+    const res = await gateway("/agent-server/assistants", { method: "POST", headers, body: Uint8Array.from(bytes) });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual(PARSE_ERROR);
   });

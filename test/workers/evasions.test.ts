@@ -174,11 +174,11 @@ describe("headers that change the request behind the gateway's back", () => {
 
 describe("bodies nested about 5,000 levels deep", () => {
   it.each([
-    ["/assistants", "metadata", { graph_id: "agent" }],
-    ["/assistants", "context", { graph_id: "agent" }],
-    ["/assistants", "config", { graph_id: "agent" }],
-    ["/threads", "metadata", {}],
-    ["/assistants/search", "metadata", {}],
+    ["/agent-server/assistants", "metadata", { graph_id: "agent" }],
+    ["/agent-server/assistants", "context", { graph_id: "agent" }],
+    ["/agent-server/assistants", "config", { graph_id: "agent" }],
+    ["/agent-server/threads", "metadata", {}],
+    ["/agent-server/assistants/search", "metadata", {}],
   ])("POST %s with %s nested 5,000 deep answers FastAPI's 400, not a 500", async (path, field, fields) => {
     const body = `${JSON.stringify(fields).slice(0, -1)}${Object.keys(fields).length ? "," : ""}"${field}":${nestedJson(5000)}}`;
     const res = await gateway(path, { method: "POST", body, headers: { ...keyed(freshIdentity()), "content-type": "application/json" } });
@@ -202,7 +202,7 @@ describe("production refuses to guess its upstreams", () => {
       const log = vi.spyOn(console, "log").mockImplementation(() => {});
       try {
         const send = gatewayWith({ [variable]: "" });
-        for (const path of ["/runs/query", "/v2/deployments", "/assistants/search", "/runs/%zz"]) {
+        for (const path of ["/runs/query", "/v2/deployments", "/agent-server/assistants/search", "/runs/%zz"]) {
           const res = await send(path, { headers: keyed(freshIdentity()) });
           expect(res.status).toBe(500);
           const detail = ((await res.json()) as { detail: string }).detail;

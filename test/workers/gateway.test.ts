@@ -52,21 +52,30 @@ describe("canonical paths", () => {
   });
 });
 
-describe("routing", () => {
+describe("routing, one local port (ROUTING=paths)", () => {
   it.each([
-    ["/v2/deployments", "control-plane"],
-    ["/v2", "control-plane"],
-    ["/assistants/search", "agent-server"],
-    ["/threads/t-1/runs/stream", "agent-server"],
-    ["/threadsafe", "hosted-api"],
-    ["/v2x/y", "hosted-api"],
-    ["/runs/query", "hosted-api"],
-  ])("%s goes to the %s", async (path, upstream) => {
+    ["/v2/deployments", "control-plane", "/v2/deployments"],
+    ["/v2", "control-plane", "/v2"],
+    ["/agent-server/assistants/search", "agent-server", "/assistants/search"],
+    ["/agent-server/threads/t-1/runs/stream", "agent-server", "/threads/t-1/runs/stream"],
+    ["/agent-server/runs/wait", "agent-server", "/runs/wait"],
+    ["/agent-server", "agent-server", "/"],
+    // The mount is chosen on the canonical path: no spelling reaches another upstream.
+    ["/x/../agent-server/store/items", "agent-server", "/store/items"],
+    ["/%61gent-server/info", "agent-server", "/info"],
+    ["/agent-server/%2e%2e/runs/wait", "hosted-api", "/runs/wait"],
+    // The agent server's paths are the hosted API's at the root: they never reach the agent server.
+    ["/runs/wait", "hosted-api", "/runs/wait"],
+    ["/assistants/search", "hosted-api", "/assistants/search"],
+    ["/agent-serverless", "hosted-api", "/agent-serverless"],
+    ["/v2x/y", "hosted-api", "/v2x/y"],
+    ["/runs/query", "hosted-api", "/runs/query"],
+  ])("%s goes to the %s as %s", async (path, upstream, upstreamPath) => {
     const seen: string[] = [];
-    const answer = (name: string) => ({ fetch: async () => (seen.push(name), new Response("ok")) }) as unknown as Fetcher;
+    const answer = (name: string) => ({ fetch: async (request: Request) => (seen.push(`${name} ${new URL(request.url).pathname}`), new Response("ok")) }) as unknown as Fetcher;
     const send = gatewayWith({ HOSTED_API: answer("hosted-api"), CONTROL_PLANE: answer("control-plane"), AGENT_SERVER: answer("agent-server") });
     expect((await send(path, { headers: keyed(freshIdentity()) })).status).toBe(200);
-    expect(seen).toEqual([upstream]);
+    expect(seen).toEqual([`${upstream} ${upstreamPath}`]);
   });
 });
 

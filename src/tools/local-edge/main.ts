@@ -8,7 +8,7 @@ import net from "node:net";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createInterface } from "node:readline";
-import { UPSTREAM_SEGMENTS } from "../../gateway/routes.ts";
+import { LOCAL_MOUNTS } from "../../gateway/routes.ts";
 import { createLocalEdge } from "./edge.ts";
 import { WranglerOutputFilter } from "./wrangler-output.ts";
 
@@ -59,13 +59,14 @@ export function regionOf(wranglerArgs: readonly string[]): string {
 
 /** What npm start prints once it answers: where each upstream is, and where to go next. */
 export function banner(base: string, region: string): string {
-  const at = (segments: readonly string[]) => segments.map((s) => `${base}/${s}`).join(", ");
+  const mount = (name: string) => LOCAL_MOUNTS.find((m) => m.upstream === name)!;
+  const agentServer = mount("agent-server");
   return [
     ``,
-    `tollgate is ready on ${base}, enforcing the hosted API's ${region.toUpperCase()} limits.`,
-    `  hosted API     ${base}/...   (bundled echo; every published rule applies)`,
-    `  control plane  ${at(UPSTREAM_SEGMENTS["control-plane"])}   (bundled emulator)`,
-    `  agent server   ${at(UPSTREAM_SEGMENTS["agent-server"])}   (bundled emulator)`,
+    `tollgate is ready on ${base}, enforcing the ${region.toUpperCase()} limits (rules/*.json).`,
+    `  hosted API     ${base}/...   (bundled echo; the published table applies)`,
+    `  control plane  ${base}${mount("control-plane").prefix}/...   (bundled emulator; client base URL ${base})`,
+    `  agent server   ${base}${agentServer.prefix}/...   (bundled emulator; client base URL ${base}${agentServer.prefix})`,
     `  try            curl -si ${base}/runs/stats -H 'x-api-key: demo'`,
     `  which rule     npm run explain -- GET /runs/stats -H 'x-api-key: demo'`,
     `  docs           README.md ("What the gateway refuses, and why"); Ctrl-C stops it`,

@@ -6,10 +6,11 @@ import { checkResponse } from "./contract/contract.ts";
 export type WireEvent = { event: string; data: any; id?: string };
 
 /**
- * Where the tests reach the agent server: the gateway, which routes `/assistants*` and
- * `/threads*` to it. Paths below this URL are the agent server's own (the document's).
+ * Where the tests reach the agent server: the gateway, which (run locally, one port for every
+ * upstream) mounts it at /agent-server. Paths below this URL are the agent server's own (the
+ * document's), as an official client given this base URL sends them.
  */
-export const AGENT_SERVER_URL = "https://gateway.test";
+export const AGENT_SERVER_URL = "https://gateway.test/agent-server";
 
 const rand = () => Math.floor(Math.random() * 250) + 1;
 

@@ -5,13 +5,17 @@ import { createGateway } from "../../../src/gateway/app.ts";
 import type { HitBatch } from "../../../src/durable-objects/rate-limiter.ts";
 import type { Classifier } from "../../../src/rules/classify.ts";
 
-/** The gateway app with some bindings replaced (failing upstreams, recording namespaces...). */
+/**
+ * The gateway app with some bindings replaced (failing upstreams, recording namespaces...). The
+ * returned function takes a path (sent to https://gateway.test) or a whole URL (another host).
+ */
 export function gatewayWith(overrides: Partial<Env>, classifier?: Classifier) {
   const app = createGateway(classifier ? { classifier } : {});
   const testEnv = { ...env, ...overrides } as Env;
   return async (path: string, init: RequestInit = {}) => {
     const ctx = createExecutionContext();
-    const res = await app.fetch(new Request(`https://gateway.test${path}`, init), testEnv, ctx);
+    const url = /^https?:\/\//.test(path) ? path : `https://gateway.test${path}`;
+    const res = await app.fetch(new Request(url, init), testEnv, ctx);
     await waitOnExecutionContext(ctx);
     return res;
   };

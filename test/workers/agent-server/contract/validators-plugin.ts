@@ -1,6 +1,6 @@
 /**
  * Config-time half of the agent-server contract test: compiles the reference description
- * (`../shared/reference/agent-server.openapi.json`) into JSON Schema validators with ajv, in Node,
+ * (vendored from `../shared/reference/agent-server.openapi.json`) into JSON Schema validators with ajv, in Node,
  * and serves them to the Workers-runtime tests as the module `virtual:agent-server-contract`.
  *
  * Why here: ajv compiles a schema into a function with `new Function`, which workerd forbids
@@ -15,7 +15,8 @@
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import standaloneCode from "ajv/dist/standalone/index.js";
-import reference from "../../../../../shared/reference/agent-server.openapi.json" with { type: "json" };
+// Vendored (test/fixtures/reference), held identical to ../shared/reference by test/unit/reference-documents.test.ts.
+import reference from "../../../fixtures/reference/agent-server.openapi.json" with { type: "json" };
 
 export const CONTRACT_MODULE = "virtual:agent-server-contract";
 const RESOLVED = `\0${CONTRACT_MODULE}`;

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { checkedTogether, classifiers, ruleTables } from "../../../src/rules/tables.ts";
+import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
+
+describe("one rule table per upstream", () => {
+  it("the control plane and the agent server get the published default and catch-all tiers", () => {
+    const published = (id: number) => hostedApiTable.rules.find((r) => r.id === id)!;
+    const tiers = (name: "control-plane" | "agent-server") =>
+      ruleTables[name].rules.map((r) => ({ tier: r.tier, identity: r.identity, limits: r.limits }));
+    const tierOf = (id: number) => ({ tier: published(id).tier, identity: published(id).identity, limits: published(id).limits });
+    expect(tiers("control-plane")).toEqual([tierOf(25), tierOf(29)]);
+    expect(tiers("agent-server")).toEqual([tierOf(25), tierOf(26), tierOf(29)]);
+  });
+
+  it("classify every request: a key meets the default, an anonymous caller the catch-all", () => {
+    const facts = { method: "POST", path: "/runs/wait", apiKey: null, userId: null, clientIp: "203.0.113.7" };
+    expect(classifiers["agent-server"].classify({ ...facts, apiKey: "k" }).rule.id).toBe(201);
+    expect(classifiers["agent-server"].classify({ ...facts, userId: "u" }).rule.id).toBe(202);
+    expect(classifiers["agent-server"].classify(facts).rule.id).toBe(203);
+    expect(classifiers["control-plane"].classify({ ...facts, path: "/v2/deployments", apiKey: "k" }).rule.id).toBe(101);
+    expect(classifiers["hosted-api"].classify({ ...facts, apiKey: "k" }).rule.id).toBe(25);
+  });
+
+  it("refuses a rule id or name used by two tables (counters and policies are named by them)", () => {
+    const agent = ruleTables["agent-server"];
+    const clash = { ...agent, rules: [{ ...agent.rules[0]!, id: 12 }, { ...agent.rules[1]!, name: "runs-query-key" }] };
+    expect(() => checkedTogether({ "hosted-api": hostedApiTable, "agent-server": clash })).toThrow(
+      /rule id 12 is in both hosted-api and agent-server[\s\S]*rule name "runs-query-key" is in both hosted-api and agent-server/,
+    );
+  });
+});
