@@ -44,6 +44,14 @@ export function mountFor(path: string): { upstream: UpstreamName; path: string; 
   return { upstream: "hosted-api", path, stripped: 0 };
 }
 
+/** Where a path of `upstream`'s own is reached on the one local port (the inverse of localRoute). */
+export function localPathFor(upstream: UpstreamName, path: string): string {
+  const mount = LOCAL_MOUNTS.find((m) => m.upstream === upstream);
+  if (!mount) return path;
+  if (mount.strip) return path === "/" ? mount.prefix : `${mount.prefix}${path}`;
+  return path === mount.prefix || path.startsWith(`${mount.prefix}/`) ? path : `${mount.prefix}${path}`;
+}
+
 /**
  * The upstream a request path (as sent, still encoded) is for under the local mounts, and the path
  * as that upstream's own. The mount is chosen on the canonical path, so no spelling of a path (dot

@@ -47,3 +47,12 @@ export function checkedTogether<T extends Record<string, RuleTable>>(tables: T):
   if (problems.length > 0) throw new RuleTableError("rules/", problems);
   return tables;
 }
+
+/** Every rule of every table, hosted API first. */
+export const allRules = Object.values(ruleTables).flatMap((table) => table.rules);
+
+/** The table (and upstream) a rule id belongs to; ids are unique across tables. */
+export function tableOfRule(id: number): TableName | undefined {
+  for (const [name, table] of Object.entries(ruleTables)) if (table.rules.some((r) => r.id === id)) return name as TableName;
+  return undefined;
+}

@@ -9,7 +9,9 @@ export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--regi
                         [--burst-factor F] [--burst-cap N] [--connections N] [--pipelining N]
                         [--json FILE] [--report FILE] [--answers FILE] [--wide] [--no-progress]
 
-  --rules        rows of rules/hosted-api.json to test (default all)
+  --rules        rows to test (default all): 1-29 of rules/hosted-api.json, 101-102 of
+                 rules/control-plane.json, 201-203 of rules/agent-server.json, each sent
+                 through its upstream's local mount (/v2, /agent-server)
   --region       which limits the gateway enforces (default us)
   --target       test a running gateway at URL (local or deployed) instead of starting one
   --time-scale   divide every interval by K on the local gateway the tool starts (default 1)

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { Pool } from "undici";
-import { hostedApiClassifier, hostedApiTable } from "../../rules/hosted-api.ts";
+import { allRules, classifiers, tableOfRule } from "../../rules/tables.ts";
 import type { Region } from "../../rules/schema.ts";
 import { analyzeRule, type RuleFigures } from "./analysis.ts";
 import type { Answer } from "./answer.ts";
@@ -78,8 +78,9 @@ export interface LoadTestResult {
 
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 
+/** The rows to test: every row of every upstream's table (rules/*.json) for "all". */
 export function selectRules(rules: readonly number[] | "all") {
-  return rules === "all" ? [...hostedApiTable.rules] : hostedApiTable.rules.filter((r) => rules.includes(r.id));
+  return rules === "all" ? [...allRules] : allRules.filter((r) => rules.includes(r.id));
 }
 
 /** Notes printed with the results: what this run could and could not vary. */
@@ -155,7 +156,8 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
   const rules = selectRules(options.rules);
   if (rules.length === 0) throw new BadArgument("--rules: no rule selected");
   const runId = randomBytes(4).toString("hex");
-  const plan = planRun(rules, { ...options, varyIp: !options.target, runId }, hostedApiClassifier);
+  // Each rule is checked against its own upstream's table.
+  const plan = planRun(rules, { ...options, varyIp: !options.target, runId }, (rule) => classifiers[tableOfRule(rule.id) ?? "hosted-api"]);
   const algorithm = options.algorithm ?? "sliding-window";
 
   let gateway: LocalGateway | undefined;

@@ -7,7 +7,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { hostedApiTable } from "../../rules/hosted-api.ts";
+import { allRules } from "../../rules/tables.ts";
 import { refusal } from "../cli.ts";
 import { BadArgument, parseCli, USAGE, type CliOptions } from "./args.ts";
 import { runLoadTest, SetupError, type LoadTestResult } from "./loadtest.ts";
@@ -41,7 +41,7 @@ async function writeOutputs(result: LoadTestResult, cli: Pick<CliOptions, "json"
 async function main(argv: readonly string[]): Promise<number> {
   let cli: CliOptions;
   try {
-    cli = parseCli(argv, hostedApiTable.rules.map((r) => r.id));
+    cli = parseCli(argv, allRules.map((r) => r.id));
   } catch (error) {
     if (error instanceof BadArgument) {
       console.error(refusal("loadtest", error));

@@ -4,6 +4,8 @@ import type { Classifier } from "../../rules/classify.ts";
 import type { Rule } from "../../rules/load.ts";
 import type { Region } from "../../rules/schema.ts";
 import { sampleRequest, type SampleRequest } from "../../rules/sample-request.ts";
+import { tableOfRule } from "../../rules/tables.ts";
+import { localPathFor } from "../../gateway/routes.ts";
 import { assertMeetsRule, clientIdentity, PHASES, type ClientIdentity, type Phase } from "./traffic.ts";
 
 export interface PlanOptions {
@@ -106,12 +108,15 @@ export function planRule(rule: Rule, options: PlanOptions, ipBase: number, class
   const windowMs = (interval * 1000) / options.timeScale;
   const intendedRate = (options.load * count) / (windowMs / 1000);
   const steadyRate = Math.min(intendedRate, options.ruleRateCap);
-  const request = sampleRequest(rule);
+  // The sample is a path of the rule's own upstream; the traffic reaches it through its local
+  // mount (npm start and the tool's own gateway serve every upstream on one port).
+  const own = sampleRequest(rule);
+  const request = { method: own.method, path: localPathFor(tableOfRule(rule.id) ?? "hosted-api", own.path) };
   const sharedIdentity = !options.varyIp && rule.identity === "ip";
   const identities = Object.fromEntries(
     PHASES.map((phase, i) => [phase, clientIdentity(rule, phase, options.runId, options.varyIp, ipBase + i)]),
   ) as Record<Phase, ClientIdentity>;
-  if (classifier) for (const phase of PHASES) assertMeetsRule(classifier, rule, request, identities[phase]);
+  if (classifier) for (const phase of PHASES) assertMeetsRule(classifier, rule, own, identities[phase]);
 
   const steadyMs = Math.max(options.windows * windowMs, options.minPhaseS * 1000);
   const burstSize = Math.min(Math.max(Math.ceil(options.burstFactor * count), count + 2), options.burstCap);
@@ -163,8 +168,9 @@ export function planRule(rule: Rule, options: PlanOptions, ipBase: number, class
  * that alone exceeds the budget runs when nothing else does). The longest rule usually sets the
  * total time; the many short-window rules fit beside it.
  */
-export function planRun(rules: readonly Rule[], options: PlanOptions, classifier?: Classifier): Plan {
-  const planned = rules.map((rule, i) => planRule(rule, options, i * PHASES.length, classifier));
+export function planRun(rules: readonly Rule[], options: PlanOptions, classifier?: Classifier | ((rule: Rule) => Classifier)): Plan {
+  const classifierOf = typeof classifier === "function" ? classifier : () => classifier;
+  const planned = rules.map((rule, i) => planRule(rule, options, i * PHASES.length, classifierOf(rule)));
   const order = [...planned].sort((a, b) => b.durationMs - a.durationMs || b.averageRate - a.averageRate || a.rule.id - b.rule.id);
   const placed: RulePlan[] = [];
   for (const rule of order) {

@@ -3,6 +3,8 @@ import { hostedApiClassifier, hostedApiTable } from "../../../src/rules/hosted-a
 import { DEFAULTS } from "../../../src/tools/loadtest/args.ts";
 import { burstSpacing, planRule, planRun, type PlanOptions } from "../../../src/tools/loadtest/plan.ts";
 import { sampleRequest } from "../../../src/rules/sample-request.ts";
+import { classifiers, tableOfRule } from "../../../src/rules/tables.ts";
+import { selectRules } from "../../../src/tools/loadtest/loadtest.ts";
 import { assertMeetsRule, benchmarkIp, clientIdentity } from "../../../src/tools/loadtest/traffic.ts";
 
 const options = (overrides: Partial<PlanOptions> = {}): PlanOptions => ({
@@ -34,6 +36,19 @@ describe("traffic derived from the table", () => {
     expect(clientIdentity(rule(29), "steady", "run", false, 0)).toEqual({ key: "ip:tool", headers: {} });
     expect(clientIdentity(rule(29), "burst", "run", false, 1).key).toBe("ip:tool");
     expect(benchmarkIp(65_536 + 258)).toBe("198.19.1.2");
+  });
+});
+
+describe("rows of every upstream's table", () => {
+  it("are sent through their upstream's local mount and checked against that upstream's table", () => {
+    const rows = selectRules([12, 101, 203]);
+    expect(rows.map((r) => r.id)).toEqual([12, 101, 203]);
+    const plan = planRun(rows, options(), (r) => classifiers[tableOfRule(r.id)!]);
+    const paths = Object.fromEntries(plan.rules.map((p) => [p.rule.id, `${p.request.method} ${p.request.path}`]));
+    expect(paths).toEqual({ 12: "POST /runs/query", 101: "GET /v2/sample/resource", 203: "GET /agent-server/sample/resource" });
+    // Checked against the wrong table, the agent server's catch-all is not met.
+    expect(() => planRun(selectRules([203]), options(), hostedApiClassifier)).toThrow();
+    expect(selectRules("all").map((r) => r.id)).toEqual([...hostedApiTable.rules.map((r) => r.id), 101, 102, 201, 202, 203]);
   });
 });
 
