@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { Counter, FixedWindow, verdictOf } from "../limiter/index.ts";
-import type { Algorithm, CounterStore, Limit, StoredCounter, Verdict } from "../limiter/index.ts";
+import type { Algorithm, CounterStore, Inspection, Limit, StoredCounter, Verdict } from "../limiter/index.ts";
 
 /** What the counter answers per hit (the limiter's one answer type, see src/limiter/types.ts). */
 export type { Verdict } from "../limiter/index.ts";
@@ -77,6 +77,15 @@ export class RateLimiter extends DurableObject {
     return verdicts;
   }
 
+  /**
+   * Reads one counter without recording a request, writing storage or arming an alarm (the admin
+   * API's inspection). A counter not in memory is read from storage into a throwaway Counter, so
+   * the object is left exactly as it was.
+   */
+  inspect({ key = "", limit }: { key?: string; limit: Limit }): Inspection {
+    return (this.#counters.get(key) ?? new Counter(this.#store, key)).inspect(limit, this.now());
+  }
+
   /** Lets every counter settle, then sleeps until the earliest one needs it again. */
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
@@ -86,17 +95,28 @@ export class RateLimiter extends DurableObject {
       if (!this.#counters.has(key)) this.#counters.set(key, new Counter(this.#store, key));
     }
     let next = Number.POSITIVE_INFINITY;
+    let stored = 0;
     for (const [key, counter] of this.#counters) {
       const at = counter.settle(now);
-      if (at === undefined) this.#counters.delete(key);
-      else next = Math.min(next, at);
+      if (at !== undefined) {
+        stored++;
+        next = Math.min(next, at);
+      }
+      // Settled or gone: storage holds it exactly, so memory keeps only the counters in use (an
+      // object holds many identities' counters; they are reloaded when their next request comes).
+      if (at === undefined || counter.quiet(now)) this.#counters.delete(key);
     }
-    if (this.#counters.size === 0) {
+    if (stored === 0) {
       // Nothing left that can matter: no storage, no alarm.
       await this.ctx.storage.deleteAll();
       return;
     }
     this.#arm(next);
+  }
+
+  /** Counters held in memory (the rest are in storage only), for tests. */
+  countersInMemory(): number {
+    return this.#counters.size;
   }
 
   #counter(key: string): Counter {

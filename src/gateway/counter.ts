@@ -63,7 +63,7 @@ export async function count(env: Env, request: CountRequest): Promise<Counted> {
     return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: wait, retryInMs: wait };
   }
   try {
-    const verdict = await coalescer.join(name, now + timeoutMs, (hits) => {
+    const verdict = await coalescer.join(name, timeoutMs, (hits) => {
       const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
       return callObject(namespace.getByName(address.object), name, { key: address.key, limit, algorithm, hits }, timeoutMs);
     });

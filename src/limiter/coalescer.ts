@@ -26,11 +26,12 @@ export class Coalescer<R> {
 
   /**
    * This request's result from a call that decides it together with every request for `key`
-   * queued with it. Rejects with the call's error, or with a timeout once `deadline` (ms since
-   * the epoch, on `now`) passes before an answer: a call that outlives it is abandoned, so a
-   * request cancelled mid-call (a client gone) cannot stall the key.
+   * queued with it. Each call gets `timeoutMs` from the moment it is sent: its requests fail with a
+   * timeout once that passes without an answer, and the call is abandoned, so a call whose request
+   * was cancelled mid-way (a client gone) cannot stall the key. A queued request waits for the call
+   * ahead of it (at most its `timeoutMs`) and then for its own: never longer than two timeouts.
    */
-  async join(key: string, deadline: number, send: (n: number) => Promise<R[]>): Promise<R> {
+  async join(key: string, timeoutMs: number, send: (n: number) => Promise<R[]>): Promise<R> {
     let group = this.#groups.get(key);
     if (!group) this.#groups.set(key, (group = { sending: undefined, queue: [] }));
     const slot = { state: "queued" } as Slot<R>;
@@ -40,11 +41,8 @@ export class Coalescer<R> {
       if (slot.state === "failed") throw slot.error;
       const now = this.#now();
       if (group.sending && group.sending.deadline <= now) group.sending = undefined; // abandoned
-      if (slot.state === "queued" && !group.sending) return this.#send(key, group, slot, deadline, send);
-      if (now >= deadline) {
-        if (slot.state === "queued") group.queue.splice(group.queue.indexOf(slot), 1);
-        throw new Error(`counter call did not answer by its deadline (${slot.state === "queued" ? "waiting for the call ahead" : "sent by another request"})`);
-      }
+      if (slot.state === "queued" && !group.sending) return this.#send(key, group, slot, now + timeoutMs, send);
+      if (slot.state === "sent" && slot.deadline <= now) throw new Error(`counter did not answer within ${timeoutMs} ms`);
       await this.#sleep(this.#pollMs);
     }
   }
@@ -56,7 +54,7 @@ export class Coalescer<R> {
 
   async #send(key: string, group: Group<R>, own: Slot<R>, deadline: number, send: (n: number) => Promise<R[]>): Promise<R> {
     const batch = group.queue.splice(0);
-    for (const slot of batch) Object.assign(slot, { state: "sent" });
+    for (const slot of batch) Object.assign(slot, { state: "sent", deadline });
     const sending = { deadline };
     group.sending = sending;
     try {
@@ -81,4 +79,8 @@ interface Group<R> {
   queue: Slot<R>[];
 }
 
-type Slot<R> = { state: "queued" | "sent" } | { state: "answered"; result: R } | { state: "failed"; error: unknown };
+type Slot<R> =
+  | { state: "queued" }
+  | { state: "sent"; deadline: number }
+  | { state: "answered"; result: R }
+  | { state: "failed"; error: unknown };

@@ -26,6 +26,23 @@ export interface CounterStore {
  */
 export const SETTLE_MS = 2_000;
 
+/** A counter's state as `inspect` reads it. Durations are ms from the moment of inspection. */
+export interface Inspection {
+  readonly limit: Limit;
+  /** Admissions in the window now. */
+  readonly admissions: number;
+  /** Admissions still possible now. */
+  readonly remaining: number;
+  /** Until the window frees a unit (its oldest admission expires); 0 when empty. */
+  readonly resetInMs: number;
+  /** Until a request would be admitted; 0 when there is room. */
+  readonly retryInMs: number;
+  /** How long ago each admission in the window was made, oldest first. */
+  readonly ages: readonly number[];
+  /** "memory": the live window; "storage": rebuilt as a restart would (can only over-count). */
+  readonly source: "memory" | "storage";
+}
+
 /** The outcome of `decide`: the verdicts in order, and whether storage was written. */
 export interface Decided {
   readonly verdicts: Verdict[];
@@ -119,6 +136,40 @@ export class Counter {
       return undefined;
     }
     return lastUseful;
+  }
+
+  /**
+   * What the counter holds at `now` under `limit`, read without recording, writing or loading
+   * anything (the admin API's "read without spending"): a counter not in memory is rebuilt from
+   * storage as a restart would, into a throwaway list, so the inspection can only over-count.
+   */
+  inspect(limit: Limit, now: number): Inspection {
+    let times: readonly number[];
+    if (this.#window) times = this.#window.admissions(now);
+    else {
+      const stored = this.#store.get(this.#key);
+      times = stored ? restoreAdmissions(stored.reservations, limit, now, stored.snapshot) : [];
+    }
+    const inWindow = times.filter((t) => t > now - limit.intervalMs);
+    const n = inWindow.length;
+    return {
+      limit,
+      admissions: n,
+      remaining: Math.max(0, limit.count - n),
+      resetInMs: n === 0 ? 0 : inWindow[0]! + limit.intervalMs - now,
+      // The admission whose expiry brings the window below the limit (sliding-window.ts).
+      retryInMs: n < limit.count ? 0 : inWindow[n - limit.count]! + limit.intervalMs - now,
+      ages: inWindow.map((t) => now - t),
+      source: this.#window ? "memory" : "storage",
+    };
+  }
+
+  /**
+   * True once nothing has been written for SETTLE_MS: after `settle` at such a moment, storage holds
+   * the window exactly, so the object may drop this counter from memory and reload it on demand.
+   */
+  quiet(now: number): boolean {
+    return now >= this.#lastWrite + SETTLE_MS;
   }
 
   /** Admissions in the window at `now` (loads the counter if it is not in memory). */

@@ -6,7 +6,7 @@
 export type { Decision, Limit, Verdict } from "./types.ts";
 export { verdictOf } from "./types.ts";
 export { Counter, MemoryCounterStore, SETTLE_MS } from "./counter.ts";
-export type { CounterStore, Decided, StoredCounter } from "./counter.ts";
+export type { CounterStore, Decided, Inspection, StoredCounter } from "./counter.ts";
 export { LocalFallback } from "./fallback.ts";
 export { DenyCache } from "./deny-cache.ts";
 export { SlidingWindow } from "./sliding-window.ts";

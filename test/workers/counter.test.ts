@@ -204,6 +204,21 @@ describe("several counters in one object (keys)", () => {
     expect(await stored(stub)).toEqual({ entries: [], alarm: null });
   });
 
+  it("keeps only counters in use in memory: a settled one is reloaded from storage exactly", async () => {
+    const clock = { now: T0 };
+    const stub = await counterAt(clock);
+    for (let i = 0; i < 20; i++) expect((await stub.hitBatch({ key: `k${i}`, limit: LIMIT, hits: 3 })).every((v) => v.allowed)).toBe(true);
+    expect(await runInDurableObject(stub, (instance: RateLimiter) => instance.countersInMemory())).toBe(20);
+    clock.now = T0 + SETTLE_MS;
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await runInDurableObject(stub, (instance: RateLimiter) => instance.countersInMemory())).toBe(0);
+    // Reloaded on demand with every admission it held: 12 more fit, not 15.
+    const verdicts = await stub.hitBatch({ key: "k7", limit: LIMIT, hits: 15 });
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(12);
+    clock.now = T0 + LIMIT.intervalMs; // the first 3 leave the window exactly on time
+    expect((await stub.hitBatch({ key: "k7", limit: LIMIT, hits: 4 })).filter((v) => v.allowed)).toHaveLength(3);
+  });
+
   it("arms the alarm once per busy spell, not once per reservation", async () => {
     const clock = { now: T0 };
     const stub = await counterAt(clock);

@@ -177,7 +177,8 @@ async function through(wire: WireRequest) {
   const forwarded = upstreams.seen[0];
   return {
     res,
-    counters: limiter.calls.names,
+    // The object and the key within it: together they name the counter.
+    counters: limiter.calls.names.map((object, i) => `${object}/${limiter.calls.keys[i]}`),
     forwarded,
     action: forwarded ? upstreamReads(forwarded.method, new URL(forwarded.url).pathname, forwarded.headers) : undefined,
   };

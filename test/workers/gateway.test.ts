@@ -201,9 +201,12 @@ describe("identity", () => {
     const headers = { "x-api-key": secretKey, "cf-connecting-ip": "198.18.0.1" };
     for (let i = 0; i < 17; i++) await send("/runs/query", { method: "POST", headers });
     const digest = await identityDigest({ kind: "api-key", apiKey: secretKey });
-    expect(limiter.calls.names[0]).toBe(`${region}:12:${digest}`);
+    // The rule's objects hold counters by digest: the object's name carries the region, the rule
+    // and 8 bits of the digest, never the key.
+    expect(limiter.calls.names[0]).toBe(`${region}:12:objects-256:${Number.parseInt(digest.slice(0, 8), 16) % 256}`);
+    expect(limiter.calls.keys[0]).toBe(digest);
     expect(logs.some((l) => l.includes('"event":"denied"'))).toBe(true);
-    for (const text of [...limiter.calls.names, ...logs]) expect(text).not.toContain(secretKey);
+    for (const text of [...limiter.calls.names, ...limiter.calls.keys, ...logs]) expect(text).not.toContain(secretKey);
   });
 
   it("uses HMAC when a secret is configured", async () => {
@@ -213,7 +216,7 @@ describe("identity", () => {
     const plain = await identityDigest({ kind: "api-key", apiKey: "k" });
     const keyedDigest = await identityDigest({ kind: "api-key", apiKey: "k" }, "s3cret");
     expect(keyedDigest).not.toBe(plain);
-    expect(limiter.calls.names).toEqual([`${region}:25:${keyedDigest}`]);
+    expect(limiter.calls.keys).toEqual([keyedDigest]);
   });
 });
 

@@ -80,7 +80,7 @@ describe("each upstream is counted by its own table", () => {
     const res = await gatewayWith({ LIMITER: limiter.namespace, ...upstreams.bindings })(path, { method, headers: keyed() });
     expect(res.headers.get("ratelimit-policy")).toBe(policy);
     expect(limiter.calls.names).toHaveLength(1);
-    expect(limiter.calls.names[0]).toMatch(new RegExp(`^us:${row}:[0-9a-f]{64}$|^eu:${row}:[0-9a-f]{64}$`));
+    expect(limiter.calls.names[0]).toMatch(new RegExp(`^(us|eu):${row}:objects-256:\\d+$`));
   });
 
   it("an anonymous caller of the agent server meets the agent server's catch-all (100 per 60 s per IP)", async () => {

@@ -21,7 +21,7 @@ function fakeObject(limit: { count: number; intervalMs: number }, latencies: () 
   return { send, batches, maxInFlight: () => maxInFlight };
 }
 
-const noDeadline = Number.POSITIVE_INFINITY;
+const noTimeout = Number.POSITIVE_INFINITY;
 
 describe("Coalescer", () => {
   it("property: concurrent requests get, in arrival order, exactly the verdicts sequential calls would, from at most one call in flight", async () => {
@@ -37,7 +37,7 @@ describe("Coalescer", () => {
           const pending: Promise<Verdict>[] = [];
           for (const gap of arrivalGaps) {
             for (let i = 0; i < gap; i++) await tick();
-            pending.push(coalescer.join("k", noDeadline, object.send));
+            pending.push(coalescer.join("k", noTimeout, object.send));
           }
           const verdicts = await Promise.all(pending);
           const sequential = new SlidingWindow({ count, intervalMs: 1_000 });
@@ -54,7 +54,7 @@ describe("Coalescer", () => {
   it("a burst of 100 at once reaches the object as two calls: the first request, then everyone who queued behind it", async () => {
     const object = fakeObject({ count: 10, intervalMs: 1_000 }, () => 2);
     const coalescer = new Coalescer<Verdict>({ sleep: () => tick(), now: () => 0 });
-    const verdicts = await Promise.all(Array.from({ length: 100 }, () => coalescer.join("k", noDeadline, object.send)));
+    const verdicts = await Promise.all(Array.from({ length: 100 }, () => coalescer.join("k", noTimeout, object.send)));
     expect(object.batches).toEqual([1, 99]);
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
   });
@@ -63,7 +63,7 @@ describe("Coalescer", () => {
     const a = fakeObject({ count: 1, intervalMs: 1_000 }, () => 1);
     const b = fakeObject({ count: 1, intervalMs: 1_000 }, () => 1);
     const coalescer = new Coalescer<Verdict>({ sleep: () => tick(), now: () => 0 });
-    const [va, vb] = await Promise.all([coalescer.join("a", noDeadline, a.send), coalescer.join("b", noDeadline, b.send)]);
+    const [va, vb] = await Promise.all([coalescer.join("a", noTimeout, a.send), coalescer.join("b", noTimeout, b.send)]);
     expect([va.allowed, vb.allowed]).toEqual([true, true]);
   });
 
@@ -75,25 +75,45 @@ describe("Coalescer", () => {
       await tick();
       throw new Error(`overloaded (${n})`);
     };
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => coalescer.join("k", noDeadline, failing)));
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => coalescer.join("k", noTimeout, failing)));
     expect(results.map((r) => r.status)).toEqual(Array(5).fill("rejected"));
     expect(calls).toBe(2);
-    expect(await coalescer.join("k", noDeadline, async (n) => Array.from({ length: n }, () => 7))).toBe(7);
+    expect(await coalescer.join("k", noTimeout, async (n) => Array.from({ length: n }, () => 7))).toBe(7);
   });
 
-  it("a call that never answers is abandoned at its deadline: waiting requests time out, later ones send afresh", async () => {
+  it("a call that never answers is abandoned after its timeout: its requests fail, queued ones then send their own", async () => {
     let now = 0;
     const coalescer = new Coalescer<number>({ sleep: async () => { now += 10; await tick(); }, now: () => now });
-    const hung = coalescer.join("k", 100, () => new Promise<number[]>(() => {})); // e.g. its client went away
-    const waiting = coalescer.join("k", 50, async (n) => Array.from({ length: n }, () => 1));
-    await expect(waiting).rejects.toThrow(/deadline/);
-    now = 200;
-    expect(await coalescer.join("k", 300, async (n) => Array.from({ length: n }, () => 2))).toBe(2);
-    void hung;
+    // A call that never answers; its sender gives up at its own timer (as callObject races one).
+    const hung = coalescer.join("k", 100, async () => {
+      while (now < 100) await tick();
+      throw new Error("counter did not answer within 100 ms");
+    });
+    // Queued behind it: it waits for that call's timeout, then sends its own.
+    const queued = coalescer.join("k", 100, async (n) => Array.from({ length: n }, () => 1));
+    await expect(hung).rejects.toThrow(/did not answer within 100 ms/);
+    expect(await queued).toBe(1);
+    expect(now).toBeGreaterThanOrEqual(100);
+    expect(now).toBeLessThan(200);
+  });
+
+  it("a request's timeout runs from when its call is sent, not from when it queued", async () => {
+    let now = 0;
+    const coalescer = new Coalescer<number>({ sleep: async () => { now += 10; await tick(); }, now: () => now });
+    let release!: (v: number[]) => void;
+    const first = coalescer.join("k", 100, () => new Promise<number[]>((r) => (release = r)));
+    const second = coalescer.join("k", 100, async (n) => {
+      await tick();
+      return Array.from({ length: n }, () => 2);
+    });
+    while (now < 90) await tick(); // the first call takes 90 of its 100 ms
+    release([1]);
+    expect(await first).toBe(1);
+    expect(await second).toBe(2); // queued for 90 ms, yet not timed out
   });
 
   it("refuses an answer of the wrong length rather than guessing", async () => {
     const coalescer = new Coalescer<number>({ sleep: () => tick(), now: () => 0 });
-    await expect(coalescer.join("k", noDeadline, async () => [])).rejects.toThrow(/0 results for 1/);
+    await expect(coalescer.join("k", noTimeout, async () => [])).rejects.toThrow(/0 results for 1/);
   });
 });

@@ -42,7 +42,7 @@ export function recordingUpstream() {
  * flight, as a Durable Object past its capacity does.
  */
 export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" | "overloaded" = "real", failFirst = 0) {
-  const calls = { jurisdictions: [] as string[], names: [] as string[], hits: 0, recorded: [] as number[][], batches: [] as number[], maxInFlight: 0 };
+  const calls = { jurisdictions: [] as string[], names: [] as string[], keys: [] as string[], hits: 0, recorded: [] as number[][], batches: [] as number[], maxInFlight: 0 };
   let inFlight = 0;
   const real = env.LIMITER;
   const namespace = {
@@ -56,6 +56,7 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" |
       return {
         async hitBatch(batch: HitBatch) {
           calls.hits++;
+          calls.keys.push(batch.key ?? "");
           calls.batches.push(batch.hits);
           calls.recorded.push([...(batch.recorded ?? [])]);
           if (calls.hits <= failFirst || behaviour === "fail") throw new Error("object exploded");
