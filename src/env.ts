@@ -1,6 +1,8 @@
 import type { RateLimiter } from "./durable-objects/rate-limiter.ts";
 import type { ControlPlaneWorkspace } from "./emulators/control-plane/workspace-object.ts";
 import type { AgentServerState } from "./emulators/agent-server/state-object.ts";
+import type { ConfigStore } from "./durable-objects/config-store.ts";
+import type { MetricsStore } from "./durable-objects/metrics-store.ts";
 
 /** Bindings and variables of one regional environment (wrangler.toml `[env.us]` / `[env.eu]`). */
 export interface Env {
@@ -41,6 +43,22 @@ export interface Env {
   LIMITER_ALGORITHM?: string;
   /** Secret for HMAC-SHA-256 of identities; plain SHA-256 when unset. Set with `wrangler secret put`. */
   IDENTITY_HMAC_SECRET?: string;
+  /** Runtime configuration (overrides and their audit log): one object per region. */
+  CONFIG: DurableObjectNamespace<ConfigStore>;
+  /** Metrics totals every isolate adds to: one object per region. */
+  METRICS: DurableObjectNamespace<MetricsStore>;
+  /** Workers Analytics Engine dataset: one data point per decision and per upstream answer (production). */
+  ANALYTICS?: AnalyticsEngineDataset;
+  /** Secret: the admin API's token (named "admin" in the audit log); unset, the admin API answers 404. */
+  ADMIN_TOKEN?: string;
+  /** Secret: more admin tokens, named for the audit log: `alice=<token>, oncall=<token>`. */
+  ADMIN_TOKENS?: string;
+  /** How old an isolate's copy of the overrides may get, in ms (default 5000): the bound on applying a change. */
+  CONFIG_REFRESH_MS?: string;
+  /** Share of admissions logged, 0..1 (default 0.01); denials, blocks and exemptions are always logged. */
+  DECISION_LOG_SAMPLE?: string;
+  /** At most how often an isolate hands its metrics to the region's metrics object, in ms (default 10000). */
+  METRICS_FLUSH_MS?: string;
 }
 
 type TollgateEnv = Env;
@@ -51,7 +69,7 @@ declare global {
     // Types `exports` from "cloudflare:workers" (the gateway app and the entrypoints).
     interface GlobalProps {
       mainModule: typeof import("./index.ts");
-      durableNamespaces: "RateLimiter" | "ControlPlaneWorkspace" | "AgentServerState";
+      durableNamespaces: "RateLimiter" | "ControlPlaneWorkspace" | "AgentServerState" | "ConfigStore" | "MetricsStore";
     }
   }
 }

@@ -1,11 +1,15 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { ADMIN_PREFIX, adminApi } from "../admin/app.ts";
 import type { Classifier } from "../rules/classify.ts";
+import type { RuleTable } from "../rules/load.ts";
 import { classifiers as publishedClassifiers } from "../rules/tables.ts";
 import { ConfigError, gatewayConfig } from "./config.ts";
+import { upstreamMetrics } from "./metrics.ts";
 import { forward } from "./proxy.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { requestReading } from "./request-reading.ts";
+import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv } from "./types.ts";
 
 /**
@@ -21,9 +25,14 @@ export function createGateway(options: { classifier?: Classifier } = {}) {
   const app = new Hono<GatewayEnv>();
   // `classifier` replaces the hosted API's table (tests of custom tables).
   const classifiers = { ...publishedClassifiers, ...(options.classifier && { "hosted-api": options.classifier }) };
+  // The admin API first, on every host: never read as an upstream's request, never counted
+  // (README, "Operating the gateway"). It checks the configuration itself (health reports it).
+  const tables = Object.fromEntries(Object.entries(classifiers).map(([name, c]) => [name, c.table])) as Record<UpstreamName, RuleTable>;
+  app.route(ADMIN_PREFIX, adminApi({ tables }));
   // A misconfigured gateway answers every request with its 500, before reading anything.
   app.use("*", (c, next) => (gatewayConfig(c.env), next()));
   app.use("*", requestReading({ classifiers }), rateLimit({ classifiers }));
+  app.use("*", upstreamMetrics());
   app.all("*", forward);
   app.onError((error, c) => {
     if (error instanceof HTTPException) {

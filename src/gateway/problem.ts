@@ -59,3 +59,28 @@ export function limiterUnavailable(rule: Rule, headers: Record<string, string>):
     detail: `The rate limiter for rule "${rule.name}" did not answer, and this gateway fails closed. Retry shortly.`,
   }, { ...headers, "retry-after": "1" });
 }
+
+/**
+ * 403: an operator blocked this caller (an identity override, README "Operating the gateway").
+ * Says which rule refused it, never which identity or override matched.
+ */
+export function identityBlocked(rule: Rule): Response {
+  return problemResponse({
+    title: "Forbidden",
+    status: 403,
+    detail: `This caller is blocked by the gateway's operator on rule "${rule.name}". Contact the API's operator.`,
+  });
+}
+
+/**
+ * 401 for the admin API: no token, or not one of the configured ones (which is never said). A
+ * browser (asking for HTML: the dashboard) is challenged with Basic, so it offers its login
+ * dialog (password: the token); API clients with Bearer. One challenge each: browsers read only
+ * the first challenge of a header line, and the runtime joins repeated lines into one.
+ */
+export function unauthorized(browser = false): Response {
+  return problemResponse(
+    { title: "Unauthorized", status: 401, detail: "The admin API needs Authorization: Bearer <admin token> (a browser: the token as its login password)." },
+    { "www-authenticate": browser ? 'Basic realm="tollgate admin", charset="UTF-8"' : 'Bearer realm="tollgate admin"' },
+  );
+}

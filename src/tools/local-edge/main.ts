@@ -57,8 +57,33 @@ export function regionOf(wranglerArgs: readonly string[]): string {
   return wranglerArgs[at]!.includes("=") ? wranglerArgs[at]!.split("=")[1]! : (wranglerArgs[at + 1] ?? "us");
 }
 
+/**
+ * The banner's line about the admin API: on (an ADMIN_TOKEN was given, by `--var` or .dev.vars)
+ * or off, and how to turn it on. Undefined: not known (the probe got no answer).
+ */
+export function adminLine(base: string, on: boolean | undefined): string {
+  if (on === undefined) return `  admin API      ${base}/_tollgate/ (could not tell whether it is on)`;
+  return on
+    ? `  admin API      on: ${base}/_tollgate/dashboard (login: any name, the ADMIN_TOKEN as password); README "Operating the gateway"`
+    : `  admin API      off (no ADMIN_TOKEN): npm start -- --var ADMIN_TOKEN:<16+ characters>, or ADMIN_TOKEN=... in .dev.vars`;
+}
+
+/**
+ * Whether the gateway's admin API is on: without a token it answers 404, with one 401 to a
+ * request that has none. (Anyone can tell the two apart; the probe learns nothing secret.)
+ */
+export async function adminApiIsOn(internal: URL): Promise<boolean | undefined> {
+  try {
+    const res = await fetch(new URL("/_tollgate/rules", internal));
+    await res.body?.cancel();
+    return res.status === 401 ? true : res.status === 404 ? false : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What npm start prints once it answers: where each upstream is, and where to go next. */
-export function banner(base: string, region: string): string {
+export function banner(base: string, region: string, admin?: boolean): string {
   const mount = (name: string) => LOCAL_MOUNTS.find((m) => m.upstream === name)!;
   const agentServer = mount("agent-server");
   return [
@@ -71,6 +96,7 @@ export function banner(base: string, region: string): string {
     `  which rule     npm run explain -- GET /runs/stats -H 'x-api-key: demo'`,
     `  docs           README.md ("What the gateway refuses, and why"); Ctrl-C stops it`,
     `  client IP      set from your socket by this local edge, as Cloudflare's edge does in production`,
+    adminLine(base, admin),
     ``,
   ].join("\n");
 }
@@ -128,9 +154,10 @@ async function main(): Promise<void> {
     console.error(`npm start: the local edge cannot listen on ${options.ip}:${options.port}: ${error.message}`);
     child.kill("SIGINT");
   });
+  const admin = await adminApiIsOn(new URL(`http://127.0.0.1:${internal}`));
   edge.listen(options.port, options.ip, () => {
     const host = options.ip.includes(":") ? `[${options.ip}]` : options.ip;
-    console.log(banner(`http://${host}:${options.port}`, regionOf(options.wrangler)));
+    console.log(banner(`http://${host}:${options.port}`, regionOf(options.wrangler), admin));
   });
 }
 

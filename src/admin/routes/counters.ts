@@ -1,0 +1,98 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { toValidationErrors } from "../../emulators/shared/fastapi-errors.ts";
+import { counterAddress } from "../../limiter/index.ts";
+import { gatewayConfig } from "../../gateway/config.ts";
+import { currentOverrides, overridesClock } from "../../gateway/overrides.ts";
+import { limiterLimit } from "../../gateway/rate-limit.ts";
+import { ceilSeconds } from "../../gateway/rate-limit-headers.ts";
+import { resolve, ruleEffective } from "../../overrides/resolve.ts";
+import { tableOf } from "../../overrides/request.ts";
+import { requestDigests } from "../../overrides/subject.ts";
+import { clientIpKey, UNKNOWN_CLIENT } from "../../rules/client-ip.ts";
+import { identityDigest } from "../../rules/identity.ts";
+import type { RuleTable } from "../../rules/load.ts";
+import type { Identity } from "../../rules/request-facts.ts";
+import { jsonBody, unprocessable } from "../body.ts";
+import type { AdminEnv } from "../types.ts";
+
+/** Raw identities travel in the body, never in a URL that access logs would keep. */
+const InspectSchema = z.strictObject({
+  rule: z.int().positive(),
+  apiKey: z.string().min(1).optional(),
+  userId: z.string().min(1).optional(),
+  ip: z.string().min(1).optional(),
+  /** The counter's identity digest, as its name and the logs show it. */
+  digest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+});
+
+type Field = { loc: (string | number)[]; msg: string; type: string };
+
+/**
+ * `POST /_tollgate/counters/inspect` `{rule, apiKey | userId + ip | ip | digest}`: how much an
+ * identity has left on a rule, without spending a request: the effective limit (overrides
+ * applied), the admissions in the window, what remains, and when the window frees room. The
+ * counter object reads it without recording, writing or arming anything (RateLimiter.inspect).
+ */
+export function counterRoutes(tables: Readonly<Record<string, RuleTable>>) {
+  return new Hono<AdminEnv>().post("/counters/inspect", async (c) => {
+    const body = await jsonBody(c);
+    const parsed = InspectSchema.safeParse(body);
+    if (!parsed.success) return unprocessable(toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })));
+    const { rule: ruleId, apiKey, userId, ip, digest: givenDigest } = parsed.data;
+    const rule = tableOf(tables, ruleId)?.rules.find((r) => r.id === ruleId);
+    if (!rule) return unprocessable([{ loc: ["body", "rule"], msg: `no rule ${ruleId} in the rule tables`, type: "value_error" }]);
+
+    const config = gatewayConfig(c.env);
+    const clientIp = ip === undefined ? UNKNOWN_CLIENT : clientIpKey(ip);
+    if (ip !== undefined && clientIp === UNKNOWN_CLIENT) return unprocessable([{ loc: ["body", "ip"], msg: `"${ip}" is not an IPv4 or IPv6 address`, type: "value_error" }]);
+    const identity = identityOf(rule.identity, { apiKey, userId, clientIp: ip === undefined ? undefined : clientIp });
+    if (!givenDigest && "missing" in identity) return unprocessable([identity.missing]);
+    const digest = givenDigest ?? (await identityDigest(identity as Identity, config.hmacSecret));
+
+    const compiled = await currentOverrides(c.env, config);
+    const digests = await requestDigests({ apiKey: apiKey ?? null, userId: userId ?? null, clientIp }, compiled.needs, config.hmacSecret);
+    // Given only a digest, it is the counter's own: for key and IP rows that is the subject's digest too.
+    const byDigest = givenDigest && rule.identity !== "user-ip" ? { ...digests, [rule.identity]: givenDigest } : digests;
+    const effective = resolve(compiled, rule, config.region, byDigest, overridesClock.now());
+    // A blocked or exempt caller's counter is still shown, under the rule's own limit.
+    const counted = effective.verdict === "count" ? effective : ruleEffective(compiled, rule, config.region, overridesClock.now());
+
+    const address = counterAddress(config.region, rule.id, digest);
+    const namespace = config.jurisdiction ? c.env.LIMITER.jurisdiction(config.jurisdiction) : c.env.LIMITER;
+    const state = await namespace.getByName(address.object).inspect({ key: address.key, limit: limiterLimit(counted.limit, config.timeScale) });
+    return c.json({
+      counter: address.name,
+      rule: { id: rule.id, name: rule.name },
+      verdict: effective.verdict === "count" ? "counted" : effective.verdict === "block" ? "blocked" : "exempt",
+      ...(effective.verdict !== "count" && { override: effective.by.id }),
+      mode: counted.mode,
+      limit: counted.limit,
+      limitFrom: counted.limitBy?.id ?? "published",
+      admissions: state.admissions,
+      remaining: state.remaining,
+      freesInSeconds: ceilSeconds(state.resetInMs),
+      retryAfterSeconds: ceilSeconds(state.retryInMs),
+      resetInMs: state.resetInMs,
+      retryInMs: state.retryInMs,
+      admissionAgesMs: state.ages,
+      source: state.source,
+    });
+  });
+}
+
+/** The identity a rule counts by, from what the operator gave, or which field is missing. */
+function identityOf(kind: Identity["kind"], given: { apiKey?: string; userId?: string; clientIp?: string }): Identity | { missing: Field } {
+  switch (kind) {
+    case "api-key":
+      return given.apiKey ? { kind, apiKey: given.apiKey } : { missing: missing("apiKey", "this rule counts per API key: give apiKey (or digest)") };
+    case "user-ip":
+      if (!given.userId) return { missing: missing("userId", "this rule counts per user and IP: give userId and ip (or digest)") };
+      if (!given.clientIp) return { missing: missing("ip", "this rule counts per user and IP: give userId and ip (or digest)") };
+      return { kind, userId: given.userId, ip: given.clientIp };
+    case "ip":
+      return given.clientIp ? { kind, ip: given.clientIp } : { missing: missing("ip", "this rule counts per client IP: give ip (or digest)") };
+  }
+}
+
+const missing = (field: string, msg: string): Field => ({ loc: ["body", field], msg, type: "missing" });

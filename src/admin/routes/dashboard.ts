@@ -1,0 +1,53 @@
+import { Hono } from "hono";
+import { gatewayConfig } from "../../gateway/config.ts";
+import { flushAll, metricsStore } from "../../gateway/metrics.ts";
+import { configStore, currentOverrides, overridesClock } from "../../gateway/overrides.ts";
+import { effectiveTables } from "../../overrides/effective-table.ts";
+import type { RuleTable } from "../../rules/load.ts";
+import { dashboardData } from "../dashboard/data.ts";
+import { dashboardPage } from "../dashboard/page.ts";
+import type { AdminEnv } from "../types.ts";
+
+/** How often the page reads its data again. */
+const REFRESH_MS = 5_000;
+
+/** Audit entries the page lists. */
+const AUDIT_SHOWN = 20;
+
+/**
+ * `GET /_tollgate/dashboard`: the page (Chart.js inlined, no network beyond this API), and
+ * `GET /_tollgate/dashboard/data`: all it draws, in one answer, after this isolate's own counts
+ * have been handed to the metrics object.
+ */
+export function dashboardRoutes(tables: Readonly<Record<string, RuleTable>>) {
+  return new Hono<AdminEnv>()
+    .get("/dashboard", (c) => {
+      const refresh = Number(c.req.query("refresh"));
+      const refreshMs = Number.isInteger(refresh) && refresh >= 500 && refresh <= 600_000 ? refresh : REFRESH_MS;
+      return c.html(dashboardPage({ region: gatewayConfig(c.env).region, refreshMs }), 200, {
+        "cache-control": "no-store",
+        // Nothing but this page's own inline scripts, and requests to this origin.
+        "content-security-policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+      });
+    })
+    .get("/dashboard/data", async (c) => {
+      const config = gatewayConfig(c.env);
+      await flushAll(c.env, config);
+      const store = configStore(c.env, config);
+      const [totals, compiled, audit] = await Promise.all([metricsStore(c.env, config).totals(), currentOverrides(c.env, config), store.audit(AUDIT_SHOWN)]);
+      const now = overridesClock.now();
+      return c.json(
+        dashboardData({
+          region: config.region,
+          now: Date.now(),
+          version: compiled.version,
+          tables: effectiveTables(tables, compiled, config.region, now),
+          totals,
+          overrides: compiled.overrides.filter((o) => o.expiresAt === undefined || now < o.expiresAt),
+          audit,
+        }),
+        200,
+        { "cache-control": "no-store" },
+      );
+    });
+}

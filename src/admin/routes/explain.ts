@@ -1,0 +1,58 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { toValidationErrors } from "../../emulators/shared/fastapi-errors.ts";
+import { gatewayConfig } from "../../gateway/config.ts";
+import { effectiveRule } from "../../gateway/overrides.ts";
+import { UPSTREAMS, type UpstreamName } from "../../gateway/routes.ts";
+import type { Effective } from "../../overrides/resolve.ts";
+import type { RuleTable } from "../../rules/load.ts";
+import { METHODS } from "../../rules/schema.ts";
+import { jsonBody, unprocessable } from "../body.ts";
+import { explainReport } from "../explain-report.ts";
+import type { AdminEnv } from "../types.ts";
+
+const ExplainSchema = z.strictObject({
+  method: z.string().transform((m) => m.toUpperCase()).pipe(z.enum(METHODS)),
+  path: z.string().startsWith("/"),
+  /** As `-H` lines: repeated names are joined, as the runtime joins repeated header lines. */
+  headers: z.array(z.tuple([z.string().min(1), z.string()])).default([]),
+  ip: z.string().default("127.0.0.1"),
+  upstream: z.enum(UPSTREAMS).optional(),
+});
+
+/**
+ * `POST /_tollgate/explain` `{method, path, headers: [[name, value]...], ip?, upstream?}`: what
+ * `npm run explain` prints for the same request (explain-report.ts, one implementation), for this
+ * gateway's region and secret, followed by what the overrides in force make of it. JSON by
+ * default (`explanation` is the command's `--json`, `text` its text); `Accept: text/plain` for
+ * the text alone.
+ */
+export function explainRoutes(tables: Readonly<Record<UpstreamName, RuleTable>>) {
+  return new Hono<AdminEnv>().post("/explain", async (c) => {
+    const body = await jsonBody(c);
+    const parsed = ExplainSchema.safeParse(body);
+    if (!parsed.success) return unprocessable(toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })));
+    const config = gatewayConfig(c.env);
+    const headers = new Headers();
+    for (const [name, value] of parsed.data.headers) headers.append(name, value);
+    const answer = await explainReport({ ...parsed.data, headers, region: config.region, secret: config.hmacSecret, tables });
+    if (!answer.ok) return c.json({ detail: `the gateway would refuse this request with ${answer.status}: ${answer.detail}` }, 422);
+
+    const effective = await effectiveRule(c.env, config, answer.rule, { apiKey: answer.facts.apiKey ?? null, userId: answer.facts.userId ?? null, clientIp: answer.facts.clientIp });
+    const now = describe(effective);
+    if (/^text\/plain\b/.test(c.req.header("accept") ?? "")) return c.text(`${answer.text}\n\nnow:        ${now}\n`);
+    return c.json({ explanation: answer.json, text: answer.text, effective: { ...summary(effective), description: now } });
+  });
+}
+
+function summary(e: Effective) {
+  if (e.verdict !== "count") return { verdict: e.verdict === "block" ? "blocked" : "exempt", override: e.by.id };
+  return { verdict: "counted", mode: e.mode, limit: e.limit, limitFrom: e.limitBy?.id ?? "published", modeFrom: e.modeBy?.id ?? "published" };
+}
+
+/** One line on top of the command's output: the overrides in force for this request. */
+function describe(e: Effective): string {
+  if (e.verdict !== "count") return e.verdict === "block" ? `blocked (403) by override ${e.by.id}` : `exempt, not counted, by override ${e.by.id}`;
+  const limit = `${e.limit.count} requests per ${e.limit.interval} s${e.limitBy ? ` (override ${e.limitBy.id})` : " (published)"}`;
+  return `${e.mode}${e.modeBy ? ` (override ${e.modeBy.id})` : ""}, ${limit}`;
+}

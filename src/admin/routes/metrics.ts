@@ -1,0 +1,16 @@
+import { Hono } from "hono";
+import { gatewayConfig } from "../../gateway/config.ts";
+import { flushAll, metricsStore } from "../../gateway/metrics.ts";
+import { prometheusText } from "../metrics/prometheus.ts";
+import type { AdminEnv } from "../types.ts";
+
+/**
+ * `GET /_tollgate/metrics`: the region's totals (every isolate's, src/gateway/metrics.ts) in the
+ * Prometheus text format. In production the same counts also reach Workers Analytics Engine.
+ */
+export const metricsRoutes = new Hono<AdminEnv>().get("/metrics", async (c) => {
+  const config = gatewayConfig(c.env);
+  await flushAll(c.env, config);
+  const totals = await metricsStore(c.env, config).totals();
+  return c.text(prometheusText(config.region, totals), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" });
+});

@@ -1,0 +1,60 @@
+import { Hono } from "hono";
+import { gatewayConfig } from "../../gateway/config.ts";
+import { adoptSnapshot, configStore, overridesClock } from "../../gateway/overrides.ts";
+import { notFound } from "../auth.ts";
+import { parseOverrideRequest } from "../../overrides/request.ts";
+import type { RuleTable } from "../../rules/load.ts";
+import { jsonBody, unprocessable } from "../body.ts";
+import type { AdminEnv } from "../types.ts";
+
+/**
+ * Overrides at runtime (README, "Operating the gateway"):
+ * - `GET /_tollgate/overrides`: the active ones;
+ * - `POST /_tollgate/overrides`: add one (or replace the one with the same target): 201, or 422
+ *   naming the field, with nothing changed;
+ * - `DELETE /_tollgate/overrides/{id}`: end one before its expiry;
+ * - `GET /_tollgate/audit[?limit=N&before=SEQ]`: every change, newest first.
+ * A change is applied by this isolate at once, by every other within CONFIG_REFRESH_MS.
+ */
+export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
+  return new Hono<AdminEnv>()
+    .get("/overrides", async (c) => {
+      const snapshot = await configStore(c.env, gatewayConfig(c.env)).snapshot();
+      const now = overridesClock.now();
+      return c.json({ version: snapshot.version, overrides: snapshot.overrides.filter((o) => o.expiresAt === undefined || now < o.expiresAt) });
+    })
+    .post("/overrides", async (c) => {
+      const config = gatewayConfig(c.env);
+      const parsed = await parseOverrideRequest(await jsonBody(c), tables, config.hmacSecret);
+      if (!parsed.ok) return unprocessable(parsed.detail);
+      const startedAt = overridesClock.now();
+      const result = await configStore(c.env, config).set(parsed.change, c.var.actor);
+      if (!result.ok) return unprocessable(result.detail);
+      adoptSnapshot(c.env, config, result.snapshot, startedAt);
+      log({ event: "override_set", region: config.region, id: result.override.id, actor: c.var.actor, replaced: result.previous?.id });
+      return c.json({ override: result.override, previous: result.previous ?? null }, 201);
+    })
+    .delete("/overrides/:id", async (c) => {
+      const config = gatewayConfig(c.env);
+      const startedAt = overridesClock.now();
+      const result = await configStore(c.env, config).end(c.req.param("id"), c.var.actor);
+      if (!result.ok) return notFound();
+      adoptSnapshot(c.env, config, result.snapshot, startedAt);
+      log({ event: "override_ended", region: config.region, id: result.ended.id, actor: c.var.actor });
+      return c.json({ ended: result.ended });
+    })
+    .get("/audit", async (c) => {
+      const limit = Number(c.req.query("limit") ?? 100);
+      const before = c.req.query("before");
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000 || (before !== undefined && !/^\d+$/.test(before))) {
+        return unprocessable([{ loc: ["query"], msg: "limit is 1..1000 and before a sequence number", type: "value_error" }]);
+      }
+      const entries = await configStore(c.env, gatewayConfig(c.env)).audit(limit, before === undefined ? undefined : Number(before));
+      return c.json({ entries });
+    });
+}
+
+/** Changes are logged with the token's name and the override's id; the override holds digests only. */
+function log(fields: Record<string, unknown>): void {
+  console.log(JSON.stringify(fields));
+}

@@ -1,0 +1,89 @@
+import { z } from "zod";
+import type { Env } from "../env.ts";
+import { ConfigError } from "../gateway/config.ts";
+
+/** An admin token and the name the audit log records for changes made with it. */
+export interface AdminToken {
+  readonly name: string;
+  readonly token: string;
+}
+
+/** The settings for operating the gateway live (README, "Operating the gateway"). */
+export interface OperatingSettings {
+  /** How old an isolate's copy of the overrides may get before it reads them again: the bound on applying a change. */
+  readonly configRefreshMs: number;
+  /** Share of admissions (and deny-cache denials) logged, 0..1; every other decision is logged. */
+  readonly decisionLogSample: number;
+  /** How often an isolate hands its metrics to the region's metrics object, at most. */
+  readonly metricsFlushMs: number;
+}
+
+/** Shorter tokens are refused: the admin API can change every limit. */
+export const MIN_TOKEN_LENGTH = 16;
+const NAME = /^[a-z0-9][a-z0-9._-]{0,31}$/;
+
+const number = (fallback: number, schema: z.ZodNumber) => z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), schema);
+
+const SettingsSchema = z.object({
+  CONFIG_REFRESH_MS: number(5_000, z.int().min(100).max(300_000)),
+  DECISION_LOG_SAMPLE: number(0.01, z.number().min(0).max(1)),
+  METRICS_FLUSH_MS: number(10_000, z.int().min(0).max(300_000)),
+});
+
+/** Parsed once per env object (env objects are stable per isolate); a mistake is remembered too. */
+function cachedPerEnv<T>(parse: (env: Env) => T) {
+  const cache = new WeakMap<object, T | ConfigError>();
+  return (env: Env): T => {
+    let value = cache.get(env);
+    if (value === undefined) {
+      try {
+        value = parse(env);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        value = error;
+      }
+      cache.set(env, value);
+    }
+    if (value instanceof ConfigError) throw value;
+    return value;
+  };
+}
+
+/**
+ * The settings every request uses. A bad one is a misconfiguration like any other: every request
+ * answers 500 naming the setting.
+ */
+export const operatingSettings = cachedPerEnv((env): OperatingSettings => {
+  const vars = SettingsSchema.safeParse(env);
+  if (!vars.success) {
+    const issue = vars.error.issues[0]!;
+    throw new ConfigError(`gateway misconfigured: ${issue.path.join(".")}: ${issue.message}`);
+  }
+  return { configRefreshMs: vars.data.CONFIG_REFRESH_MS, decisionLogSample: vars.data.DECISION_LOG_SAMPLE, metricsFlushMs: vars.data.METRICS_FLUSH_MS };
+});
+
+/**
+ * The admin tokens; empty: the admin API is off (every path but health answers 404). A bad token
+ * setting fails the admin API only (500 naming the setting, never a token): traffic keeps flowing.
+ */
+export const configuredTokens = cachedPerEnv((env) => adminTokens(env.ADMIN_TOKEN, env.ADMIN_TOKENS));
+
+/**
+ * ADMIN_TOKEN is named "admin"; ADMIN_TOKENS adds named ones, `alice=<token>, oncall=<token>`, so
+ * the audit log says who made a change. Errors name the entry, never show a token.
+ */
+export function adminTokens(single: string | undefined, named: string | undefined): AdminToken[] {
+  const tokens: AdminToken[] = [];
+  if (single) tokens.push({ name: "admin", token: single });
+  for (const [index, entry] of (named ?? "").split(",").map((e) => e.trim()).filter(Boolean).entries()) {
+    const at = entry.indexOf("=");
+    const name = at === -1 ? "" : entry.slice(0, at).trim();
+    if (!NAME.test(name)) throw new ConfigError(`gateway misconfigured: ADMIN_TOKENS entry ${index + 1} is not name=token with a name of lowercase letters, digits, ".", "_" or "-"`);
+    tokens.push({ name, token: entry.slice(at + 1).trim() });
+  }
+  for (const { name, token } of tokens) {
+    if (token.length < MIN_TOKEN_LENGTH) throw new ConfigError(`gateway misconfigured: the admin token "${name}" is shorter than ${MIN_TOKEN_LENGTH} characters`);
+    if (tokens.filter((t) => t.name === name).length > 1) throw new ConfigError(`gateway misconfigured: the admin token name "${name}" is used twice`);
+  }
+  return tokens;
+}

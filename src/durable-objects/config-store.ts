@@ -1,0 +1,88 @@
+import { DurableObject } from "cloudflare:workers";
+import { endOverride, expire, nextExpiry, setOverride, type AuditRecord } from "../overrides/changes.ts";
+import type { FieldError } from "../overrides/request.ts";
+import { EMPTY_SNAPSHOT, type AuditEntry, type ConfigSnapshot, type Override, type OverrideChange } from "../overrides/types.ts";
+
+/** Audit entries kept; the oldest go first past this. */
+export const AUDIT_LIMIT = 10_000;
+
+const CONFIG = "config";
+const AUDIT_SEQ = "audit-seq";
+const auditKey = (seq: number) => `audit:${String(seq).padStart(12, "0")}`;
+
+export type SetResult =
+  | { readonly ok: true; readonly override: Override; readonly previous?: Override; readonly snapshot: ConfigSnapshot }
+  | { readonly ok: false; readonly detail: readonly FieldError[] };
+
+export type EndResult = { readonly ok: true; readonly ended: Override; readonly snapshot: ConfigSnapshot } | { readonly ok: false };
+
+/**
+ * The region's runtime configuration (one object per region, `config:<region>`): the active
+ * overrides and the audit log, durable in this object's SQLite storage. Every change is
+ * serialized here, so each one is recorded against exactly the configuration it replaced. Thin:
+ * what a change does is src/overrides/changes.ts. Validation happens before a change gets here
+ * (src/overrides/request.ts); this object only refuses an expiry already past by its clock.
+ */
+export class ConfigStore extends DurableObject {
+  /** The clock; tests replace it through `runInDurableObject` to move time. */
+  now: () => number = () => Date.now();
+
+  /** The configuration as every isolate caches it (expired overrides already dropped). */
+  snapshot(): ConfigSnapshot {
+    return this.#current();
+  }
+
+  set(change: OverrideChange, actor: string): SetResult {
+    const result = setOverride(this.#current(), change, { now: this.now(), actor, id: crypto.randomUUID() });
+    if (!result.ok) return result;
+    this.#save(result.config, [result.audit]);
+    return { ok: true, override: result.override!, ...(result.previous && { previous: result.previous }), snapshot: result.config };
+  }
+
+  end(id: string, actor: string): EndResult {
+    const result = endOverride(this.#current(), id, { now: this.now(), actor });
+    if (!result) return { ok: false };
+    this.#save(result.config, [result.audit]);
+    return { ok: true, ended: result.previous!, snapshot: result.config };
+  }
+
+  /** The newest `limit` entries (at most 1000), newest first; `before` pages back by `seq`. */
+  audit(limit = 100, before?: number): AuditEntry[] {
+    this.#current();
+    const kv = this.ctx.storage.kv;
+    const last = kv.get<number>(AUDIT_SEQ) ?? 0;
+    const end = Math.min(last, (before ?? last + 1) - 1);
+    const entries: AuditEntry[] = [];
+    for (const [, entry] of kv.list<AuditEntry>({ prefix: "audit:", end: auditKey(end + 1), reverse: true, limit: Math.min(Math.max(1, limit), 1000) })) entries.push(entry);
+    return entries;
+  }
+
+  /** Drops overrides as they expire, so the audit log records each expiry when it happens. */
+  override async alarm(): Promise<void> {
+    this.#current();
+  }
+
+  /** The stored configuration, after recording the expiries that are due. */
+  #current(): ConfigSnapshot {
+    const stored = this.ctx.storage.kv.get<ConfigSnapshot>(CONFIG) ?? EMPTY_SNAPSHOT;
+    const { config, audits } = expire(stored, this.now());
+    if (audits.length > 0) this.#save(config, audits);
+    return config;
+  }
+
+  #save(config: ConfigSnapshot, audits: readonly AuditRecord[]): void {
+    const kv = this.ctx.storage.kv;
+    kv.put(CONFIG, config);
+    let seq = kv.get<number>(AUDIT_SEQ) ?? 0;
+    for (const record of audits) {
+      seq++;
+      kv.put(auditKey(seq), { seq, ...record });
+      if (seq > AUDIT_LIMIT) kv.delete(auditKey(seq - AUDIT_LIMIT));
+    }
+    kv.put(AUDIT_SEQ, seq);
+    const next = nextExpiry(config);
+    // Not awaited: the output gate holds the reply until the alarm is stored with the writes.
+    if (next === undefined) void this.ctx.storage.deleteAlarm();
+    else void this.ctx.storage.setAlarm(next);
+  }
+}

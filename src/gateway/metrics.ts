@@ -1,0 +1,112 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { Env } from "../env.ts";
+import { operatingSettings } from "../admin/settings.ts";
+import { emptyBatch, isEmpty, mergeBatch, recordDecision, recordFailure, recordUpstream, statusClass, type DecisionSample, type MetricsBatch, type UpstreamSample } from "../admin/metrics/aggregate.ts";
+import { gatewayConfig, type GatewayConfig } from "./config.ts";
+import type { GatewayEnv } from "./types.ts";
+
+/*
+ * Where the counts live: each isolate adds up its own decisions in memory and hands the batch to
+ * the region's metrics object at most every METRICS_FLUSH_MS (after a request, in waitUntil), and
+ * at once before the admin API reads the totals. So the Prometheus endpoint and the dashboard see
+ * every isolate's traffic, and a flood costs the metrics object one call per isolate per period,
+ * not one per request. In production each decision is also written to Workers Analytics Engine
+ * (the ANALYTICS binding), which is built for one data point per event.
+ */
+
+let pending: MetricsBatch = emptyBatch();
+let lastFlush = 0;
+let flushing: Promise<void> | undefined;
+
+/** The region's metrics object, in the region's jurisdiction (its names hold identity digests). */
+export function metricsStore(env: Env, config: Pick<GatewayConfig, "region" | "jurisdiction">) {
+  const namespace = config.jurisdiction ? env.METRICS.jurisdiction(config.jurisdiction) : env.METRICS;
+  return namespace.getByName(`metrics:${config.region}`);
+}
+
+/** Counts one rate-limit decision (and writes it to Analytics Engine when bound). */
+export function countDecision(c: Context<GatewayEnv>, sample: DecisionSample): void {
+  recordDecision(pending, sample, Date.now());
+  const config = gatewayConfig(c.env);
+  c.env.ANALYTICS?.writeDataPoint({
+    indexes: [String(sample.rule)],
+    blobs: ["decision", config.region, String(sample.rule), sample.ruleName, sample.outcome, sample.decidedBy ?? "", sample.counter ?? ""],
+    doubles: [1, sample.counterMs ?? 0, sample.used ?? 0, sample.limit?.count ?? 0, sample.failed ? 1 : 0],
+  });
+  scheduleFlush(c);
+}
+
+/** Counts a counter failure that decided nothing (failing closed: 503). */
+export function countFailure(c: Context<GatewayEnv>, rule: { id: number; name: string }): void {
+  recordFailure(pending, rule.id, rule.name);
+  scheduleFlush(c);
+}
+
+function countUpstream(c: Context<GatewayEnv>, sample: UpstreamSample): void {
+  recordUpstream(pending, sample);
+  const config = gatewayConfig(c.env);
+  c.env.ANALYTICS?.writeDataPoint({
+    indexes: [sample.upstream],
+    blobs: ["upstream", config.region, sample.upstream, statusClass(sample.status)],
+    doubles: [1, sample.ms, sample.status],
+  });
+  scheduleFlush(c);
+}
+
+/**
+ * Measures each forwarded request: its upstream, status class and time to response headers.
+ * Mounted just before the proxy, so denied requests (which never reach an upstream) are not in it.
+ *
+ * @example
+ * app.use("*", upstreamMetrics());
+ * app.all("*", forward);
+ */
+export function upstreamMetrics() {
+  return createMiddleware<GatewayEnv>(async (c, next) => {
+    const started = Date.now();
+    await next();
+    countUpstream(c, { upstream: c.var.upstream, status: c.res.status, ms: Date.now() - started });
+  });
+}
+
+function scheduleFlush(c: Context<GatewayEnv>): void {
+  const { metricsFlushMs } = operatingSettings(c.env);
+  if (Date.now() - lastFlush < metricsFlushMs || flushing) return;
+  let waitUntil: (promise: Promise<unknown>) => void;
+  try {
+    const ctx = c.executionCtx;
+    waitUntil = (promise) => ctx.waitUntil(promise);
+  } catch {
+    return; // no execution context (a bare app.fetch): the admin API's read flushes instead
+  }
+  waitUntil(flushMetrics(c.env, gatewayConfig(c.env)));
+}
+
+/**
+ * Hands this isolate's counts to the region's metrics object. A batch that fails to arrive is
+ * kept and goes with the next flush: counts are never added twice, and never lost while the
+ * isolate lives.
+ */
+export function flushMetrics(env: Env, config: GatewayConfig): Promise<void> {
+  flushing ??= (async () => {
+    lastFlush = Date.now();
+    const batch = pending;
+    pending = emptyBatch();
+    if (isEmpty(batch)) return;
+    try {
+      await metricsStore(env, config).add(batch);
+    } catch (error) {
+      mergeBatch(batch, pending);
+      pending = batch;
+      console.log(JSON.stringify({ event: "metrics_flush_failed", region: config.region, error: String(error) }));
+    }
+  })().finally(() => (flushing = undefined));
+  return flushing;
+}
+
+/** Before the admin API reads the totals: this isolate's counts, including those a flush under way missed. */
+export async function flushAll(env: Env, config: GatewayConfig): Promise<void> {
+  await flushing;
+  await flushMetrics(env, config);
+}

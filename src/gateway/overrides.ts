@@ -1,0 +1,134 @@
+import type { Env } from "../env.ts";
+import { operatingSettings } from "../admin/settings.ts";
+import { compileOverrides, resolve, type CompiledOverrides, type Effective } from "../overrides/resolve.ts";
+import { requestDigests, type RequestIdentities } from "../overrides/subject.ts";
+import { EMPTY_SNAPSHOT, type ConfigSnapshot } from "../overrides/types.ts";
+import type { Rule } from "../rules/load.ts";
+import type { PublishedLimit, Region } from "../rules/schema.ts";
+import type { CounterAddress } from "../limiter/index.ts";
+import type { GatewayConfig } from "./config.ts";
+
+/*
+ * Each isolate's copy of the region's overrides (README, "Operating the gateway"). The bound: a
+ * copy is used only while it is younger than CONFIG_REFRESH_MS, its age counted from when its read
+ * *started*. A read that starts after a change was acknowledged sees it (the configuration object
+ * serializes both), so every isolate applies a change at most CONFIG_REFRESH_MS after it was made;
+ * the isolate that made it applies it at once. The request that finds the copy stale waits for the
+ * read (one per isolate at a time; concurrent requests share it). If the object cannot be read,
+ * the isolate keeps its last copy (as envoy keeps its rules after a bad reload), logs it and tries
+ * again after a second. Expiry does not wait for a read: every request compares `expiresAt` with
+ * the clock.
+ */
+
+/** The clock overrides are applied by; tests replace `now` to move time. */
+export const overridesClock = { now: (): number => Date.now() };
+
+/** How long a failed read is trusted to stay failed before the next try. */
+const RETRY_MS = 1_000;
+
+interface Copy {
+  compiled: CompiledOverrides;
+  /** When the read that produced it started (epoch ms by overridesClock). */
+  readAt: number;
+  /** Not before this time is the object asked again. */
+  nextReadAt: number;
+  reading?: Promise<void>;
+  failing: boolean;
+}
+
+let copies = new WeakMap<object, Map<string, Copy>>();
+
+/** Drops this isolate's copies, so the next request reads the configuration again (tests). */
+export function forgetOverrides(): void {
+  copies = new WeakMap();
+}
+
+/** The region's configuration object, in the region's jurisdiction like the counters. */
+export function configStore(env: Env, config: Pick<GatewayConfig, "region" | "jurisdiction">) {
+  const namespace = config.jurisdiction ? env.CONFIG.jurisdiction(config.jurisdiction) : env.CONFIG;
+  return namespace.getByName(`config:${config.region}`);
+}
+
+function copyOf(env: Env, config: GatewayConfig): Copy {
+  let byRegion = copies.get(env.CONFIG);
+  if (!byRegion) copies.set(env.CONFIG, (byRegion = new Map()));
+  const key = `${config.region}:${config.jurisdiction ?? "none"}`;
+  let copy = byRegion.get(key);
+  if (!copy) byRegion.set(key, (copy = { compiled: compileOverrides(EMPTY_SNAPSHOT), readAt: Number.NEGATIVE_INFINITY, nextReadAt: Number.NEGATIVE_INFINITY, failing: false }));
+  return copy;
+}
+
+/** The overrides in force for this isolate now, read again first when the copy is too old. */
+export async function currentOverrides(env: Env, config: GatewayConfig): Promise<CompiledOverrides> {
+  const copy = copyOf(env, config);
+  const now = overridesClock.now();
+  if (now >= copy.nextReadAt) {
+    copy.reading ??= read(env, config, copy, now).finally(() => (copy.reading = undefined));
+    await copy.reading;
+  }
+  return copy.compiled;
+}
+
+async function read(env: Env, config: GatewayConfig, copy: Copy, startedAt: number): Promise<void> {
+  const { configRefreshMs } = operatingSettings(env);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the configuration object did not answer within ${config.limiterTimeoutMs} ms`)), config.limiterTimeoutMs);
+    });
+    const snapshot = await Promise.race([configStore(env, config).snapshot(), timeout]);
+    install(copy, snapshot, startedAt, configRefreshMs);
+    if (copy.failing) console.log(JSON.stringify({ event: "config_recovered", region: config.region, version: snapshot.version }));
+    copy.failing = false;
+  } catch (error) {
+    copy.nextReadAt = startedAt + Math.min(RETRY_MS, configRefreshMs);
+    if (!copy.failing) {
+      console.log(JSON.stringify({ event: "config_unavailable", region: config.region, error: String(error), keeping: copy.compiled.version }));
+    }
+    copy.failing = true;
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+function install(copy: Copy, snapshot: ConfigSnapshot, startedAt: number, refreshMs: number): void {
+  // A read that started earlier may answer later than one that started after it (an admin
+  // change adopted meanwhile): the one that started last is the newest.
+  if (startedAt >= copy.readAt) {
+    copy.compiled = compileOverrides(snapshot);
+    copy.readAt = startedAt;
+  }
+  copy.nextReadAt = copy.readAt + refreshMs;
+}
+
+/**
+ * After the admin API changed the configuration: this isolate takes the new snapshot at once
+ * (the object answered it, so it is current as of when the change started).
+ */
+export function adoptSnapshot(env: Env, config: GatewayConfig, snapshot: ConfigSnapshot, startedAt: number): void {
+  install(copyOf(env, config), snapshot, startedAt, operatingSettings(env).configRefreshMs);
+}
+
+/**
+ * What applies to this request on `rule`: blocked, exempt, or counted under which limit and mode.
+ * Hashes the request's identities only when an identity override could match them.
+ */
+export async function effectiveRule(env: Env, config: GatewayConfig, rule: Rule, request: RequestIdentities): Promise<Effective> {
+  const compiled = await currentOverrides(env, config);
+  const digests = compiled.byIdentity.size > 0 ? await requestDigests(request, compiled.needs, config.hmacSecret) : { prefixes: new Map() };
+  return resolve(compiled, rule, config.region as Region, digests, overridesClock.now());
+}
+
+/**
+ * Where a request is counted under `limit`. The object and key never change, so the window carries
+ * on across limit changes. But while a limit other than the published one applies, the name the
+ * isolate's caches go by (deny cache, coalescer, local fallback) carries it: a denial remembered
+ * under one limit is then never answered under a raised one. (A denial remembered under a limit
+ * stays true under any lower one, so sharing the published name with lowered limits is not needed
+ * for safety, only raised ones must not share it; giving every non-published limit its own name
+ * covers both.)
+ */
+export function countedAddress(address: CounterAddress, limit: PublishedLimit, published: PublishedLimit): CounterAddress {
+  if (limit.count === published.count && limit.interval === published.interval) return address;
+  return { ...address, name: `${address.name}@${limit.count}/${limit.interval}` };
+}

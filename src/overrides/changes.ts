@@ -1,0 +1,84 @@
+import type { FieldError } from "./request.ts";
+import { describeSubject } from "./subject.ts";
+import type { AuditEntry, ConfigSnapshot, Override, OverrideChange } from "./types.ts";
+
+/*
+ * How the configuration changes: the pure core of the configuration object
+ * (src/durable-objects/config-store.ts), time and ids passed in. An override replaces the one with
+ * the same target (a rule; or an identity on a rule, or on every rule), so each target has at most
+ * one, and every change yields the audit entry that records it with what it replaced.
+ */
+
+/** An audit entry before the log numbers it. */
+export type AuditRecord = Omit<AuditEntry, "seq">;
+
+export interface ChangeContext {
+  readonly now: number;
+  /** The admin token's name. */
+  readonly actor: string;
+  /** The new override's id (the store draws it). */
+  readonly id: string;
+}
+
+type Changed = { readonly ok: true; readonly config: ConfigSnapshot; readonly override?: Override; readonly previous?: Override; readonly audit: AuditRecord };
+
+/** What an override is about; two overrides with one target cannot both be active. */
+export function targetOf(o: Override | OverrideChange): string {
+  if (o.kind === "rule") return `rule ${o.rule}`;
+  return `${describeSubject(o.subject)} on ${o.rule === undefined ? "every rule" : `rule ${o.rule}`}`;
+}
+
+/** Full target key (the digest in full, unlike the text shown to people). */
+function targetKey(o: Override | OverrideChange): string {
+  return o.kind === "rule" ? `rule:${o.rule}` : `identity:${o.subject.kind}:${o.subject.digest}:${o.rule ?? "*"}`;
+}
+
+/**
+ * Records `change` as a new override, replacing the one with the same target (the audit entry
+ * keeps the replaced one as `previous`). An expiry not after `now` is refused.
+ */
+export function setOverride(config: ConfigSnapshot, change: OverrideChange, ctx: ChangeContext): Changed | { ok: false; detail: FieldError[] } {
+  const { expiresInSeconds, expiresAt: at, ...rest } = change;
+  const expiresAt = expiresInSeconds !== undefined ? ctx.now + expiresInSeconds * 1000 : at;
+  if (expiresAt !== undefined && expiresAt <= ctx.now) {
+    return { ok: false, detail: [{ loc: ["body", "expiresAt"], msg: `must lie in the future (now is ${new Date(ctx.now).toISOString()})`, type: "value_error" }] };
+  }
+  const override = { ...rest, id: ctx.id, createdAt: ctx.now, createdBy: ctx.actor, ...(expiresAt !== undefined && { expiresAt }) } as Override;
+  const previous = config.overrides.find((o) => targetKey(o) === targetKey(override));
+  const overrides = [...config.overrides.filter((o) => o !== previous), override];
+  return {
+    ok: true,
+    config: { version: config.version + 1, overrides },
+    override,
+    previous,
+    audit: { at: ctx.now, actor: ctx.actor, action: "set", target: targetOf(override), override, ...(previous && { previous }) },
+  };
+}
+
+/** Ends the override `id` before its expiry; undefined when there is no such active override. */
+export function endOverride(config: ConfigSnapshot, id: string, ctx: Omit<ChangeContext, "id">): Changed | undefined {
+  const previous = config.overrides.find((o) => o.id === id);
+  if (!previous) return undefined;
+  return {
+    ok: true,
+    config: { version: config.version + 1, overrides: config.overrides.filter((o) => o !== previous) },
+    previous,
+    audit: { at: ctx.now, actor: ctx.actor, action: "end", target: targetOf(previous), previous },
+  };
+}
+
+/** Drops the overrides that expired by `now`, with an audit entry each (actor "expiry"). */
+export function expire(config: ConfigSnapshot, now: number): { config: ConfigSnapshot; audits: AuditRecord[] } {
+  const expired = config.overrides.filter((o) => o.expiresAt !== undefined && o.expiresAt <= now);
+  if (expired.length === 0) return { config, audits: [] };
+  return {
+    config: { version: config.version + 1, overrides: config.overrides.filter((o) => !expired.includes(o)) },
+    audits: expired.map((o) => ({ at: o.expiresAt!, actor: "expiry", action: "expire", target: targetOf(o), previous: o })),
+  };
+}
+
+/** When the next override expires, for the store's alarm. */
+export function nextExpiry(config: ConfigSnapshot): number | undefined {
+  const times = config.overrides.flatMap((o) => (o.expiresAt === undefined ? [] : [o.expiresAt]));
+  return times.length > 0 ? Math.min(...times) : undefined;
+}
