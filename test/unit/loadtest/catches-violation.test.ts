@@ -2,7 +2,7 @@
 // starts it): with the deliberately broken fixed-window counter it must report the rules failed
 // (exit status 1), with the real sliding window it must report them held.
 //
-// Rows 12 (15 per 10 s) and 28 (1 per 10 s in us) at time scale 10: one-second windows, long
+// Rows 12 (15 per 10 s) and 28 (1 per 10 s in us) at time scale 5: two-second windows, long
 // enough against this machine's latencies that the bursts (2/3 of a window apart) and the
 // RateLimit check catch a fixed window at any phase; see plan.ts and analysis.ts.
 import { describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { runLoadTest, type LoadTestOptions } from "../../../src/tools/loadtest/l
 const options = (algorithm: "sliding-window" | "fixed-window"): LoadTestOptions => ({
   ...DEFAULTS,
   rules: [12, 28],
-  timeScale: 10,
+  timeScale: 5,
   connections: 16,
   algorithm,
 });
