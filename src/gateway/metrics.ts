@@ -107,6 +107,8 @@ export function flushMetrics(env: Env, config: GatewayConfig): Promise<void> {
 
 /** Before the admin API reads the totals: this isolate's counts, including those a flush under way missed. */
 export async function flushAll(env: Env, config: GatewayConfig): Promise<void> {
-  await flushing;
+  // A flush under way belongs to another request: wait for it on this request's own timer, never
+  // on its promise (workerd refuses a request I/O resumed in another request's context).
+  while (flushing) await new Promise((resolve) => setTimeout(resolve, 1));
   await flushMetrics(env, config);
 }

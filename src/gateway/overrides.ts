@@ -32,7 +32,8 @@ interface Copy {
   readAt: number;
   /** Not before this time is the object asked again. */
   nextReadAt: number;
-  reading?: Promise<void>;
+  /** A request of this isolate is reading the configuration now. */
+  reading: boolean;
   failing: boolean;
 }
 
@@ -54,7 +55,7 @@ function copyOf(env: Env, config: GatewayConfig): Copy {
   if (!byRegion) copies.set(env.CONFIG, (byRegion = new Map()));
   const key = `${config.region}:${config.jurisdiction ?? "none"}`;
   let copy = byRegion.get(key);
-  if (!copy) byRegion.set(key, (copy = { compiled: compileOverrides(EMPTY_SNAPSHOT), readAt: Number.NEGATIVE_INFINITY, nextReadAt: Number.NEGATIVE_INFINITY, failing: false }));
+  if (!copy) byRegion.set(key, (copy = { compiled: compileOverrides(EMPTY_SNAPSHOT), readAt: Number.NEGATIVE_INFINITY, nextReadAt: Number.NEGATIVE_INFINITY, failing: false, reading: false }));
   return copy;
 }
 
@@ -62,9 +63,17 @@ function copyOf(env: Env, config: GatewayConfig): Copy {
 export async function currentOverrides(env: Env, config: GatewayConfig): Promise<CompiledOverrides> {
   const copy = copyOf(env, config);
   const now = overridesClock.now();
-  if (now >= copy.nextReadAt) {
-    copy.reading ??= read(env, config, copy, now).finally(() => (copy.reading = undefined));
-    await copy.reading;
+  // One request reads; the others meanwhile keep the copy they have. They must not wait on its
+  // read: in workerd a request waiting on another request's I/O is cancelled as hung, or resumes
+  // in that request's context, where its own I/O is refused ("Cannot perform I/O on behalf of a
+  // different request"). So a change is applied within CONFIG_REFRESH_MS plus one read.
+  if (now >= copy.nextReadAt && !copy.reading) {
+    copy.reading = true;
+    try {
+      await read(env, config, copy, now);
+    } finally {
+      copy.reading = false;
+    }
   }
   return copy.compiled;
 }

@@ -31,12 +31,14 @@ function canonicalIdentity(identity: Identity): string {
 const encoder = new TextEncoder();
 // Spelled this way because Node's and Workers' type libraries declare CryptoKey differently.
 type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
-const hmacKeys = new Map<string, Promise<HmacKey>>();
+// Keys, not promises of keys: a request must never wait on a promise another request started
+// (workerd refuses I/O resumed in another request's context).
+const hmacKeys = new Map<string, HmacKey>();
 
-function hmacKey(secret: string): Promise<HmacKey> {
+async function hmacKey(secret: string): Promise<HmacKey> {
   let key = hmacKeys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     hmacKeys.set(secret, key);
   }
   return key;
