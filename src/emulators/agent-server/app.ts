@@ -2,7 +2,14 @@ import { createEmulatorApp } from "../shared/app.ts";
 import type { EmulatorEnv } from "../shared/emulator-env.ts";
 import { assistantRoutes } from "./assistants/routes.ts";
 import { runRoutes } from "./runs/routes.ts";
+import { statelessRunRoutes } from "./runs/stateless-routes.ts";
+import { threadStateRoutes } from "./threads/state-routes.ts";
 import { threadRoutes } from "./threads/routes.ts";
+import { assistantGraphRoutes } from "./assistants/graph-routes.ts";
+import { cronRoutes, threadCronRoutes } from "./crons/routes.ts";
+import { storeRoutes } from "./store/routes.ts";
+import { systemRoutes } from "./system/routes.ts";
+import { threadSearchRoutes } from "./threads/search-routes.ts";
 
 /**
  * The agent-server emulator: assistants (with versions), threads, and streamed runs of the
@@ -19,5 +26,13 @@ export function createAgentServer() {
   app.route("/assistants", assistantRoutes);
   app.route("/threads", threadRoutes);
   app.route("/threads", runRoutes);
+  app.route("/threads", threadStateRoutes);
+  app.route("/runs", statelessRunRoutes);
+  app.route("/assistants", assistantGraphRoutes);
+  app.route("/threads", threadSearchRoutes);
+  app.route("/threads", threadCronRoutes);
+  app.route("/runs/crons", cronRoutes);
+  app.route("/store", storeRoutes);
+  app.route("/", systemRoutes);
   return app;
 }

@@ -49,6 +49,85 @@ const TABLES = [
     lease_expires_at INTEGER NOT NULL
   )`,
   `CREATE INDEX IF NOT EXISTS runs_by_thread ON runs (thread_id, status)`,
+  // The run engine (runs/engine.ts): what a run needs beyond its record. `graph_id` is the graph
+  // of the assistant version active when the run was created. `attempt` counts the
+  // starts (a run resumed after the object restarted is attempt 2); `cancel_action` is a cancel
+  // asked for while the run ran, kept so a resumed run honours it; `result` is what wait and
+  // join answer once the run is over.
+  `CREATE TABLE IF NOT EXISTS run_progress (
+    run_id TEXT PRIMARY KEY,
+    graph_id TEXT NOT NULL,
+    step_delay_ms INTEGER NOT NULL,
+    attempt INTEGER NOT NULL DEFAULT 0,
+    cancel_action TEXT,
+    on_disconnect TEXT NOT NULL DEFAULT 'continue',
+    temporary INTEGER NOT NULL DEFAULT 0,
+    result TEXT
+  )`,
+  // Every event a run streamed, in order (`seq` is the SSE id), so a client can join a run late
+  // or reconnect after a dropped stream and get what it missed. `scope` 'thread' marks events only
+  // the thread stream shows (run_done, state_update).
+  `CREATE TABLE IF NOT EXISTS run_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    thread_id TEXT NOT NULL,
+    run_id TEXT,
+    scope TEXT NOT NULL DEFAULT 'run',
+    event TEXT NOT NULL,
+    data TEXT NOT NULL
+  )`,
+  `CREATE INDEX IF NOT EXISTS run_events_by_run ON run_events (run_id, seq)`,
+  `CREATE INDEX IF NOT EXISTS run_events_by_thread ON run_events (thread_id, seq)`,
+  // A thread's checkpoints (threads/checkpoints.ts): one after a run's input and one per node
+  // step, as LangGraph saves them, so state, history and copy read real ones. `seq` orders them;
+  // a copied thread keeps the ids (unique per thread), as LangGraph's copy does.
+  `CREATE TABLE IF NOT EXISTS checkpoints (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    checkpoint_id TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    parent_checkpoint_id TEXT,
+    run_id TEXT,
+    step INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    state_values TEXT NOT NULL,
+    next TEXT NOT NULL,
+    tasks TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (thread_id, checkpoint_id)
+  )`,
+  `CREATE INDEX IF NOT EXISTS checkpoints_by_thread ON checkpoints (thread_id, seq)`,
+  `CREATE INDEX IF NOT EXISTS checkpoints_by_run ON checkpoints (run_id)`,
+  // The store (store/item-store.ts): one row per (namespace, key), the namespace's labels joined
+  // with "." as the real server's Postgres store keeps them. Times are milliseconds on the
+  // object's clock (system/clock.ts), so expiry compares numbers.
+  `CREATE TABLE IF NOT EXISTS store_items (
+    namespace TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    ttl_minutes REAL,
+    expires_at INTEGER,
+    PRIMARY KEY (namespace, key)
+  )`,
+  `CREATE INDEX IF NOT EXISTS store_items_by_expiry ON store_items (expires_at) WHERE expires_at IS NOT NULL`,
+  // Crons (crons/cron-store.ts): `thread_id` is null for a stateless cron (a new thread per run);
+  // times are milliseconds on the object's clock, `next_run_date` null once the schedule is over.
+  `CREATE TABLE IF NOT EXISTS crons (
+    cron_id TEXT PRIMARY KEY,
+    assistant_id TEXT NOT NULL,
+    thread_id TEXT,
+    on_run_completed TEXT,
+    end_time INTEGER,
+    schedule TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    next_run_date INTEGER,
+    metadata TEXT NOT NULL,
+    enabled INTEGER NOT NULL
+  )`,
+  `CREATE INDEX IF NOT EXISTS crons_by_next_run ON crons (next_run_date)`,
 ];
 
 /** Creates the tables (idempotent: runs every time the object starts). */

@@ -52,6 +52,8 @@ export interface EventStreamOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Keeps the Worker alive until the producer is done, even after the client hung up. */
   readonly waitUntil: (work: Promise<unknown>) => void;
+  /** Called when the reader goes away before the stream ended, so a producer that would go on can stop. */
+  readonly onCancel?: () => void;
 }
 
 /**
@@ -72,6 +74,7 @@ export function streamEvents(produce: (sink: EventSink) => Promise<void>, option
     },
     cancel() {
       open = false;
+      options.onCancel?.();
     },
   });
   const sink: EventSink = {

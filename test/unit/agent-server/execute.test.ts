@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { agentGraph } from "../../../src/emulators/agent-server/graphs/agent.ts";
 import type { Graph } from "../../../src/emulators/agent-server/graphs/graph.ts";
 import { pipelineGraph } from "../../../src/emulators/agent-server/graphs/pipeline.ts";
-import { executeRun, type RunPlan, type StreamMode } from "../../../src/emulators/agent-server/runs/execute.ts";
+import { executeRun, type RunHooks, type RunPlan, type StreamMode } from "../../../src/emulators/agent-server/runs/execute.ts";
 import type { ServerSentEvent } from "../../../src/emulators/shared/sse.ts";
 
 /** Runs a plan, recording events and where the pauses fell between them. */
@@ -53,5 +53,79 @@ describe("executeRun", () => {
     const { names, outcome } = await run(agentGraph, ["values"], 42);
     expect(names).toEqual(["metadata", "error"]);
     expect(outcome).toMatchObject({ status: "error", values: {}, error: { error: "InvalidInputError" } });
+  });
+});
+
+describe("executeRun: checkpoints, cancelling, resuming, holding", () => {
+  /** Runs a plan recording checkpoints (source, next, writer) and events. */
+  async function record(plan: Partial<RunPlan> & { input: unknown }, hooks: Partial<RunHooks> = {}) {
+    const steps: Array<[string, readonly string[], string | undefined]> = [];
+    const events: string[] = [];
+    const failures: string[] = [];
+    const outcome = await executeRun(
+      { runId: "r1", graph: pipelineGraph as Graph, context: {}, values: {}, streamModes: ["updates"], ...plan },
+      {
+        emit: (e) => events.push(e.event),
+        pause: async () => {},
+        newId: () => "in",
+        checkpoint: (step) => steps.push([step.source, step.next, step.writes ? Object.keys(step.writes)[0] : undefined]),
+        failed: (node) => failures.push(node),
+        ...hooks,
+      },
+    );
+    return { steps, events, failures, outcome };
+  }
+
+  it("saves the input, the start and each node's step, each naming the nodes next", async () => {
+    const { steps } = await record({ input: say("x") });
+    expect(steps).toEqual([
+      ["input", ["__start__"], "__start__"],
+      ["loop", ["draft"], undefined],
+      ["loop", ["review"], "draft"],
+      ["loop", [], "review"],
+    ]);
+  });
+
+  it("records which node failed, after the checkpoints before it", async () => {
+    const { steps, failures } = await record({ input: say("[[fail]]") });
+    expect(steps.map((s) => s[2])).toEqual(["__start__", undefined, "draft"]);
+    expect(failures).toEqual(["review"]);
+    expect((await record({ input: 42 })).failures).toEqual(["__start__"]);
+  });
+
+  it("stops between steps, silently, once its signal is aborted", async () => {
+    const controller = new AbortController();
+    // Cancelled while pausing before the first node.
+    const { steps, events, outcome } = await record({ input: say("x") }, { signal: controller.signal, pause: async () => void controller.abort("interrupt") });
+    expect(outcome.status).toBe("cancelled");
+    expect(steps.map((s) => s[0])).toEqual(["input", "loop"]);
+    expect(events).toEqual(["metadata"]);
+  });
+
+  it("resumes at the nodes next, without saving the input again, as the attempt it is", async () => {
+    const values = { messages: [{ id: "h", type: "human" as const, content: "x" }, { id: "d", type: "ai" as const, content: "draft: x", name: "draft" }] };
+    const log: unknown[] = [];
+    const { steps, outcome } = await record({ input: say("ignored"), values, resume: { next: ["review"] }, attempt: 2 }, { emit: (e) => log.push(e) });
+    expect(log[0]).toEqual({ event: "metadata", data: { run_id: "r1", attempt: 2 } });
+    expect(steps).toEqual([["loop", [], "review"]]);
+    expect(outcome.values.messages!.map((m) => m.content)).toEqual(["x", "draft: x", "reviewed: x"]);
+  });
+
+  it("holds before the last node on the hold marker, until cancelled", async () => {
+    const controller = new AbortController();
+    let held = 0;
+    const { steps, outcome } = await record(
+      { input: say("wait [[hold]]") },
+      {
+        signal: controller.signal,
+        hold: async () => {
+          held++;
+          controller.abort("interrupt");
+        },
+      },
+    );
+    expect(held).toBe(1);
+    expect(outcome.status).toBe("cancelled");
+    expect(steps.map((s) => s[2])).toEqual(["__start__", undefined, "draft"]);
   });
 });

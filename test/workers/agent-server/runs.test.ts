@@ -73,7 +73,7 @@ describe("streaming a run", () => {
     const { res } = await streamRun(thread.thread_id, { assistant_id: "agent", input: say("x"), metadata: { k: "v" } });
     const run = await agentServer("GET", res.headers.get("content-location")!);
     expect(run.status).toBe(200);
-    expect(run.body).toMatchObject({ thread_id: thread.thread_id, assistant_id: "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414", status: "success", metadata: { k: "v" }, multitask_strategy: "reject" });
+    expect(run.body).toMatchObject({ thread_id: thread.thread_id, assistant_id: "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414", status: "success", metadata: { k: "v" }, multitask_strategy: "enqueue" });
     expect(run.body.kwargs).toMatchObject({ input: say("x"), stream_mode: ["values"], context: {} });
     expect((await agentServer("GET", `/threads/${thread.thread_id}/runs/${crypto.randomUUID()}`)).status).toBe(404);
   });

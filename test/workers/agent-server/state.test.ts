@@ -1,5 +1,5 @@
 // The state object: version numbers under concurrency, and nothing lost across a restart.
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { stateOf } from "../../../src/emulators/agent-server/state-object.ts";
@@ -26,36 +26,6 @@ describe("version numbering under concurrency", () => {
     const assistant_id = crypto.randomUUID();
     const results = await Promise.all(Array.from({ length: 8 }, () => agentServer("POST", "/assistants", { body: { assistant_id, graph_id: "agent" } })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
-  });
-});
-
-describe("run leases", () => {
-  it("lets a new run take a thread whose running run's lease is over, marking that run timeout", async () => {
-    const thread = await createThread();
-    const request = (runId: string, leaseMs: number) => ({
-      runId,
-      threadId: thread.thread_id,
-      assistantId: "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414",
-      assistantRef: "agent",
-      context: undefined,
-      metadata: {},
-      kwargs: {},
-      multitaskStrategy: "reject",
-      ifNotExists: "reject" as const,
-      leaseMs,
-    });
-    const [stale, fresh] = [crypto.randomUUID(), crypto.randomUUID()];
-    // A run that started and whose Worker went away: it never finishes, its lease is already over.
-    const results = await runInDurableObject(stateOf(env), (state) => {
-      const first = state.runs().begin(request(stale, -1));
-      const second = state.runs().begin(request(fresh, 60_000));
-      const third = state.runs().begin(request(crypto.randomUUID(), 60_000));
-      return { first: first.ok, second: second.ok, third: third.ok ? "ok" : third.status };
-    });
-    expect(results).toEqual({ first: true, second: true, third: 409 });
-    expect((await agentServer("GET", `/threads/${thread.thread_id}/runs/${stale}`)).body.status).toBe("timeout");
-    expect((await agentServer("GET", `/threads/${thread.thread_id}/runs/${fresh}`)).body.status).toBe("running");
-    expect((await agentServer("GET", `/threads/${thread.thread_id}`)).body.status).toBe("busy");
   });
 });
 

@@ -95,7 +95,7 @@ describe("GET and DELETE /threads/{thread_id}", () => {
 
 describe("routing", () => {
   it("answers 404 {detail: 'Not Found'} for paths the emulator does not serve", async () => {
-    expect(await agentServer("POST", "/threads/search", { body: {} })).toMatchObject({ status: 404, body: { detail: "Not Found" } });
+    expect(await agentServer("POST", "/threads/prune", { body: {} })).toMatchObject({ status: 404, body: { detail: "Not Found" } });
     expect(await agentServer("GET", "/assistants")).toMatchObject({ status: 404, body: { detail: "Not Found" } });
   });
 });

@@ -3,8 +3,7 @@ import { JsonObjectSchema, JsonValueSchema, type JsonObject } from "../../shared
 import { optionalField } from "../../shared/pydantic/optional.ts";
 import { notEmulated } from "../../shared/pydantic/value-error.ts";
 import { ConfigSchema } from "../config-field.ts";
-import type { ThreadValues } from "../graphs/graph.ts";
-import { STREAM_MODES } from "./execute.ts";
+import { STREAM_MODES, type StreamMode } from "./execute.ts";
 
 /**
  * A run option the emulator does not implement: refused when set (422), because ignoring it
@@ -12,15 +11,22 @@ import { STREAM_MODES } from "./execute.ts";
  */
 const unsupported = (why: string) => notEmulated(`not supported by the agent-server emulator: ${why}`);
 
+export const MULTITASK_STRATEGIES = ["reject", "rollback", "interrupt", "enqueue"] as const;
+export type MultitaskStrategy = (typeof MULTITASK_STRATEGIES)[number];
+
+/** What a cancel does to a run: stop it keeping its progress, or stop it and delete it. */
+export const CANCEL_ACTIONS = ["interrupt", "rollback"] as const;
+export type CancelAction = (typeof CANCEL_ACTIONS)[number];
+
 /**
- * RunCreateStateful (POST /threads/{thread_id}/runs/stream). `assistant_id` is an assistant UUID
- * or a graph id; any other string is an unknown assistant (404), as the schema allows any graph
- * name. `stream_mode` is a mode or a list of modes (default `["values"]`). Every field the API
- * types is checked against its type, including those the emulator takes and does not act on
- * (`stream_subgraphs`: the graphs have no subgraphs; `stream_resumable`, `checkpoint_during`,
- * `durability`: there are no checkpoints to keep; `feedback_keys`: there is no feedback).
+ * The fields every run creation takes (RunCreateStateful and RunCreateStateless). `assistant_id`
+ * is an assistant UUID or a graph id; any other string is an unknown assistant (404), as the schema
+ * allows any graph name. `stream_mode` is a mode or a list of modes (default `["values"]`). Every
+ * field the API types is checked against its type, including those the emulator takes and does
+ * not act on (`stream_subgraphs`: the graphs have no subgraphs; `checkpoint_during`, `durability`:
+ * every step is checkpointed anyway; `feedback_keys`: there is no feedback).
  */
-export const RunCreate = z.object({
+const runFields = {
   assistant_id: z.string(),
   input: JsonValueSchema.optional(),
   metadata: optionalField(JsonObjectSchema),
@@ -30,22 +36,45 @@ export const RunCreate = z.object({
   stream_subgraphs: optionalField(z.boolean()),
   stream_resumable: optionalField(z.boolean()),
   feedback_keys: optionalField(z.array(z.string())),
-  multitask_strategy: optionalField(z.enum(["reject", "rollback", "interrupt", "enqueue"])),
-  if_not_exists: optionalField(z.enum(["create", "reject"])),
   on_disconnect: optionalField(z.enum(["cancel", "continue"])),
   checkpoint_during: optionalField(z.boolean()),
   durability: optionalField(z.enum(["sync", "async", "exit"])),
   command: unsupported("the emulated graphs never interrupt, so there is nothing to resume"),
   interrupt_before: unsupported("the emulated graphs run without interrupts"),
   interrupt_after: unsupported("the emulated graphs run without interrupts"),
-  checkpoint: unsupported("threads keep only their latest values, not a checkpoint history"),
-  checkpoint_id: unsupported("threads keep only their latest values, not a checkpoint history"),
   after_seconds: unsupported("runs start at once"),
   webhook: unsupported("the emulator makes no outbound calls"),
+};
+
+/**
+ * RunCreateStateful (POST /threads/{thread_id}/runs, /runs/stream, /runs/wait). A run continues
+ * from the thread's latest checkpoint; `checkpoint`/`checkpoint_id` (another starting point) are
+ * refused rather than ignored.
+ */
+export const RunCreate = z.object({
+  ...runFields,
+  multitask_strategy: optionalField(z.enum(MULTITASK_STRATEGIES)),
+  if_not_exists: optionalField(z.enum(["create", "reject"])),
+  checkpoint: unsupported("a run starts from the thread's latest checkpoint; fork with POST /threads/{thread_id}/state instead"),
+  checkpoint_id: unsupported("a run starts from the thread's latest checkpoint; fork with POST /threads/{thread_id}/state instead"),
 });
 export type RunCreate = z.output<typeof RunCreate>;
 
+/**
+ * RunCreateStateless (POST /runs, /runs/stream, /runs/wait, each item of /runs/batch): a run on
+ * a new thread of its own, deleted when the run ends unless `on_completion` is `keep`.
+ */
+export const RunCreateStateless = z.object({
+  ...runFields,
+  on_completion: optionalField(z.enum(["delete", "keep"])),
+});
+export type RunCreateStateless = z.output<typeof RunCreateStateless>;
+
+/** RunBatchCreate (POST /runs/batch): at least one stateless run. */
+export const RunBatchCreate = z.array(RunCreateStateless).min(1);
+
 export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
+export const RUN_STATUSES = ["pending", "running", "error", "success", "timeout", "interrupted"] as const satisfies readonly RunStatus[];
 
 /** The Run resource (GET /threads/{thread_id}/runs/{run_id}). */
 export interface Run {
@@ -60,7 +89,7 @@ export interface Run {
   readonly multitask_strategy: string;
 }
 
-/** What the route asks the run store to start. */
+/** What a route asks the run store to create. */
 export interface RunRequest {
   readonly runId: string;
   readonly threadId: string;
@@ -71,17 +100,16 @@ export interface RunRequest {
   /** The run's own context, laid over the assistant version's. */
   readonly context: JsonObject | undefined;
   readonly metadata: JsonObject;
-  readonly kwargs: JsonObject;
-  readonly multitaskStrategy: string;
+  readonly input: unknown;
+  readonly config: JsonObject;
+  readonly streamModes: readonly StreamMode[];
+  readonly multitaskStrategy: MultitaskStrategy;
   readonly ifNotExists: "create" | "reject";
-  /** How long the run may hold the thread busy before another run may take it over. */
-  readonly leaseMs: number;
-}
-
-/** A started run: the record, and what the graph runs with (read once, at the start). */
-export interface RunStart {
-  readonly run: Run;
-  readonly graphId: string;
-  readonly context: JsonObject;
-  readonly values: ThreadValues;
+  /** `stream_resumable`: the run's own stream carries event ids and a Location to reconnect to. */
+  readonly resumable: boolean;
+  readonly onDisconnect: "cancel" | "continue";
+  /** A stateless run's thread, deleted when the run ends. */
+  readonly temporary: boolean;
+  /** Pause before each node step, in ms (AGENT_SERVER_STEP_DELAY_MS, read by the Worker). */
+  readonly stepDelayMs: number;
 }

@@ -2,6 +2,7 @@ import { RpcTarget } from "cloudflare:workers";
 import { timestamp } from "../clock.ts";
 import type { JsonObject } from "../../shared/pydantic/json.ts";
 import { ok, refuse, type Result } from "../../shared/result.ts";
+import type { ThreadValues } from "../graphs/graph.ts";
 import { parseJson } from "../storage.ts";
 import type { Thread, ThreadCreate, ThreadStatus } from "./schema.ts";
 
@@ -19,10 +20,16 @@ type Row = {
 /** Threads: their metadata, status and current values (runs write those). */
 export class ThreadStore extends RpcTarget {
   readonly #storage: DurableObjectStorage;
+  readonly #forget: (threadId: string) => void;
 
-  constructor(storage: DurableObjectStorage) {
+  /**
+   * `forget` removes what else belongs to a thread being deleted (its runs, checkpoints and
+   * events; a run in progress is stopped): the state object wires it to the run engine.
+   */
+  constructor(storage: DurableObjectStorage, forget: (threadId: string) => void = () => {}) {
     super();
     this.#storage = storage;
+    this.#forget = forget;
   }
 
   /** POST /threads: a new idle thread with no values, or the existing one with `if_exists: do_nothing`. */
@@ -44,14 +51,32 @@ export class ThreadStore extends RpcTarget {
     return thread ? ok(thread) : notFound(id);
   }
 
-  /** DELETE /threads/{id}: the thread and its runs (a run still streaming finishes into nothing). */
+  /** DELETE /threads/{id}: the thread, its runs (one in progress stops), checkpoints and events. */
   delete(id: string): Result<null> {
     return this.#storage.transactionSync(() => {
       if (!this.find(id)) return notFound(id);
+      this.#forget(id);
       this.#storage.sql.exec("DELETE FROM runs WHERE thread_id = ?", id);
       this.#storage.sql.exec("DELETE FROM threads WHERE thread_id = ?", id);
       return ok(null);
     });
+  }
+
+  /** A run was created on the thread: it is busy, and stamped with the graph and assistant it runs. */
+  markBusy(id: string, stamp: JsonObject): void {
+    const thread = this.find(id);
+    if (!thread) return;
+    this.#storage.sql.exec(
+      "UPDATE threads SET status = 'busy', metadata = ?, updated_at = ? WHERE thread_id = ?",
+      JSON.stringify({ ...thread.metadata, ...stamp }),
+      timestamp(),
+      id,
+    );
+  }
+
+  /** Its runs are over (or one ended and others wait): the status, and the values they left. */
+  settle(id: string, status: ThreadStatus, values: ThreadValues): void {
+    this.#storage.sql.exec("UPDATE threads SET status = ?, state_values = ?, updated_at = ? WHERE thread_id = ?", status, JSON.stringify(values), timestamp(), id);
   }
 
   /** The thread, or undefined. Also used by the run store. */

@@ -61,7 +61,8 @@ async function problemWith(exchange: Exchange, response: Response): Promise<stri
   if (!media) return `media type '${mediaType}' is not documented for ${response.status} of ${operation.operationId} (documented: ${mediaTypes.join(", ")})`;
   // A stream is checked by its media type; its events are not described by the document.
   if (mediaType === "text/event-stream" || !media.validate) return undefined;
-  const body = await jsonOf(response);
+  // A JSON body is held to its schema as parsed; any other (GET /metrics' text/plain) as text.
+  const body = /[/+]json$/.test(mediaType) ? await jsonOf(response) : { ok: true as const, value: await response.clone().text() };
   if (!body.ok) return body.problem;
   const selected = selection(exchange.requestBody);
   if (selected && media.selected) {

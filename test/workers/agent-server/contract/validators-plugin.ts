@@ -17,6 +17,7 @@ import addFormats from "ajv-formats";
 import standaloneCode from "ajv/dist/standalone/index.js";
 // Vendored (test/fixtures/reference), held identical to ../shared/reference by test/unit/reference-documents.test.ts.
 import reference from "../../../fixtures/reference/agent-server.openapi.json" with { type: "json" };
+import { amendToRealServer } from "./real-server-amendments.ts";
 
 export const CONTRACT_MODULE = "virtual:agent-server-contract";
 const RESOLVED = `\0${CONTRACT_MODULE}`;
@@ -74,12 +75,15 @@ const ERROR_BODIES: Record<string, Schema> = {
 /**
  * The document as a validator can use it. Its one broken reference is repaired: ThreadState
  * refers to `#/components/schemas/Interrupt`, which the document files under
- * `components.responses` instead (docs/agent-server.md, "The reference document").
+ * `components.responses` instead; and where it describes an answer otherwise than the real server
+ * sends it, it is amended to the real server's (real-server-amendments.ts). Both are explained in
+ * docs/agent-server.md, "The reference document".
  */
 function repairedDocument(): Document {
   const doc = structuredClone(reference) as unknown as Document;
   const misfiled = doc.components.responses?.Interrupt as Schema | undefined;
   if (!doc.components.schemas.Interrupt && misfiled) doc.components.schemas.Interrupt = misfiled;
+  amendToRealServer(doc);
   return doc;
 }
 

@@ -1,0 +1,183 @@
+// Pure: command-line arguments of `npm run bench:gateway` to bench options. Every refusal is a
+// BadArgument naming the option (the shared CLI helper prints it as one line).
+import { BadArgument, parseOptions } from "../../src/tools/cli.ts";
+import { SHAPE_NAMES, type ShapeName } from "./shape-names.ts";
+import { TARGET_NAMES, type TargetName } from "./target-names.ts";
+import { ROUTES } from "./routes.ts";
+import { usLimit } from "./rule-limits.ts";
+
+export const SERVINGS = ["miniflare", "wrangler-dev"] as const;
+export type Serving = (typeof SERVINGS)[number];
+
+export const USAGE = `usage: npm run bench:gateway -- [--rounds N] [--serving miniflare|wrangler-dev]
+                             [--targets bare,gateway,peer] [--shapes 1-6|all] [--keys N]
+                             [--warm-passes N] [--requests N] [--burst-factor F]
+                             [--connections N] [--warmup N] [--no-pin] [--json]
+
+Starts the gateway (wrangler.toml env us, local bindings), a bare pass-through Worker and
+hono-rate-limiter with its Durable Object store, each on a free port and served the same way,
+drives each through six traffic shapes with autocannon, alternating targets, and prints req/s,
+p50/p99 latency, server CPU ms per request (the workerd processes' utime+stime) and the ratio to
+the bare Worker (median and min-max over the rounds). About 15-20 minutes with the defaults on a
+busy 2-core machine.
+
+  shapes   1 new API keys (first request of each)    row 16, --keys requests
+           2 the same keys again (warm counters)      row 16, --keys x --warm-passes requests
+           3 one key                                  row 11 (6000/10 s), --requests requests
+           4 flood on an exhausted key (deny cache)   row 14 (30/3600 s), --requests requests
+           5 anonymous clients from new IPs           row 29, --keys requests (CF-Connecting-IP)
+           6 hot-key burst: --burst-factor x count at once on one key, admitted vs count
+             (row 12, 15/10 s); over-admission is reported as a failure
+
+  --rounds N         repeat every shape on every target N times (default 3)
+  --serving S        miniflare: Miniflare's API on the wrangler dry-run bundle, one workerd
+                     per target (default, lowest overhead); wrangler-dev: wrangler's
+                     unstable_startWorker, as the load test serves the gateway
+  --targets LIST     which targets (default bare,gateway,peer; bare is always run: it is the
+                     baseline every ratio divides by)
+  --shapes LIST      which shapes, e.g. 1,2,6 or 1-4 (default all; 2 needs 1)
+  --keys N           new API keys in shape 1 and new IPs in shape 5 (default 1000)
+  --warm-passes N    shape 2 sends every key N more times (default 3)
+  --requests N       requests in shapes 3 and 4 (default 3000)
+  --burst-factor F   shape 6 sends F x count requests at once (default 10)
+  --connections N    keep-alive connections for shapes 1-5 (default 32)
+  --warmup N         before the first round, every shape once per target with N requests,
+                     not measured (default 300; 0 skips it)
+  --no-pin           do not pin the client to CPU 0 and the servers to the other CPUs
+  --json             print the results as JSON on stdout (progress still goes to stderr)
+  -h, --help         this text
+
+examples:
+  npm run bench:gateway
+  npm run bench:gateway -- --rounds 5 --shapes 1,2,4
+  npm run bench:gateway -- --serving wrangler-dev --targets bare,gateway --rounds 2
+  npm run -s bench:gateway -- --json > bench-gateway.json
+
+exit status: 0 measured; 1 the gateway or the bare Worker answered otherwise than expected (the
+gateway over-admitting in the burst included); 2 bad arguments; 3 a target could not start`;
+
+export interface BenchOptions {
+  readonly rounds: number;
+  readonly serving: Serving;
+  readonly targets: readonly TargetName[];
+  readonly shapes: readonly ShapeName[];
+  readonly keys: number;
+  readonly warmPasses: number;
+  readonly requests: number;
+  readonly burstFactor: number;
+  readonly connections: number;
+  readonly warmup: number;
+  readonly pin: boolean;
+  readonly json: boolean;
+  readonly help: boolean;
+}
+
+export const DEFAULTS = {
+  rounds: 3,
+  serving: "miniflare",
+  keys: 1000,
+  warmPasses: 3,
+  requests: 3000,
+  burstFactor: 10,
+  connections: 32,
+  warmup: 300,
+} as const;
+
+export { BadArgument };
+
+const OPTIONS = {
+  rounds: { type: "string" },
+  serving: { type: "string" },
+  targets: { type: "string" },
+  shapes: { type: "string" },
+  keys: { type: "string" },
+  "warm-passes": { type: "string" },
+  requests: { type: "string" },
+  "burst-factor": { type: "string" },
+  connections: { type: "string" },
+  warmup: { type: "string" },
+  "no-pin": { type: "boolean" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** @throws BadArgument naming the option */
+export function parseBenchArgs(argv: readonly string[]): BenchOptions {
+  const values: Record<string, string | boolean | undefined> = parseOptions(argv, OPTIONS).values;
+  const str = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
+
+  const integer = (name: keyof typeof OPTIONS, fallback: number, min: number, max: number) => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(value)) throw new BadArgument(`--${name}: "${raw}" is not a number`);
+    if (!Number.isInteger(value)) throw new BadArgument(`--${name}: "${raw}" must be a whole number`);
+    if (value < min) throw new BadArgument(`--${name}: must be at least ${min} (got ${raw})`);
+    if (value > max) throw new BadArgument(`--${name}: must be at most ${max} (got ${raw})`);
+    return value;
+  };
+
+  const serving = str("serving") ?? DEFAULTS.serving;
+  if (!(SERVINGS as readonly string[]).includes(serving)) throw new BadArgument(`--serving: must be one of ${SERVINGS.join(", ")} (got "${serving}")`);
+
+  const targets = parseTargets(str("targets"));
+  const shapes = parseShapes(str("shapes"));
+
+  // Each limit below keeps a shape measuring what it names: more would turn admissions into
+  // denials (or, for the IPs, run out of the 10.0.0.0/8 addresses the bench draws from).
+  const rounds = integer("rounds", DEFAULTS.rounds, 1, 100);
+  const keys = integer("keys", DEFAULTS.keys, 1, Math.floor(0xff_ffff / (rounds + 1)));
+  const warmRoom = usLimit(ROUTES.newKeys.row).count - 1;
+  const warmPasses = integer("warm-passes", DEFAULTS.warmPasses, 1, warmRoom);
+  const requests = integer("requests", DEFAULTS.requests, 1, usLimit(ROUTES.oneKey.row).count);
+  const burstFactor = integer("burst-factor", DEFAULTS.burstFactor, 2, 100);
+  const connections = integer("connections", DEFAULTS.connections, 1, 1024);
+  const warmup = integer("warmup", DEFAULTS.warmup, 0, 100_000);
+
+  return {
+    rounds,
+    serving: serving as Serving,
+    targets,
+    shapes,
+    keys,
+    warmPasses,
+    requests,
+    burstFactor,
+    connections,
+    warmup,
+    pin: !values["no-pin"],
+    json: Boolean(values.json),
+    help: Boolean(values.help),
+  };
+}
+
+/** "gateway,peer" -> the targets in run order, the bare baseline always among them. */
+export function parseTargets(raw: string | undefined): TargetName[] {
+  if (raw === undefined) return [...TARGET_NAMES];
+  const wanted = new Set<TargetName>(["bare"]);
+  for (const part of raw.split(",").map((p) => p.trim())) {
+    if (!(TARGET_NAMES as readonly string[]).includes(part)) throw new BadArgument(`--targets: "${part}" is not one of ${TARGET_NAMES.join(", ")}`);
+    wanted.add(part as TargetName);
+  }
+  return TARGET_NAMES.filter((t) => wanted.has(t));
+}
+
+/** "1,2,6", "1-4", "all" -> shape names in table order. */
+export function parseShapes(raw: string | undefined): ShapeName[] {
+  if (raw === undefined || raw.trim() === "all") return [...SHAPE_NAMES];
+  const picked = new Set<number>();
+  for (const part of raw.split(",").map((p) => p.trim())) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
+    if (!m) throw new BadArgument(`--shapes: "${part}" is not a shape number (1-${SHAPE_NAMES.length}), a range like 1-4, or all`);
+    const from = Number(m[1]);
+    const to = m[2] === undefined ? from : Number(m[2]);
+    if (to < from) throw new BadArgument(`--shapes: range "${part}" runs backwards`);
+    for (let n = from; n <= to; n++) {
+      if (n < 1 || n > SHAPE_NAMES.length) throw new BadArgument(`--shapes: ${n} is not a shape (1-${SHAPE_NAMES.length})`);
+      picked.add(n);
+    }
+  }
+  // Shape 2 re-sends shape 1's keys: without 1 it would measure new keys, not warm ones.
+  if (picked.has(2) && !picked.has(1)) throw new BadArgument(`--shapes: shape 2 (warm keys) re-sends shape 1's keys, so it needs shape 1 too`);
+  return SHAPE_NAMES.filter((_, i) => picked.has(i + 1));
+}

@@ -1,0 +1,141 @@
+// The whole run: bundle and start the targets, check them, pin them, warm them up, then for every
+// round and shape drive each target in turn (the order rotating each round, so no target always
+// runs first or last), and stop everything whatever happens.
+import { mkdtemp, rm } from "node:fs/promises";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BenchOptions } from "./args.ts";
+import { drive, type Measurement } from "./drive.ts";
+import { pin } from "./processes.ts";
+import { probe } from "./probe.ts";
+import { AFTER_RUN, BEFORE_RUN, waitForQuiet } from "./quiet.ts";
+import { prepareTarget, type RunningTarget } from "./serving.ts";
+import { expectationFor, planShape, type ShapeSizes } from "./shapes.ts";
+import { SHAPE_NAMES, type ShapeName } from "./shape-names.ts";
+import { TARGET_SPECS } from "./targets.ts";
+import type { TargetName } from "./target-names.ts";
+import { checkAnswers, type AnswerCheck } from "./verdict.ts";
+
+export interface RunRecord {
+  readonly round: number;
+  readonly shape: ShapeName;
+  readonly target: TargetName;
+  /** Requests the measured run sent. */
+  readonly sent: number;
+  readonly measurement: Measurement;
+  readonly check: AnswerCheck;
+  /** Whether every target was quiet before the run started (see quiet.ts). */
+  readonly quietBefore: boolean;
+}
+
+export interface Machine {
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly loadAverageAtStart: readonly number[];
+  readonly node: string;
+}
+
+export interface BenchResult {
+  readonly startedAt: string;
+  readonly machine: Machine;
+  /** What was pinned where, or why nothing was. */
+  readonly pinning: string;
+  readonly runs: readonly RunRecord[];
+  readonly wallSeconds: number;
+}
+
+export type Progress = (line: string) => void;
+
+/**
+ * The shapes in the units a round alternates targets by: warm keys run right after new keys on
+ * the same target, or its counters would have gone cold (workerd evicts an object idle for about
+ * 10 s; measured: the gateway's warm pass took twice the CPU 15-30 s later) while the other
+ * targets ran.
+ */
+export function shapeGroups(shapes: readonly ShapeName[]): ShapeName[][] {
+  const groups: ShapeName[][] = [];
+  for (const shape of SHAPE_NAMES.filter((s) => shapes.includes(s))) {
+    if (shape === "warm-keys" && groups.at(-1)?.[0] === "new-keys") groups.at(-1)!.push(shape);
+    else groups.push([shape]);
+  }
+  return groups;
+}
+
+/** Rotates the targets by the round, so each takes every position in turn. */
+export function orderFor<T>(targets: readonly T[], round: number): T[] {
+  const k = targets.length === 0 ? 0 : (round - 1) % targets.length;
+  return [...targets.slice(k), ...targets.slice(0, k)];
+}
+
+function sizesOf(options: BenchOptions): ShapeSizes {
+  return { keys: options.keys, warmPasses: options.warmPasses, requests: options.requests, burstFactor: options.burstFactor, connections: options.connections };
+}
+
+/** The warm-up runs every shape once, small: JIT and connection set-up out of the first round. */
+function warmupSizes(options: BenchOptions): ShapeSizes {
+  const n = options.warmup;
+  return { keys: Math.min(n, options.keys), warmPasses: 1, requests: n, burstFactor: options.burstFactor, connections: options.connections };
+}
+
+/**
+ * Client on CPU 0, servers on the others, so the load generator and the Workers never share a
+ * core (on a 2-core machine: one each). Only where there are at least two CPUs and taskset works.
+ */
+function pinAll(targets: readonly RunningTarget[]): string {
+  const n = availableParallelism();
+  if (n < 2) return `not pinned: ${n} CPU`;
+  const servers = n === 2 ? "1" : `1-${n - 1}`;
+  const pinned = targets.every((t) => t.pids.every((pid) => pin(pid, servers))) && pin(process.pid, "0");
+  return pinned ? `client (this process) on CPU 0, every workerd on CPU ${servers}` : "not pinned: taskset failed or is missing";
+}
+
+export async function runBench(options: BenchOptions, progress: Progress): Promise<BenchResult> {
+  const startedAt = new Date();
+  const machine: Machine = { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? "unknown", loadAverageAtStart: loadavg(), node: process.version };
+  const workdir = await mkdtemp(join(tmpdir(), "tollgate-bench-"));
+  const running: RunningTarget[] = [];
+  try {
+    progress(`bundling ${options.targets.join(", ")} (${options.serving})...`);
+    const prepared = await Promise.all(options.targets.map((name) => prepareTarget(TARGET_SPECS[name], options.serving, workdir)));
+    // One at a time: the workerd processes that appear during a start belong to that target.
+    for (const target of prepared) {
+      const started = await target.start();
+      running.push(started);
+      progress(`${started.name} on ${started.url.origin} (workerd pid ${started.pids.join(", ")})`);
+    }
+    for (const target of running) await probe(target);
+    const pinning = options.pin ? pinAll(running) : "not pinned (--no-pin)";
+    progress(pinning);
+
+    if (options.warmup > 0) {
+      progress(`warm-up: every shape once, ${options.warmup} requests each, not measured`);
+      // Its CPU is not measured, so it need not wait for deferred work.
+      for (const target of running) for (const shape of options.shapes) await drive(target, planShape(shape, 0, warmupSizes(options)), BEFORE_RUN);
+    }
+
+    const runs: RunRecord[] = [];
+    const everyPid = running.flatMap((t) => t.pids);
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const group of shapeGroups(options.shapes)) {
+        for (const target of orderFor(running, round)) {
+          for (const [i, shape] of group.entries()) {
+            const plan = planShape(shape, round, sizesOf(options));
+            // Within a group the next shape follows at once, on counters still warm: no waiting
+            // for quiet in between, so the first shape's CPU stops at its last answer.
+            const first = i === 0;
+            const last = i === group.length - 1;
+            const { quiet } = first ? await waitForQuiet(everyPid, BEFORE_RUN) : { quiet: true };
+            const measurement = await drive(target, plan, last ? AFTER_RUN : undefined);
+            const check = checkAnswers(expectationFor(plan, target.name), measurement, plan.amount);
+            runs.push({ round, shape, target: target.name, sent: plan.amount, measurement, check, quietBefore: quiet });
+            progress(`round ${round}/${options.rounds} ${shape} ${target.name}: ${Math.round(measurement.reqPerSec)} req/s, ${check.summary}${check.ok ? "" : " (!)"}`);
+          }
+        }
+      }
+    }
+    return { startedAt: startedAt.toISOString(), machine, pinning, runs, wallSeconds: (Date.now() - startedAt.getTime()) / 1000 };
+  } finally {
+    await Promise.allSettled(running.map((t) => t.stop()));
+    await rm(workdir, { recursive: true, force: true });
+  }
+}

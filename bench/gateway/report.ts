@@ -1,0 +1,114 @@
+// Pure: the printed report (cli-table3, no colour, so it reads the same in a log or a README) and
+// the JSON one. Over-admission gets its own banner above everything else: it is a broken limit,
+// not a slow one.
+import Table from "cli-table3";
+import type { BenchOptions } from "./args.ts";
+import type { BenchResult } from "./bench.ts";
+import { SHAPE_INFO } from "./shape-names.ts";
+import type { Spread } from "./stats.ts";
+import { issueTargets, summarize, type SummaryRow } from "./summary.ts";
+import { TARGET_TITLES } from "./target-names.ts";
+
+const thousands = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+/** Figures as the table shows them: whole req/s, two decimals for ratios and CPU, ms by size. */
+export const formats = {
+  rate: (v: number) => thousands.format(v),
+  ratio: (v: number) => v.toFixed(2),
+  ms: (v: number) => (v < 10 ? v.toFixed(1) : thousands.format(v)),
+  cpu: (v: number) => v.toFixed(2),
+};
+
+/** "1,293 (1,180-1,320)": the median, and the range when the rounds differ. */
+export function formatSpread(s: Spread | undefined, format: (v: number) => string): string {
+  if (s === undefined) return "-";
+  const median = format(s.median);
+  const [min, max] = [format(s.min), format(s.max)];
+  return s.n > 1 && min !== max ? `${median} (${min}-${max})` : median;
+}
+
+function shapeLabel(row: SummaryRow): string {
+  const info = SHAPE_INFO[row.shape];
+  return `${info.number} ${info.title} (row ${info.route.row})`;
+}
+
+export function renderTable(rows: readonly SummaryRow[]): string {
+  const table = new Table({
+    head: ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", "answers"],
+    style: { head: [], border: [], compact: true },
+    colAligns: ["left", "left", "right", "right", "right", "right", "right", "right", "left"],
+  });
+  let previous: string | undefined;
+  for (const row of rows) {
+    if (previous !== undefined && previous !== row.shape) table.push([{ colSpan: 9, content: "" }]);
+    table.push([
+      previous === row.shape ? "" : shapeLabel(row),
+      row.target,
+      formatSpread(row.reqPerSec, formats.rate),
+      formatSpread(row.vsBare, formats.ratio),
+      formatSpread(row.p50Ms, formats.ms),
+      formatSpread(row.p99Ms, formats.ms),
+      formatSpread(row.cpuMsPerRequest, formats.cpu),
+      formatSpread(row.cpuVsBare, formats.ratio),
+      row.problems.length > 0 ? `${row.answers} (!)` : row.answers,
+    ]);
+    previous = row.shape;
+  }
+  return table.toString();
+}
+
+/** The loud part: every target and round that admitted more than the rule's count. */
+export function overAdmissionBanner(rows: readonly SummaryRow[]): string | undefined {
+  const over = rows.filter((r) => r.burst === "over-admitted");
+  if (over.length === 0) return undefined;
+  const line = "!".repeat(78);
+  return [
+    line,
+    `!!! OVER-ADMISSION: the hot-key burst admitted more than the rule's count`,
+    ...over.map((r) => `!!!   ${r.target}: ${r.answers}`),
+    line,
+  ].join("\n");
+}
+
+export function renderReport(result: BenchResult, options: BenchOptions): string {
+  const rows = summarize(result.runs, options.shapes, options.targets);
+  const banner = overAdmissionBanner(rows);
+  const problems = rows.flatMap((r) => r.problems.map((p) => `  ${r.target}, shape ${SHAPE_INFO[r.shape].number}, ${p}`));
+  const targets = issueTargets(rows);
+  const m = result.machine;
+  const unsettled = result.runs.filter((r) => !r.measurement.settled).length;
+  const noisy = result.runs.filter((r) => !r.quietBefore).length;
+  const caveats = [
+    ...(unsettled > 0 ? [`  ${unsettled} run(s) did not go quiet within 20 s after the traffic: their CPU per request may be short`] : []),
+    ...(noisy > 0 ? [`  ${noisy} run(s) started while a workerd was still busy (gave up waiting after 10 s): another load on the server core`] : []),
+  ];
+  return [
+    ...(banner ? [banner, ""] : []),
+    `gateway bench, ${result.startedAt.slice(0, 10)}: ${m.cpus} CPU (${m.cpuModel}), Node ${m.node}, load average at start ${m.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`,
+    `serving ${options.serving}; ${options.rounds} round(s), targets alternating; ${result.pinning}`,
+    `median of the rounds, (min-max) when they differ; "x bare" pairs each round with the bare Worker's run of the same round`,
+    "",
+    renderTable(rows),
+    "",
+    ...options.targets.map((t) => `  ${t.padEnd(8)} ${TARGET_TITLES[t]}`),
+    "  answers  the statuses of the measured requests; the burst: admitted/count and the verdict",
+    "  shape 5  a new client IP per request, sent as CF-Connecting-IP (Miniflare and wrangler dev keep a",
+    "           client-sent one, checked at start; npm start's local edge would replace it)",
+    "  CPU      utime+stime of the target's workerd processes per answered request, from the start of",
+    "           the run until they were quiet again (deferred work, e.g. a counter's idle snapshot,",
+    "           included; a clean-up alarm a whole window later is not). Shape 1's stops at its last",
+    "           answer: shape 2 follows at once on the same keys, while their counters are warm",
+    "",
+    "issue 10 targets (gateway req/s over bare, median of the paired rounds):",
+    ...targets.map((t) => `  ${t.outcome.padEnd(12)} ${t.what}${t.detail ? `: ${t.detail}` : ""}`),
+    ...(problems.length > 0 ? ["", "answers other than the shape demands (!):", ...problems] : []),
+    ...(caveats.length > 0 ? ["", "caveats:", ...caveats] : []),
+    "",
+    `wall time ${result.wallSeconds.toFixed(1)} s`,
+  ].join("\n");
+}
+
+export function jsonReport(result: BenchResult, options: BenchOptions): unknown {
+  const rows = summarize(result.runs, options.shapes, options.targets);
+  return { ...result, options, summary: rows, issueTargets: issueTargets(rows) };
+}

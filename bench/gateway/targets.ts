@@ -1,0 +1,28 @@
+// Where each target's Worker comes from: its wrangler config, environment and the variables a
+// local run sets. The gateway is exactly what `npm start` and the load test run.
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
+import type { TargetName } from "./target-names.ts";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const FIXTURES = resolve(ROOT, "bench/gateway/fixtures");
+
+export interface TargetSpec {
+  readonly name: TargetName;
+  /** Absolute path of its wrangler config. */
+  readonly config: string;
+  /** Its wrangler environment, if any. */
+  readonly env?: string;
+  /** Variables set on top of the config's own. */
+  readonly vars: Readonly<Record<string, string>>;
+}
+
+/** The gateway's config: every target runs on its compatibility date and flags. */
+export const GATEWAY_CONFIG = { config: resolve(ROOT, "wrangler.toml"), env: "us" } as const;
+
+export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
+  bare: { name: "bare", config: resolve(FIXTURES, "bare.wrangler.toml"), vars: {} },
+  gateway: { name: "gateway", ...GATEWAY_CONFIG, vars: { ...LOCAL_BINDINGS } },
+  peer: { name: "peer", config: resolve(FIXTURES, "peer.wrangler.toml"), vars: {} },
+};

@@ -1,0 +1,28 @@
+import { Hono } from "hono";
+import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import { answer } from "../../shared/answer.ts";
+import { validate } from "../../shared/validate.ts";
+import { ThreadIdParam } from "../ids.ts";
+import { threadQueriesOf } from "../state-object.ts";
+import { ThreadCount, ThreadPatch, ThreadSearch } from "./search-schema.ts";
+
+/** POST /threads/search, POST /threads/count and PATCH /threads/{thread_id}. */
+export const threadSearchRoutes = new Hono<EmulatorEnv>()
+  .post("/search", validate("json", ThreadSearch), async (c) => {
+    const query = c.req.valid("json");
+    using threads = threadQueriesOf(c.env);
+    const page = await threads.search(query);
+    // As for assistants: the official client reads X-Pagination-Next; absent on the last page.
+    c.header("X-Pagination-Total", String(page.total));
+    const next = query.offset + page.items.length;
+    if (page.items.length > 0 && next < page.total) c.header("X-Pagination-Next", String(next));
+    return c.json(page.items);
+  })
+  .post("/count", validate("json", ThreadCount), async (c) => {
+    using threads = threadQueriesOf(c.env);
+    return c.json(await threads.count(c.req.valid("json")));
+  })
+  .patch("/:thread_id", validate("param", ThreadIdParam), validate("json", ThreadPatch), async (c) => {
+    using threads = threadQueriesOf(c.env);
+    return answer(c, await threads.patch(c.req.valid("param").thread_id, c.req.valid("json")));
+  });

@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { JsonObjectSchema } from "../../shared/pydantic/json.ts";
+import { float } from "../../shared/pydantic/number.ts";
+import { optionalBody, optionalField } from "../../shared/pydantic/optional.ts";
+import { bodyPaging } from "../../shared/pydantic/paging.ts";
+import { uuid } from "../../shared/pydantic/uuid.ts";
+
+const STATUSES = ["idle", "busy", "interrupted", "error"] as const;
+
+/** ThreadCountRequest (POST /threads/count): every filter given must match. */
+const ThreadFilter = z.object({
+  metadata: optionalField(JsonObjectSchema),
+  values: optionalField(JsonObjectSchema),
+  status: optionalField(z.enum(STATUSES)),
+});
+export const ThreadCount = optionalBody(ThreadFilter);
+export type ThreadFilter = z.output<typeof ThreadFilter>;
+
+export const THREAD_FIELDS = ["thread_id", "created_at", "updated_at", "metadata", "config", "context", "status", "values", "interrupts"] as const;
+
+/** ThreadSearchRequest (POST /threads/search). */
+export const ThreadSearch = optionalBody(
+  ThreadFilter.extend({
+    ids: optionalField(z.array(uuid())),
+    ...bodyPaging({ maxLimit: 1000, defaultLimit: 10 }),
+    sort_by: optionalField(z.enum(["thread_id", "status", "created_at", "updated_at"])),
+    sort_order: optionalField(z.enum(["asc", "desc"])),
+    select: optionalField(z.array(z.enum(THREAD_FIELDS))),
+  }),
+);
+export type ThreadSearch = z.output<typeof ThreadSearch>;
+
+/**
+ * ThreadPatch (PATCH /threads/{thread_id}): `metadata` is merged into the thread's, key by key.
+ * `ttl` is typed as on POST /threads and, as there, accepted and not acted on.
+ */
+export const ThreadPatch = optionalBody(
+  z.object({
+    metadata: optionalField(JsonObjectSchema),
+    ttl: optionalField(z.object({ strategy: optionalField(z.enum(["delete"])), ttl: optionalField(float()) })),
+  }),
+);
+export type ThreadPatch = z.output<typeof ThreadPatch>;

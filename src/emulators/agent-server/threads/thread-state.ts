@@ -1,0 +1,66 @@
+import type { ThreadValues } from "../graphs/graph.ts";
+import type { JsonObject } from "../../shared/pydantic/json.ts";
+import type { Checkpoint } from "./checkpoints.ts";
+
+/** A checkpoint as the API names it (CheckpointConfig). */
+export interface CheckpointConfig {
+  readonly thread_id: string;
+  readonly checkpoint_ns: string;
+  readonly checkpoint_id?: string;
+}
+
+/** A task of a state: a node that runs next (and the error it failed with). */
+export interface ThreadTask {
+  readonly id: string;
+  readonly name: string;
+  readonly path: readonly string[];
+  readonly error?: string;
+  readonly interrupts: readonly [];
+}
+
+/** The ThreadState resource (GET /threads/{thread_id}/state, each item of a history). */
+export interface ThreadState {
+  readonly values: ThreadValues;
+  readonly next: readonly string[];
+  readonly tasks: readonly ThreadTask[];
+  readonly checkpoint: CheckpointConfig;
+  readonly metadata: JsonObject;
+  readonly created_at: string;
+  readonly parent_checkpoint?: CheckpointConfig;
+  readonly interrupts: readonly [];
+}
+
+/** The API's name for a thread's checkpoint. */
+export const checkpointConfig = (threadId: string, checkpointId: string): CheckpointConfig => ({
+  thread_id: threadId,
+  checkpoint_ns: "",
+  checkpoint_id: checkpointId,
+});
+
+/**
+ * A checkpoint as the real server shows it (its `state_snapshot_to_thread_state`). Where the real
+ * server writes null (no parent yet, a task without error) the field is left out: the document
+ * types those fields as objects and strings, never null. A thread with no checkpoint yet shows its
+ * values with no next nodes and a checkpoint without id.
+ */
+export function toThreadState(threadId: string, checkpoint: Checkpoint | undefined, empty: { readonly values: ThreadValues; readonly created_at: string }): ThreadState {
+  if (!checkpoint) {
+    return { values: empty.values, next: [], tasks: [], checkpoint: { thread_id: threadId, checkpoint_ns: "" }, metadata: {}, created_at: empty.created_at, interrupts: [] };
+  }
+  return {
+    values: checkpoint.values,
+    next: checkpoint.next,
+    tasks: checkpoint.tasks.map((task) => ({
+      id: task.id,
+      name: task.name,
+      path: ["__pregel_pull", task.name],
+      ...(task.error === undefined ? {} : { error: task.error }),
+      interrupts: [],
+    })),
+    checkpoint: checkpointConfig(threadId, checkpoint.checkpoint_id),
+    metadata: checkpoint.metadata,
+    created_at: checkpoint.created_at,
+    ...(checkpoint.parent_checkpoint_id === null ? {} : { parent_checkpoint: checkpointConfig(threadId, checkpoint.parent_checkpoint_id) }),
+    interrupts: [],
+  };
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { parseBenchArgs } from "../../../bench/gateway/args.ts";
+import type { BenchResult } from "../../../bench/gateway/bench.ts";
+import { formats, formatSpread, jsonReport, overAdmissionBanner, renderReport, renderTable } from "../../../bench/gateway/report.ts";
+import { summarize } from "../../../bench/gateway/summary.ts";
+import { exactBurst, overBurst, run } from "./fixtures.ts";
+
+const result = (runs: BenchResult["runs"]): BenchResult => ({
+  startedAt: "2026-11-23T07:00:00.000Z",
+  machine: { cpus: 2, cpuModel: "Test CPU", loadAverageAtStart: [0.5, 0.4, 0.3], node: "v24.21.0" },
+  pinning: "client (this process) on CPU 0, every workerd on CPU 1",
+  runs,
+  wallSeconds: 321.4,
+});
+
+describe("formatSpread", () => {
+  it("shows the median, and the range only when the rounds differ", () => {
+    expect(formatSpread({ median: 1293, min: 1180, max: 1320, n: 3 }, formats.rate)).toBe("1,293 (1,180-1,320)");
+    expect(formatSpread({ median: 0.5, min: 0.5, max: 0.5, n: 3 }, formats.ratio)).toBe("0.50");
+    expect(formatSpread({ median: 2, min: 1, max: 3, n: 1 }, formats.ratio)).toBe("2.00");
+    expect(formatSpread(undefined, formats.ratio)).toBe("-");
+  });
+
+  it("prints small latencies with a decimal and large ones whole", () => {
+    expect(formats.ms(3.25)).toBe("3.3");
+    expect(formats.ms(1234.4)).toBe("1,234");
+  });
+});
+
+describe("renderTable", () => {
+  it("has a row per shape and target, the shape named once, with every column", () => {
+    const rows = summarize([run(1, "warm-keys", "bare", 1296, 0.9), run(1, "warm-keys", "gateway", 651, 1.7)], ["warm-keys"], ["bare", "gateway"]);
+    const text = renderTable(rows);
+    for (const head of ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", "answers"]) expect(text).toContain(head);
+    expect(text).toMatch(/2 same keys, warm \(row 16\)\s+│ bare\s+│\s+1,296 │/);
+    expect(text).toMatch(/│\s+│ gateway │\s+651 │\s+0\.50 │ +20 │ +80 │ +1\.70 │ +1\.89 │ 200 x1000/);
+  });
+});
+
+describe("overAdmissionBanner", () => {
+  it("says nothing when every burst held, and names each target that over-admitted", () => {
+    expect(overAdmissionBanner(summarize([run(1, "hot-key", "gateway", 100, 1, exactBurst)], ["hot-key"], ["gateway"]))).toBeUndefined();
+    const banner = overAdmissionBanner(summarize([run(1, "hot-key", "peer", 100, 1, overBurst)], ["hot-key"], ["peer"]));
+    expect(banner).toContain("OVER-ADMISSION");
+    expect(banner).toContain("peer: 16/15 OVER-ADMITTED");
+  });
+});
+
+describe("renderReport", () => {
+  const options = parseBenchArgs(["--rounds", "1", "--shapes", "1,6"]);
+  const runs = [run(1, "new-keys", "bare", 1000, 1), run(1, "new-keys", "gateway", 300, 3), run(1, "new-keys", "peer", 250, 4), run(1, "hot-key", "gateway", 50, 2, overBurst)];
+
+  it("puts the over-admission banner first, then the machine, the table, the legend and the issue's targets", () => {
+    const text = renderReport(result(runs), options);
+    expect(text.startsWith("!!!")).toBe(true);
+    expect(text.indexOf("OVER-ADMISSION")).toBeLessThan(text.indexOf("gateway bench, 2026-11-23: 2 CPU (Test CPU)"));
+    expect(text).toContain("client (this process) on CPU 0");
+    expect(text).toContain("hono-rate-limiter");
+    expect(text).toContain("missed       new keys >= 0.5 of bare: 0.30");
+    expect(text).toContain("missed       hot-key burst exact: 16/15 OVER-ADMITTED");
+    expect(text).toContain("gateway, shape 6, round 1: admitted 16");
+    expect(text).toContain("wall time 321.4 s");
+  });
+
+  it("gives the same figures as JSON", () => {
+    const json = jsonReport(result(runs), options) as { summary: { target: string; vsBare?: { median: number } }[]; issueTargets: unknown[]; runs: unknown[] };
+    expect(json.runs).toHaveLength(4);
+    expect(json.summary.find((r) => r.target === "gateway")!.vsBare!.median).toBe(0.3);
+    expect(json.issueTargets).toHaveLength(4);
+  });
+});

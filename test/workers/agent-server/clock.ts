@@ -1,0 +1,14 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { stateOf, type AgentServerState } from "../../../src/emulators/agent-server/state-object.ts";
+
+/**
+ * Lets time pass for the agent server's state object (its store TTLs and crons) without waiting:
+ * its clock is moved forward. Tests in one file share the object, so a test only ever relies on
+ * time having passed, never on how little.
+ */
+export async function advanceClock(ms: number): Promise<void> {
+  await runInDurableObject(stateOf(env), (state: AgentServerState) => state.clock.advance(ms));
+}
+
+export const MINUTE_MS = 60_000;

@@ -1,0 +1,92 @@
+// Helpers for the run-engine tests: creating runs, reading their streams event by event, and
+// waiting for what the engine decided (never for a time: the test timeout is the only bound).
+import { parseEvents } from "../../../src/emulators/shared/sse.ts";
+import { HOLD_MARKER } from "../../../src/emulators/agent-server/graphs/hold.ts";
+import { agentServer, send, type JsonAnswer, type WireEvent } from "./support.ts";
+
+/** A run input of one user message. */
+export const say = (content: string) => ({ messages: [{ role: "user", content }] });
+
+/** A run input that holds the run before its graph's last node until it is cancelled. */
+export const held = (content: string) => say(`${content} ${HOLD_MARKER}`);
+
+/** POST /threads/{thread_id}/runs (a background run), expecting 200. */
+export async function createRun(threadId: string, body: Record<string, unknown>): Promise<any> {
+  const res = await agentServer("POST", `/threads/${threadId}/runs`, { body });
+  if (res.status !== 200) throw new Error(`create run: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export const getRun = (threadId: string, runId: string): Promise<JsonAnswer> => agentServer("GET", `/threads/${threadId}/runs/${runId}`);
+
+/** Asks again until `check` holds for the answer: for what the engine decides in its own time. */
+export async function until(ask: () => Promise<JsonAnswer>, check: (answer: JsonAnswer) => boolean): Promise<JsonAnswer> {
+  for (;;) {
+    const answer = await ask();
+    if (check(answer)) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Waits until the run has the status. */
+export const untilStatus = (threadId: string, runId: string, status: string) => until(() => getRun(threadId, runId), (r) => r.body?.status === status);
+
+/** The run's outcome, as GET .../join answers it once the run is over. */
+export const join = (threadId: string, runId: string) => agentServer("GET", `/threads/${threadId}/runs/${runId}/join`);
+
+/** Reads a live event stream one event at a time. */
+export class EventReader {
+  readonly #reader: ReadableStreamDefaultReader<string>;
+  #buffer = "";
+  readonly #queued: WireEvent[] = [];
+  readonly seen: WireEvent[] = [];
+
+  constructor(res: Response) {
+    this.#reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  /** The next event, or undefined once the stream has ended. */
+  async next(): Promise<WireEvent | undefined> {
+    while (this.#queued.length === 0) {
+      const { done, value } = await this.#reader.read();
+      if (done) return undefined;
+      const { events, rest } = parseEvents(this.#buffer + value);
+      this.#buffer = rest;
+      this.#queued.push(...(events as WireEvent[]));
+    }
+    const event = this.#queued.shift()!;
+    this.seen.push(event);
+    return event;
+  }
+
+  /** Reads until an event matches (and returns it). */
+  async until(match: (event: WireEvent) => boolean): Promise<WireEvent> {
+    for (;;) {
+      const event = await this.next();
+      if (!event) throw new Error(`the stream ended before the event looked for; saw ${JSON.stringify(this.seen.map((e) => e.event))}`);
+      if (match(event)) return event;
+    }
+  }
+
+  /** Everything left, until the stream ends. */
+  async rest(): Promise<WireEvent[]> {
+    const events: WireEvent[] = [];
+    for (let event = await this.next(); event; event = await this.next()) events.push(event);
+    return events;
+  }
+
+  /** Hangs up, as a client whose connection dropped. */
+  async drop(): Promise<void> {
+    await this.#reader.cancel();
+  }
+}
+
+/** Opens a stream (GET or POST) and reads it event by event. */
+export async function openEvents(method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) {
+  const res = await send(method, path, options);
+  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return { res, events: new EventReader(res) };
+}
+
+/** The contents of a thread's messages (values.messages). */
+export const contents = (values: any): string[] => (values?.messages ?? []).map((m: any) => m.content);
