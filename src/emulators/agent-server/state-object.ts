@@ -47,7 +47,8 @@ export class AgentServerState extends DurableObject<Env> {
     // synchronous, so no call can interleave).
     migrate(ctx.storage.sql);
     seedDefaultAssistants(ctx.storage.sql);
-    this.#assistants = new AssistantStore(ctx.storage);
+    // Threads are created below; the assistant store reaches them only when an assistant is deleted.
+    this.#assistants = new AssistantStore(ctx.storage, (threadId) => void this.#threads.delete(threadId));
     // A deleted thread takes its runs (stopped), checkpoints and events with it.
     this.#threads = new ThreadStore(ctx.storage, (threadId) => {
       this.#engine.forgetThread(threadId);

@@ -48,9 +48,13 @@ export interface AssistantPage {
 export class AssistantStore extends RpcTarget {
   readonly #storage: DurableObjectStorage;
 
-  constructor(storage: DurableObjectStorage) {
+  /** Deletes one thread the way DELETE /threads/{id} does (its runs stop, checkpoints and events go). */
+  readonly #deleteThread: (threadId: string) => void;
+
+  constructor(storage: DurableObjectStorage, deleteThread: (threadId: string) => void) {
     super();
     this.#storage = storage;
+    this.#deleteThread = deleteThread;
   }
 
   /** POST /assistants: version 1 of a new assistant, or the existing one with `if_exists: do_nothing`. */
@@ -191,9 +195,10 @@ export class AssistantStore extends RpcTarget {
       this.#sql.exec("DELETE FROM assistants WHERE assistant_id = ?", id);
       let deleted = 0;
       if (deleteThreads) {
-        const where = "json_extract(metadata, '$.assistant_id') = ?";
-        this.#sql.exec(`DELETE FROM runs WHERE thread_id IN (SELECT thread_id FROM threads WHERE ${where})`, id);
-        deleted = this.#sql.exec(`DELETE FROM threads WHERE ${where}`, id).rowsWritten;
+        // Through the thread store, so a thread's runs, checkpoints and events go with it.
+        const threads = this.#sql.exec<{ thread_id: string }>("SELECT thread_id FROM threads WHERE json_extract(metadata, '$.assistant_id') = ?", id).toArray();
+        for (const { thread_id } of threads) this.#deleteThread(thread_id);
+        deleted = threads.length;
       }
       return ok({ deleted_threads: deleted });
     });
