@@ -1,11 +1,15 @@
 import type { RateLimiter } from "./durable-objects/rate-limiter.ts";
-import type { ControlPlaneWorkspace } from "./emulators/control-plane/workspace-object.ts";
-import type { AgentServerState } from "./emulators/agent-server/state-object.ts";
+import type { ControlPlaneBindings } from "./emulators/control-plane/env.ts";
+import type { AgentServerBindings } from "./emulators/agent-server/env.ts";
 import type { ConfigStore } from "./durable-objects/config-store.ts";
 import type { MetricsStore } from "./durable-objects/metrics-store.ts";
 
-/** Bindings and variables of one regional environment (wrangler.toml `[env.us]` / `[env.eu]`). */
-export interface Env {
+/**
+ * Bindings and variables of one regional environment (wrangler.toml `[env.us]` / `[env.eu]`): the
+ * gateway's own, joined with each bundled emulator's (declared beside it, so no emulator imports
+ * this file).
+ */
+export interface Env extends ControlPlaneBindings, AgentServerBindings {
   /** "us" or "eu": selects the rule limits and the Durable Object jurisdiction. */
   REGION: string;
   LIMITER: DurableObjectNamespace<RateLimiter>;
@@ -27,14 +31,6 @@ export interface Env {
   FAIL_MODE?: string;
   LIMITER_TIMEOUT_MS?: string;
   UPSTREAM_TIMEOUT_MS?: string;
-  /** Control-plane emulator: one object per workspace. */
-  CONTROL_PLANE_WORKSPACES: DurableObjectNamespace<ControlPlaneWorkspace>;
-  /** Control-plane emulator: milliseconds per revision status step (default 500). */
-  CONTROL_PLANE_REVISION_STEP_MS?: string;
-  /** Agent-server emulator: its state object. */
-  AGENT_SERVER_STATE: DurableObjectNamespace<AgentServerState>;
-  /** Agent-server emulator: pause between node steps of a run, in ms (default 0). */
-  AGENT_SERVER_STEP_DELAY_MS?: string;
   /** "refuse" (us and eu) or "allow": whether the development settings below may be used. */
   DEV_SETTINGS?: string;
   /** Development only: divide every rule interval by this (load tests of hour-long windows). */

@@ -1,5 +1,5 @@
 import { createEmulatorApp } from "../shared/app.ts";
-import type { EmulatorEnv } from "../shared/emulator-env.ts";
+import type { AgentServerEnv } from "./env.ts";
 import { assistantRoutes } from "./assistants/routes.ts";
 import { runRoutes } from "./runs/routes.ts";
 import { statelessRunRoutes } from "./runs/stateless-routes.ts";
@@ -22,7 +22,7 @@ import { threadSearchRoutes } from "./threads/search-routes.ts";
  * await app.fetch(new Request("http://agent/assistants/agent"), env); // the default assistant
  */
 export function createAgentServer() {
-  const app = createEmulatorApp<EmulatorEnv>("agent_server");
+  const app = createEmulatorApp<AgentServerEnv>("agent_server");
   app.route("/assistants", assistantRoutes);
   app.route("/threads", threadRoutes);
   app.route("/threads", runRoutes);

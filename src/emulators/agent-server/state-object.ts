@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../env.ts";
+import type { AgentServerBindings } from "./env.ts";
 import { AssistantStore } from "./assistants/store.ts";
 import { RunEngine } from "./runs/engine.ts";
 import { RunEventLog } from "./runs/event-log.ts";
@@ -26,7 +26,7 @@ import { ThreadQueries } from "./threads/search-store.ts";
  * Callers reach a store with promise pipelining, one round trip: `using assistants =
  * assistantsOf(c.env); await assistants.patch(id, change)`.
  */
-export class AgentServerState extends DurableObject<Env> {
+export class AgentServerState extends DurableObject<AgentServerBindings> {
   readonly #assistants: AssistantStore;
   readonly #threads: ThreadStore;
   readonly #runs: RunStore;
@@ -41,7 +41,7 @@ export class AgentServerState extends DurableObject<Env> {
   /** What is due when (store TTLs, crons) is read from this clock, which tests move forward. */
   readonly clock = new EmulatorClock();
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: AgentServerBindings) {
     super(ctx, env);
     // Tables and default assistants exist before the first call is taken (the constructor is
     // synchronous, so no call can interleave).
@@ -116,17 +116,17 @@ export class AgentServerState extends DurableObject<Env> {
  * The state object. One per emulator: a deployment's assistants and threads are shared by every
  * caller of that deployment, as on the real server.
  */
-export function stateOf(env: Pick<Env, "AGENT_SERVER_STATE">) {
+export function stateOf(env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) {
   return env.AGENT_SERVER_STATE.getByName("agent-server");
 }
 
 // Each store, for pipelined calls. Declare them with `using`: the stub is disposed when the scope
 // ends, not whenever the garbage collector gets to it (workerd warns about stubs collected that way).
-export const assistantsOf = (env: Pick<Env, "AGENT_SERVER_STATE">) => stateOf(env).assistants();
-export const threadsOf = (env: Pick<Env, "AGENT_SERVER_STATE">) => stateOf(env).threads();
-export const runsOf = (env: Pick<Env, "AGENT_SERVER_STATE">) => stateOf(env).runs();
-export const threadStateOf = (env: Pick<Env, "AGENT_SERVER_STATE">) => stateOf(env).threadState();
-export const threadQueriesOf = (env: Pick<Env, "AGENT_SERVER_STATE">) => stateOf(env).threadQueries();
-export const itemsOf = (env: Pick<Env, "AGENT_SERVER_STATE">) => stateOf(env).items();
-export const cronsOf = (env: Pick<Env, "AGENT_SERVER_STATE">) => stateOf(env).crons();
-export const runQueueOf = (env: Pick<Env, "AGENT_SERVER_STATE">) => stateOf(env).runQueue();
+export const assistantsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).assistants();
+export const threadsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).threads();
+export const runsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).runs();
+export const threadStateOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).threadState();
+export const threadQueriesOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).threadQueries();
+export const itemsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).items();
+export const cronsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).crons();
+export const runQueueOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).runQueue();

@@ -1,11 +1,12 @@
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { detail, unprocessable } from "../shared/answer.ts";
-import type { EmulatorEnv } from "../shared/emulator-env.ts";
+import type { ControlPlaneBindings } from "./env.ts";
 import { toValidationErrors } from "../shared/fastapi-errors.ts";
 import { uuid } from "../shared/pydantic/uuid.ts";
 
-export interface ControlPlaneEnv extends EmulatorEnv {
+export interface ControlPlaneEnv {
+  Bindings: ControlPlaneBindings;
   Variables: {
     /** The workspace every read and write of this request is scoped to. */
     workspaceId: string;

@@ -11,7 +11,7 @@ import { SettingError } from "./settings.ts";
  * a stack trace. Routes are added by the caller.
  *
  * @example
- * const app = createEmulatorApp<EmulatorEnv>("agent_server"); // EmulatorEnv: ./emulator-env.ts
+ * const app = createEmulatorApp<AgentServerEnv>("agent_server"); // the service's Hono environment
  * app.route("/threads", threadRoutes);
  */
 export function createEmulatorApp<E extends Env>(service: string): Hono<E> {

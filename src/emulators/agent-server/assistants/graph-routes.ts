@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import type { AgentServerEnv } from "../env.ts";
 import { answer } from "../../shared/answer.ts";
 import { valueError } from "../../shared/pydantic/value-error.ts";
 import { validate } from "../../shared/validate.ts";
@@ -29,7 +29,7 @@ const XrayQuery = z.object({
  * schemas of the assistant's graph, all derived from the graph definition (graphs/). A graph id
  * means its default assistant, as everywhere an assistant id is taken.
  */
-export const assistantGraphRoutes = new Hono<EmulatorEnv>()
+export const assistantGraphRoutes = new Hono<AgentServerEnv>()
   .get("/:assistant_id/graph", validate("param", AssistantIdParam), validate("query", XrayQuery), async (c) => {
     using assistants = assistantsOf(c.env);
     const found = await assistants.get(c.req.valid("param").assistant_id);

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import type { AgentServerEnv } from "../env.ts";
 import { answer, unprocessable } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { AssistantIdParam } from "../ids.ts";
@@ -19,7 +19,7 @@ import {
  * Routes under /assistants. Wherever a path takes an `assistant_id`, a graph id means that
  * graph's default assistant. Each handler validates, then makes one pipelined call to the store.
  */
-export const assistantRoutes = new Hono<EmulatorEnv>()
+export const assistantRoutes = new Hono<AgentServerEnv>()
   .post("/", validate("json", AssistantCreate), async (c) => {
     const body = c.req.valid("json");
     using assistants = assistantsOf(c.env);

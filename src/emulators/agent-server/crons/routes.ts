@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import type { AgentServerEnv } from "../env.ts";
 import { answer, unprocessable } from "../../shared/answer.ts";
 import type { JsonObject } from "../../shared/pydantic/json.ts";
 import { validate } from "../../shared/validate.ts";
@@ -8,14 +8,14 @@ import { cronsOf } from "../state-object.ts";
 import { CronCount, CronCreate, CronIdParam, CronSearch, ThreadCronCreate, type CronFilter, type CronRequest } from "./schema.ts";
 
 /** POST /threads/{thread_id}/runs/crons: a cron whose runs all go to that thread. */
-export const threadCronRoutes = new Hono<EmulatorEnv>().post("/:thread_id/runs/crons", validate("param", ThreadIdParam), validate("json", ThreadCronCreate), async (c) => {
+export const threadCronRoutes = new Hono<AgentServerEnv>().post("/:thread_id/runs/crons", validate("param", ThreadIdParam), validate("json", ThreadCronCreate), async (c) => {
   const body = c.req.valid("json");
   using crons = cronsOf(c.env);
   return answer(c, await crons.create(await cronRequest(c, body, c.req.valid("param").thread_id, null)));
 });
 
 /** /runs/crons: stateless crons (a new thread per run), and searching, counting and deleting any cron. */
-export const cronRoutes = new Hono<EmulatorEnv>()
+export const cronRoutes = new Hono<AgentServerEnv>()
   .post("/", validate("json", CronCreate), async (c) => {
     const body = c.req.valid("json");
     using crons = cronsOf(c.env);

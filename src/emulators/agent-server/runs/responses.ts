@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import type { AgentServerEnv } from "../env.ts";
 import type { JsonValue } from "../../shared/pydantic/json.ts";
 import type { Result } from "../../shared/result.ts";
 import { runsOf } from "../state-object.ts";
@@ -71,7 +71,7 @@ export const runPath = (threadId: string, runId: string) => `/threads/${threadId
  * interrupted if the client hangs up before it ends.
  */
 export function answerRunStream(
-  c: Context<EmulatorEnv>,
+  c: Context<AgentServerEnv>,
   stream: Response,
   run: { readonly threadId: string; readonly runId: string; readonly cancelOnDisconnect: boolean },
   headers: Record<string, string>,
@@ -84,7 +84,7 @@ export function answerRunStream(
  * Interrupts the run (the client asked for that when it hangs up), outliving the request: the
  * cancel is sent with an RPC stub of its own, and the Worker is kept until it is through.
  */
-export function interruptRun(c: Context<EmulatorEnv>, threadId: string, runId: string): () => void {
+export function interruptRun(c: Context<AgentServerEnv>, threadId: string, runId: string): () => void {
   const env = c.env;
   return () => {
     const work = (async () => {

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import type { AgentServerEnv } from "../env.ts";
 import { answer, refusal, unprocessable } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { stepDelayMs } from "../config.ts";
@@ -15,7 +15,7 @@ import { RunCreate } from "./schema.ts";
  * executes them (runs/engine.ts); these routes answer as the real server does: the Run at once
  * (background), its event stream, or its outcome when it is over (wait, join).
  */
-export const runRoutes = new Hono<EmulatorEnv>()
+export const runRoutes = new Hono<AgentServerEnv>()
   .get("/:thread_id/runs", validate("param", ThreadIdParam), validate("query", RunListQuery), async (c) => {
     using runs = runsOf(c.env);
     return answer(c, await runs.list(c.req.valid("param").thread_id, c.req.valid("query")));
@@ -103,7 +103,7 @@ export const runRoutes = new Hono<EmulatorEnv>()
  * A run's outcome (what wait and join answer), written once the run is over; the run is
  * interrupted if the client hangs up first and asked for that.
  */
-function outcomeOf(c: Context<EmulatorEnv>, threadId: string, runId: string, cancelOnDisconnect: boolean): Response {
+function outcomeOf(c: Context<AgentServerEnv>, threadId: string, runId: string, cancelOnDisconnect: boolean): Response {
   const env = c.env;
   return settledJson(
     async () => {

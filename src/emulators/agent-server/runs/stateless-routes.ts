@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import type { AgentServerEnv } from "../env.ts";
 import { answer, refusal } from "../../shared/answer.ts";
 import { ok } from "../../shared/result.ts";
 import { optionalField } from "../../shared/pydantic/optional.ts";
@@ -36,7 +36,7 @@ const RunsCancel = z
  * Stateless runs (under /runs): each on a new thread of its own, deleted when the run ends unless
  * `on_completion` is `keep`. Created, executed and answered like runs on a thread (runs/routes.ts).
  */
-export const statelessRunRoutes = new Hono<EmulatorEnv>()
+export const statelessRunRoutes = new Hono<AgentServerEnv>()
   .post("/", validate("json", RunCreateStateless), async (c) => {
     using runs = runsOf(c.env);
     const created = await runs.create(runRequest({ kind: "stateless", body: c.req.valid("json") }, stepDelayMs(c.env)));

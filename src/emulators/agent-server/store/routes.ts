@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import type { AgentServerEnv } from "../env.ts";
 import { detail } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { itemsOf } from "../state-object.ts";
@@ -11,7 +11,7 @@ import { StoreDelete, StoreGetQuery, StoreListNamespaces, StorePut, StoreSearch 
  * for a search. A listing answers the reference document's ListNamespaceResponse, a bare list of
  * namespaces, where the real server wraps it in `{"namespaces"}` (see docs/agent-server.md).
  */
-export const storeRoutes = new Hono<EmulatorEnv>()
+export const storeRoutes = new Hono<AgentServerEnv>()
   .put("/items", validate("json", StorePut), async (c) => {
     const { namespace, key, value, ttl } = c.req.valid("json");
     using items = itemsOf(c.env);

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import type { AgentServerEnv } from "../env.ts";
 import { runQueueOf } from "../state-object.ts";
 import { serverInfo } from "./info.ts";
 import { jsonMetrics, PROMETHEUS_CONTENT_TYPE, prometheusMetrics } from "./metrics.ts";
@@ -10,7 +10,7 @@ import { notEmulated } from "./not-emulated.ts";
  * Query parameters are read as the real server reads them: leniently (`check_db` other than 0 or
  * empty checks the state object; an unknown `format` is Prometheus).
  */
-export const systemRoutes = new Hono<EmulatorEnv>()
+export const systemRoutes = new Hono<AgentServerEnv>()
   .get("/info", (c) => c.json(serverInfo()))
   .get("/ok", async (c) => {
     const checkDb = c.req.query("check_db") ?? "0";

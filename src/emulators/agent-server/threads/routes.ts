@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import type { AgentServerEnv } from "../env.ts";
 import { answer } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { ThreadIdParam } from "../ids.ts";
@@ -7,7 +7,7 @@ import { threadsOf } from "../state-object.ts";
 import { ThreadCreate } from "./schema.ts";
 
 /** Routes under /threads (runs: runs/routes.ts). */
-export const threadRoutes = new Hono<EmulatorEnv>()
+export const threadRoutes = new Hono<AgentServerEnv>()
   .post("/", validate("json", ThreadCreate), async (c) => {
     const body = c.req.valid("json");
     using threads = threadsOf(c.env);

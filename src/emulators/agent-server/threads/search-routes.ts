@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import type { AgentServerEnv } from "../env.ts";
 import { answer } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { ThreadIdParam } from "../ids.ts";
@@ -7,7 +7,7 @@ import { threadQueriesOf } from "../state-object.ts";
 import { ThreadCount, ThreadPatch, ThreadSearch } from "./search-schema.ts";
 
 /** POST /threads/search, POST /threads/count and PATCH /threads/{thread_id}. */
-export const threadSearchRoutes = new Hono<EmulatorEnv>()
+export const threadSearchRoutes = new Hono<AgentServerEnv>()
   .post("/search", validate("json", ThreadSearch), async (c) => {
     const query = c.req.valid("json");
     using threads = threadQueriesOf(c.env);

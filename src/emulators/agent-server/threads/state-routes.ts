@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { EmulatorEnv } from "../../shared/emulator-env.ts";
+import type { AgentServerEnv } from "../env.ts";
 import { answer, refusal, unprocessable } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { ThreadIdParam } from "../ids.ts";
@@ -11,7 +11,7 @@ import { CheckpointParam, HistoryQuery, SubgraphsQuery, ThreadStateCheckpointReq
  * A thread's state as its runs left it (under /threads/{thread_id}): the latest checkpoint or one
  * by id, the history, updates (a new checkpoint), a copy of the thread, and its event stream.
  */
-export const threadStateRoutes = new Hono<EmulatorEnv>()
+export const threadStateRoutes = new Hono<AgentServerEnv>()
   .get("/:thread_id/state", validate("param", ThreadIdParam), validate("query", SubgraphsQuery), async (c) => {
     using state = threadStateOf(c.env);
     return answer(c, await state.state(c.req.valid("param").thread_id));
