@@ -2,8 +2,9 @@
 // input"): malformed, deeply nested and huge bodies, wrongly typed fields, wrong or missing
 // content types, odd path parameters, queries and headers. Every answer must be below 500, every
 // 4xx FastAPI-shaped JSON with a `detail`, and a refused request must leave storage as it was.
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
+import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { emulatorRoutes, type EmulatorRoute } from "./support/emulator-routes.ts";
 import { prepareWorkspace, seedMissing } from "./support/emulator-seed.ts";
@@ -48,6 +49,11 @@ describe("emulator routes under fuzzing, through the gateway", () => {
 async function checkOne(route: EmulatorRoute, plan: RequestPlan): Promise<void> {
   let before = await snapshotEmulators(workspaceId);
   if (await seedMissing(before, workspaceId)) before = await snapshotEmulators(workspaceId);
+  // Both emulators at rest (revisions at their end state, no run in flight, no cron to fire), so
+  // only the request can change what is stored.
+  await prepareWorkspace(workspaceId);
+  await agentServerAtRest();
+  before = await snapshotEmulators(workspaceId);
 
   const request = buildRequest(route, plan, { workspaceId, state: before });
   const res = await exports.default.fetch(request);
@@ -72,5 +78,23 @@ function expectDetail(text: string, where: string): void {
   expect(Array.isArray(detail), `${where}: detail is neither a string nor a list`).toBe(true);
   for (const error of detail as unknown[]) {
     expect(error, where).toMatchObject({ type: expect.any(String), loc: expect.any(Array), msg: expect.any(String) });
+  }
+}
+
+/**
+ * Waits for the agent server's runs started by earlier requests to end (they run in the
+ * background), and removes what earlier requests made that time alone would change: crons (their
+ * alarms start runs) and store items with a TTL (their alarm deletes them).
+ */
+async function agentServerAtRest(): Promise<void> {
+  const state = env.AGENT_SERVER_STATE.getByName("agent-server");
+  for (;;) {
+    const busy = await runInDurableObject(state, (_, storage) => {
+      storage.storage.sql.exec("DELETE FROM crons");
+      storage.storage.sql.exec("DELETE FROM store_items WHERE expires_at IS NOT NULL");
+      return storage.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM runs WHERE status IN ('pending', 'running')").one().n;
+    });
+    if (busy === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -1,4 +1,4 @@
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createAssistant, createThread, streamRun } from "../agent-server/support.ts";
 import { controlPlane } from "../control-plane/support.ts";
@@ -25,12 +25,16 @@ const KINDS = [
  * every kind of object. Call once before fuzzing.
  */
 export async function prepareWorkspace(workspaceId: string): Promise<void> {
-  // Revisions move on the store's clock. A clock fixed a day ahead of real time leaves no
-  // transition due and no alarm to fire during the run, so nothing changes unless a request does.
+  // Revisions move on the store's clock, on alarms. With the clock a day ahead of real time, every
+  // transition is due: running the alarm now takes each revision to its end state, after which
+  // nothing changes unless a request does. Called before every fuzzed request, since the object
+  // may have restarted meanwhile (a busy machine evicts idle objects) and lost its test clock.
+  const stub = env.CONTROL_PLANE_WORKSPACES.getByName(workspaceId);
   const now = Date.now() + 86_400_000;
-  await runInDurableObject(env.CONTROL_PLANE_WORKSPACES.getByName(workspaceId), (instance) => {
+  await runInDurableObject(stub, (instance) => {
     instance.deployments().clock = () => now;
   });
+  for (let ring = 0; ring < 20 && (await runDurableObjectAlarm(stub)); ring++);
 }
 
 /** Seeds each kind that is missing from `state`; answers whether anything was created. */
