@@ -5,6 +5,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Region } from "../../rules/schema.ts";
 import { LOCAL_BINDINGS } from "../local-bindings.ts";
+import { serveWithWranglerDev } from "../wrangler-dev.ts";
 
 export type LimiterAlgorithm = "sliding-window" | "fixed-window";
 
@@ -24,7 +25,6 @@ export interface LocalGateway {
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
-const text = (value: string) => ({ type: "plain_text" as const, value });
 
 /** The binding overrides a local load-test gateway runs with. */
 export function localBindings(options: LocalGatewayOptions): Record<string, string> {
@@ -38,32 +38,5 @@ export function localBindings(options: LocalGatewayOptions): Record<string, stri
 }
 
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
-  process.env.WRANGLER_SEND_METRICS ??= "false";
-  // Miniflare would otherwise try to download the Request.cf placeholder: the gateway needs no network.
-  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
-  const { unstable_startWorker } = await import("wrangler");
-  const bindings = Object.fromEntries(Object.entries(localBindings(options)).map(([k, v]) => [k, text(v)]));
-  const worker = await unstable_startWorker({
-    config: resolve(ROOT, "wrangler.toml"),
-    env: options.region,
-    bindings,
-    dev: {
-      server: { hostname: "127.0.0.1", port: options.port ?? 0 },
-      inspector: false,
-      // In memory: counters start empty and nothing touches .wrangler/state.
-      persist: false,
-      watch: false,
-      logLevel: "error",
-      // The gateway logs a line per denial; the load test's own output is the record.
-      structuredLogsHandler: () => undefined,
-    },
-  } as Parameters<typeof unstable_startWorker>[0]);
-  try {
-    await worker.ready;
-    const url = await worker.url;
-    return { url: new URL(url.href), stop: () => worker.dispose() };
-  } catch (error) {
-    await worker.dispose().catch(() => undefined);
-    throw error;
-  }
+  return serveWithWranglerDev({ config: resolve(ROOT, "wrangler.toml"), env: options.region, vars: localBindings(options), port: options.port });
 }

@@ -1,29 +1,13 @@
 // The official JS client (@langchain/langgraph-sdk) through the gateway for graph introspection,
 // thread search and update, the store and crons. Every response is held to the reference document.
-import { Client } from "@langchain/langgraph-sdk";
 import { describe, expect, it } from "vitest";
 import { advanceClock, MINUTE_MS } from "./clock.ts";
-import { AGENT_DEFAULT_ID, AGENT_SERVER_URL, agentServerFetch, freshCaller, freshTag } from "./support.ts";
+import { AGENT_DEFAULT_ID, freshTag, officialClient } from "./support.ts";
 
-/** A client whose every request goes through the gateway with its own client IP (as in official-client.test.ts). */
-function gatewayClient(): Client {
-  return new Client({
-    apiUrl: AGENT_SERVER_URL,
-    apiKey: `sdk-${crypto.randomUUID()}`,
-    callerOptions: {
-      maxRetries: 0,
-      fetch: (input: RequestInfo | URL, init?: RequestInit) => {
-        const headers = new Headers(init?.headers);
-        headers.set("cf-connecting-ip", freshCaller()["cf-connecting-ip"]!);
-        return agentServerFetch(input, { ...init, headers });
-      },
-    },
-  });
-}
 
 describe("official JS client: assistants' graphs", () => {
   it("getGraph, getSubgraphs and getSchemas", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const assistant = await client.assistants.create({ graphId: "pipeline" });
     const graph = await client.assistants.getGraph(assistant.assistant_id, { xray: true });
     expect(graph.nodes.map((n) => n.id)).toEqual(["__start__", "draft", "review", "__end__"]);
@@ -39,7 +23,7 @@ describe("official JS client: assistants' graphs", () => {
 
 describe("official JS client: threads", () => {
   it("search (filters, ids, paging, select), count and update", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const tag = freshTag();
     const first = await client.threads.create({ metadata: { ...tag, n: 1 } });
     const second = await client.threads.create({ metadata: { ...tag, n: 2 } });
@@ -56,7 +40,7 @@ describe("official JS client: threads", () => {
 
 describe("official JS client: store", () => {
   it("putItem, getItem (null when missing, refreshTtl), searchItems, listNamespaces, deleteItem", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const root = `sdk-${crypto.randomUUID()}`;
     await client.store.putItem([root, "docs"], "a", { title: "A", stars: 1 });
     await advanceClock(10);
@@ -90,7 +74,7 @@ describe("official JS client: store", () => {
 
 describe("official JS client: crons", () => {
   it("createForThread, create, search, count and delete", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const assistant = await client.assistants.create({ graphId: "agent", metadata: freshTag() });
     const thread = await client.threads.create();
     const onThread = await client.crons.createForThread(thread.thread_id, assistant.assistant_id, {

@@ -1,25 +1,9 @@
 // The official JS client (@langchain/langgraph-sdk) drives the emulator through the gateway: the
 // test a real integration would be. Its fetch is the gateway Worker's own fetch (no network),
 // with every response held to the reference document (contract/contract.ts).
-import { Client } from "@langchain/langgraph-sdk";
+import type { Client } from "@langchain/langgraph-sdk";
 import { describe, expect, it } from "vitest";
-import { AGENT_SERVER_URL, agentServerFetch, freshCaller, freshTag } from "./support.ts";
-
-/** A client whose every request goes through the gateway with its own client IP. */
-function gatewayClient(): Client {
-  return new Client({
-    apiUrl: AGENT_SERVER_URL,
-    apiKey: `sdk-${crypto.randomUUID()}`,
-    callerOptions: {
-      maxRetries: 0,
-      fetch: (input: RequestInfo | URL, init?: RequestInit) => {
-        const headers = new Headers(init?.headers);
-        headers.set("cf-connecting-ip", freshCaller()["cf-connecting-ip"]!);
-        return agentServerFetch(input, { ...init, headers });
-      },
-    },
-  });
-}
+import { freshTag, officialClient } from "./support.ts";
 
 type Chunk = { event: string; data: any };
 
@@ -42,7 +26,7 @@ async function run(client: Client, threadId: string, assistantId: string, text: 
 
 describe("official JS client through the gateway", () => {
   it("creates, runs, updates, lists versions, rolls back, runs by graph id and deletes", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const tag = freshTag();
 
     const assistant = await client.assistants.create({ graphId: "agent", context: { system_prompt: "You are version one." }, metadata: tag });
@@ -85,7 +69,7 @@ describe("official JS client through the gateway", () => {
   });
 
   it("surfaces 404 before a stream and the error event of a failing run", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const consume = async (threadId: string, assistantId: string, text: string) => {
       const chunks: Chunk[] = [];
       for await (const chunk of client.runs.stream(threadId, assistantId, { input: { messages: [{ role: "user", content: text }] }, streamMode: "updates" })) {

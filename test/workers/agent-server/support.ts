@@ -1,4 +1,5 @@
 import { exports } from "cloudflare:workers";
+import { Client } from "@langchain/langgraph-sdk";
 import { parseEvents } from "../../../src/emulators/shared/sse.ts";
 import { checkResponse } from "./contract/contract.ts";
 
@@ -112,4 +113,24 @@ function jsonOrUndefined(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The official JS client (@langchain/langgraph-sdk) given the agent server's base URL, as a client
+ * developer configures it; every request goes through the gateway with its own client IP and is
+ * held to the reference document.
+ */
+export function officialClient(): Client {
+  return new Client({
+    apiUrl: AGENT_SERVER_URL,
+    apiKey: `sdk-${crypto.randomUUID()}`,
+    callerOptions: {
+      maxRetries: 0,
+      fetch: (input: RequestInfo | URL, init?: RequestInit) => {
+        const headers = new Headers(init?.headers);
+        headers.set("cf-connecting-ip", freshCaller()["cf-connecting-ip"]!);
+        return agentServerFetch(input, { ...init, headers });
+      },
+    },
+  });
 }
