@@ -29,3 +29,21 @@ export function refusal(c: Context, result: Refusal): Response {
 export function answer<T>(c: Context, result: Result<T>, respond: (value: T) => Response = (value) => c.json(value as object, 200)): Response {
   return result.ok ? respond(result.value) : refusal(c, result);
 }
+
+/** One page of a search, with its total, from `offset`. */
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly total: number;
+}
+
+/**
+ * A search's page as the real server answers it: the items, `X-Pagination-Total`, and
+ * `X-Pagination-Next` (the offset of the next page; absent on the last), which the official
+ * client reads (`includePagination`).
+ */
+export function answerPage<T>(c: Context, offset: number, page: Page<T>): Response {
+  c.header("X-Pagination-Total", String(page.total));
+  const next = offset + page.items.length;
+  if (page.items.length > 0 && next < page.total) c.header("X-Pagination-Next", String(next));
+  return c.json(page.items as unknown as object[]);
+}

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AgentServerEnv } from "../env.ts";
-import { answer, unprocessable } from "../../shared/answer.ts";
+import { answer, unprocessable, answerPage } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { AssistantIdParam } from "../ids.ts";
 import { assistantsOf } from "../state-object.ts";
@@ -29,11 +29,7 @@ export const assistantRoutes = new Hono<AgentServerEnv>()
     const query = c.req.valid("json");
     using assistants = assistantsOf(c.env);
     const page = await assistants.search(query);
-    // The official client reads X-Pagination-Next (`includePagination`); absent on the last page.
-    c.header("X-Pagination-Total", String(page.total));
-    const next = query.offset + page.items.length;
-    if (page.items.length > 0 && next < page.total) c.header("X-Pagination-Next", String(next));
-    return c.json(page.items);
+    return answerPage(c, query.offset, page);
   })
   .post("/count", validate("json", AssistantCount), async (c) => {
     using assistants = assistantsOf(c.env);

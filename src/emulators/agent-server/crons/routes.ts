@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import type { AgentServerEnv } from "../env.ts";
-import { answer, unprocessable } from "../../shared/answer.ts";
+import { answer, unprocessable, answerPage } from "../../shared/answer.ts";
 import type { JsonObject } from "../../shared/pydantic/json.ts";
 import { validate } from "../../shared/validate.ts";
 import { resolveAssistantRef, ThreadIdParam } from "../ids.ts";
@@ -27,10 +27,7 @@ export const cronRoutes = new Hono<AgentServerEnv>()
     if (!filter.ok) return unprocessable(c, [filter.error]);
     using crons = cronsOf(c.env);
     const page = await crons.search({ ...query, ...filter.value });
-    c.header("X-Pagination-Total", String(page.total));
-    const next = query.offset + page.items.length;
-    if (page.items.length > 0 && next < page.total) c.header("X-Pagination-Next", String(next));
-    return c.json(page.items);
+    return answerPage(c, query.offset, page);
   })
   .post("/count", validate("json", CronCount), async (c) => {
     const query = c.req.valid("json");

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AgentServerEnv } from "../env.ts";
-import { answer } from "../../shared/answer.ts";
+import { answer, answerPage } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { ThreadIdParam } from "../ids.ts";
 import { threadQueriesOf } from "../state-object.ts";
@@ -12,11 +12,7 @@ export const threadSearchRoutes = new Hono<AgentServerEnv>()
     const query = c.req.valid("json");
     using threads = threadQueriesOf(c.env);
     const page = await threads.search(query);
-    // As for assistants: the official client reads X-Pagination-Next; absent on the last page.
-    c.header("X-Pagination-Total", String(page.total));
-    const next = query.offset + page.items.length;
-    if (page.items.length > 0 && next < page.total) c.header("X-Pagination-Next", String(next));
-    return c.json(page.items);
+    return answerPage(c, query.offset, page);
   })
   .post("/count", validate("json", ThreadCount), async (c) => {
     using threads = threadQueriesOf(c.env);
