@@ -20,7 +20,8 @@ async function moduleType(rules: readonly V4ModuleRule[], path: string): Promise
   throw new Error(`${path}: no module rule of the config says what this bundled module is`);
 }
 
-export async function withMiniflare(spec: TargetSpec, bundle: Bundle): Promise<Started> {
+/** @param inspectorPort where workerd's inspector listens (a CPU profile, see profile.ts); none when undefined */
+export async function withMiniflare(spec: TargetSpec, bundle: Bundle, inspectorPort?: number): Promise<Started> {
   const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import("wrangler");
   const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
   // The bindings, Durable Objects and service bindings exactly as wrangler reads the config.
@@ -37,6 +38,7 @@ export async function withMiniflare(spec: TargetSpec, bundle: Bundle): Promise<S
     convertV4MiniflareOptions({
       host: "127.0.0.1",
       port: 0,
+      ...(inspectorPort !== undefined && { inspectorPort }),
       // No per-request log line through Node, and the gateway's denial logs go nowhere: the
       // bench's table is the record, and neither may cost the client's core anything.
       logRequests: false,
