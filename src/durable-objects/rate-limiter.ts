@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { Counter, FixedWindow, verdictOf } from "../limiter/index.ts";
-import type { Algorithm, CounterStore, Inspection, Limit, StoredCounter, Verdict } from "../limiter/index.ts";
+import type { Algorithm, CounterStore, Inspection, LeaseGrant, LeaseRequest, Limit, StoredCounter, Verdict } from "../limiter/index.ts";
 
 /** What the counter answers per hit (the limiter's one answer type, see src/limiter/types.ts). */
 export type { Verdict } from "../limiter/index.ts";
@@ -21,6 +21,14 @@ export interface HitBatch {
    * recorded before the hits are decided, so the object counts them too.
    */
   readonly recorded?: readonly number[];
+  /** Units the isolate would lease, and a lease it gives back (src/limiter/lease.ts). */
+  readonly lease?: LeaseRequest;
+}
+
+/** The answer to a HitBatch: a verdict per hit, in order, and the units leased, if any. */
+export interface BatchAnswer {
+  readonly verdicts: Verdict[];
+  readonly lease?: LeaseGrant;
 }
 
 /** Most requests one call decides; a gateway batch is bounded by what arrives during one call. */
@@ -60,21 +68,26 @@ export class RateLimiter extends DurableObject {
    * Decide `hits` requests that arrived together, in order, exactly as that many `hit` calls at
    * this instant would.
    */
-  hitBatch({ key = "", limit, algorithm = "sliding-window", hits, recorded = [] }: HitBatch): Verdict[] {
+  hitBatch(batch: HitBatch): Verdict[] {
+    return this.decideBatch(batch).verdicts;
+  }
+
+  /** `hitBatch`, with the lease the isolate asked for (what the gateway calls). */
+  decideBatch({ key = "", limit, algorithm = "sliding-window", hits, recorded = [], lease }: HitBatch): BatchAnswer {
     if (!Number.isInteger(hits) || hits < 1 || hits > MAX_BATCH) throw new RangeError(`hits must be a whole number from 1 to ${MAX_BATCH}`);
     const now = this.now();
     if (algorithm === "fixed-window") {
       let fixed = this.#fixed.get(key);
       if (!fixed) this.#fixed.set(key, (fixed = new FixedWindow(limit)));
-      return Array.from({ length: hits }, () => verdictOf(fixed.hit(now), now));
+      return { verdicts: Array.from({ length: hits }, () => verdictOf(fixed.hit(now), now)) };
     }
-    const { verdicts, wrote, settleAt } = this.#counter(key).decide(limit, hits, now, recorded);
+    const { verdicts, lease: granted, wrote, settleAt } = this.#counter(key).decide(limit, hits, now, { recorded, ...(lease && { lease }) });
     // Not awaited: the output gate holds this reply until the write is durable, and writes made
     // by concurrent calls coalesce into one batch. An alarm already due no later than this
     // counter's settle time serves it too (the alarm settles every counter), so most batches
     // write no alarm at all.
     if (wrote && !(typeof this.#alarmAt === "number" && this.#alarmAt <= settleAt)) this.#arm(settleAt);
-    return verdicts;
+    return granted ? { verdicts, lease: granted } : { verdicts };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Coalescer, DenyCache, LocalFallback, verdictOf, type Algorithm, type CounterAddress, type Limit, type Verdict } from "../limiter/index.ts";
+import { Coalescer, DenyCache, LeaseBook, LocalFallback, verdictOf, type Algorithm, type CounterAddress, type Limit, type Verdict } from "../limiter/index.ts";
 import type { Env } from "../env.ts";
 import type { Region } from "../rules/schema.ts";
 
@@ -8,7 +8,7 @@ import type { Region } from "../rules/schema.ts";
  * `failure` says how). The one decision type from the counter to the headers.
  */
 export interface Counted extends Verdict {
-  readonly decidedBy: "object" | "deny-cache" | "local-fallback";
+  readonly decidedBy: "object" | "lease" | "deny-cache" | "local-fallback";
   readonly failure?: string;
 }
 
@@ -30,10 +30,14 @@ export interface CountRequest {
   readonly failMode: "open" | "closed";
 }
 
+/** The clock counting is done by; tests replace `now` to move time. */
+export const counterClock = { now: (): number => Date.now() };
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const denied = new DenyCache();
 const fallback = new LocalFallback();
-const coalescer = new Coalescer<Verdict>({ sleep, now: Date.now });
+const leases = new LeaseBook();
+const coalescer = new Coalescer<Verdict>({ sleep, now: () => counterClock.now() });
 let failures = 0;
 
 /** Counter calls that failed in this isolate (also logged one by one). */
@@ -44,7 +48,8 @@ export function counterFailures(): number {
 /**
  * Counts one request on its counter object (region, rule, hashed identity) in the region's
  * jurisdiction, so identity data stays in its region. A known-exhausted counter is answered from
- * the deny cache with no call. Concurrent requests for one counter share one call (Coalescer), so
+ * the deny cache with no call, and a warm one from this isolate's lease on it while that lasts
+ * (src/limiter/lease.ts: exact, the object counts leased units). Concurrent requests for one counter share one call (Coalescer), so
  * a burst on one key reaches its object as a few batches, not as more calls than it can take.
  * When the call fails or outlives `timeoutMs` (an overloaded object answers "overloaded"), the
  * request is decided by this isolate's local window for the counter (LocalFallback: at most
@@ -56,18 +61,20 @@ export function counterFailures(): number {
 export async function count(env: Env, request: CountRequest): Promise<Counted> {
   const { jurisdiction, address, limit, timeoutMs, cacheDenials, algorithm } = request;
   const { name } = address;
-  const now = Date.now();
+  const now = counterClock.now();
   const until = denied.retryAt(name, now);
   if (until !== undefined) {
     const wait = until - now;
     return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: wait, retryInMs: wait };
   }
+  const leased = algorithm === "sliding-window" ? leases.admit(name, limit, now) : undefined;
+  if (leased) return { ...leased, decidedBy: "lease" };
   try {
     const verdict = await coalescer.join(name, timeoutMs, (hits) => {
       const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
       return callObject(namespace.getByName(address.object), name, { key: address.key, limit, algorithm, hits }, timeoutMs);
     });
-    const answered = Date.now();
+    const answered = counterClock.now();
     fallback.observe(name, verdict, answered);
     // Retry time measured from our own clock after the answer arrived: never earlier than the
     // counter's own retry time.
@@ -77,14 +84,15 @@ export async function count(env: Env, request: CountRequest): Promise<Counted> {
     failures++;
     const message = error instanceof Error ? error.message : String(error);
     if (request.failMode === "closed") throw new CounterUnavailable(message);
-    const decided = Date.now();
+    const decided = counterClock.now();
     return { ...verdictOf(fallback.decide(name, limit, decided), decided), decidedBy: "local-fallback", failure: message };
   }
 }
 
 /**
  * One call to the counter object, carrying the admissions this isolate made locally while it
- * failed; one timer bounds the whole batch. Admissions it could not deliver go with the next call.
+ * failed and the lease it gives back, asking for a new lease; one timer bounds the whole batch.
+ * What it could not deliver goes with the next call.
  */
 async function callObject(
   stub: ReturnType<Env["LIMITER"]["getByName"]>,
@@ -93,14 +101,19 @@ async function callObject(
   timeoutMs: number,
 ): Promise<Verdict[]> {
   const recorded = fallback.takeUnreported(name);
+  const lease = batch.algorithm === "sliding-window" ? leases.request(name) : undefined;
+  const sentAt = counterClock.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`counter did not answer within ${timeoutMs} ms`)), timeoutMs);
     });
-    return await Promise.race([stub.hitBatch({ ...batch, recorded }), timeout]);
+    const answer = await Promise.race([stub.decideBatch({ ...batch, recorded, ...(lease && { lease }) }), timeout]);
+    if (lease) leases.accept(name, batch.limit, answer.lease, sentAt, lease);
+    return answer.verdicts;
   } catch (error) {
     fallback.restoreUnreported(name, recorded);
+    if (lease) leases.restore(name, lease);
     throw error;
   } finally {
     if (timer !== undefined) clearTimeout(timer);

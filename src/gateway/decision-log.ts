@@ -15,7 +15,7 @@ export interface DecisionLine {
   readonly rule: number;
   /** `<region>:<rule>:<identity digest>`. */
   readonly counter: string;
-  readonly decidedBy?: "object" | "deny-cache" | "local-fallback";
+  readonly decidedBy?: "object" | "lease" | "deny-cache" | "local-fallback";
   /** The effective limit, `count/interval` in seconds. */
   readonly limit?: string;
   readonly remaining?: number;

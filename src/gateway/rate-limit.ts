@@ -81,7 +81,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     if (counted.decidedBy === "local-fallback") headers["x-tollgate-counter"] = "local-fallback";
     // One log line (denials always, admissions sampled) and the metrics: decision-log.ts.
     const outcome = counted.allowed ? "admitted" : enforce ? "denied" : "shadow_denied";
-    observeDecision(c, { ...decision, outcome, counted, counterMs: counted.decidedBy === "deny-cache" ? undefined : Date.now() - started });
+    observeDecision(c, { ...decision, outcome, counted, counterMs: counted.decidedBy === "deny-cache" || counted.decidedBy === "lease" ? undefined : Date.now() - started });
     if (!counted.allowed && enforce) {
       const retryAfter = ceilSeconds(counted.retryInMs);
       const matched = describeMatcher(matcher, root);

@@ -1,3 +1,4 @@
+import { fitsLease, planLease, type LeaseGrant, type LeaseRequest } from "./lease.ts";
 import { ReservationLedger, restoreAdmissions, type LedgerOptions, type Reservation, type Snapshot } from "./ledger.ts";
 import { SlidingWindow } from "./sliding-window.ts";
 import { verdictOf, type Limit, type Verdict } from "./types.ts";
@@ -43,9 +44,19 @@ export interface Inspection {
   readonly source: "memory" | "storage";
 }
 
+/** What a call brings besides its hits. */
+export interface DecideExtras {
+  /** Admissions made elsewhere (an isolate's local fallback) that this counter has not seen. */
+  readonly recorded?: readonly number[];
+  /** Units the calling isolate would lease, and a lease it gives back (lease.ts). */
+  readonly lease?: LeaseRequest;
+}
+
 /** The outcome of `decide`: the verdicts in order, and whether storage was written. */
 export interface Decided {
   readonly verdicts: Verdict[];
+  /** Units leased to the caller, if any. */
+  readonly lease?: LeaseGrant;
   /** True when a reservation was written: the caller arranges a `settle` no later than `settleAt`. */
   readonly wrote: boolean;
   /**
@@ -72,6 +83,11 @@ export class Counter {
   #snapshot: Snapshot | undefined;
   /** Time of the last reservation this instance wrote (its last burst of activity). */
   #lastWrite = Number.NEGATIVE_INFINITY;
+  /** Leases granted by this instance and not given back, by id (a restart forgets them: safe). */
+  readonly #leases = new Map<string, { until: number; units: number; spanMs: number }>();
+  /** Lease ids: unique per instance, and unlike another instance's (a lease outlives a restart). */
+  readonly #leasePrefix = Math.random().toString(36).slice(2, 10);
+  #leaseSeq = 0;
 
   constructor(store: CounterStore, key: string, options?: LedgerOptions) {
     this.#store = store;
@@ -81,12 +97,14 @@ export class Counter {
 
   /**
    * Decides `hits` requests at `now`, in order, exactly as that many single calls would, after
-   * counting `recorded`: admissions made elsewhere (an isolate's local fallback) that this counter
-   * has not seen. Records the admitted ones, writing a reservation first when one is needed.
+   * counting `recorded` (admissions made elsewhere that this counter has not seen) and taking back
+   * a returned lease. Records the admitted ones, writing a reservation first when one is needed,
+   * then leases the caller some units when it asks and the window has room to spare (lease.ts).
    */
-  decide(limit: Limit, hits: number, now: number, recorded: readonly number[] = []): Decided {
+  decide(limit: Limit, hits: number, now: number, { recorded = [], lease }: DecideExtras = {}): Decided {
     const { window, ledger } = this.#load(limit, now);
     let reserved = false;
+    if (lease?.returned) this.#takeBack(lease.returned, window);
     const elsewhere = recorded.filter((t) => Number.isFinite(t)).slice(-limit.count);
     if (elsewhere.length > 0) {
       window.seed(elsewhere);
@@ -99,6 +117,18 @@ export class Counter {
       if (decision.allowed && ledger.onAdmit(now)) reserved = true;
       verdicts.push(verdictOf(decision, now));
     }
+    let granted: LeaseGrant | undefined;
+    if (lease && lease.want > 0 && verdicts.every((v) => v.allowed)) {
+      const plan = planLease(limit, window, now, lease.want);
+      if (plan) {
+        window.reserve(plan.until, plan.grant.units, now);
+        ledger.lease(plan.until, plan.grant.units, now);
+        reserved = true;
+        for (const [id, held] of this.#leases) if (held.until + limit.intervalMs <= now) this.#leases.delete(id);
+        granted = { id: `${this.#leasePrefix}-${++this.#leaseSeq}`, ...plan.grant };
+        this.#leases.set(granted.id, { until: plan.until, units: granted.units, spanMs: granted.spanMs });
+      }
+    }
     let settleAt = this.#lastWrite + SETTLE_MS;
     if (reserved) {
       const live = ledger.live(now);
@@ -106,7 +136,22 @@ export class Counter {
       this.#lastWrite = now;
       settleAt = ledger.exact() ? staleAt(live, this.#snapshot, limit) : now + SETTLE_MS;
     }
-    return { verdicts, wrote: reserved, settleAt };
+    return { verdicts, ...(granted && { lease: granted }), wrote: reserved, settleAt };
+  }
+
+  /**
+   * A lease given back: its units leave the window and the uses it reports take their place, at
+   * their own times (each no later than the units' `until`, and covered in storage by the lease's
+   * reservation). A lease this instance does not know (granted before a restart, or given back
+   * already) is left counted in full: never fewer admissions than happened.
+   */
+  #takeBack(returned: NonNullable<LeaseRequest["returned"]>, window: SlidingWindow): void {
+    const held = this.#leases.get(returned.id);
+    if (!held || !fitsLease(returned, held)) return;
+    this.#leases.delete(returned.id);
+    window.release(held.until, held.units);
+    const grantedAt = held.until - held.spanMs;
+    if (returned.usedAtMs.length > 0) window.seed(returned.usedAtMs.map((t) => grantedAt + t));
   }
 
   /**
@@ -165,11 +210,14 @@ export class Counter {
   }
 
   /**
-   * True once nothing has been written for SETTLE_MS: after `settle` at such a moment, storage holds
+   * True once nothing has been written for SETTLE_MS and no lease is out: after `settle` at such a moment, storage holds
    * the window exactly, so the object may drop this counter from memory and reload it on demand.
    */
   quiet(now: number): boolean {
-    return now >= this.#lastWrite + SETTLE_MS;
+    if (now < this.#lastWrite + SETTLE_MS) return false;
+    // A lease still out will come back: memory must know it then, to take it back exactly.
+    for (const held of this.#leases.values()) if (held.until >= now) return false;
+    return true;
   }
 
   /** Admissions in the window at `now` (loads the counter if it is not in memory). */

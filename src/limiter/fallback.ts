@@ -1,3 +1,4 @@
+import { setBounded } from "./bounded-map.ts";
 import { SlidingWindow } from "./sliding-window.ts";
 import type { Decision, Limit, Verdict } from "./types.ts";
 
@@ -24,7 +25,7 @@ export class LocalFallback {
 
   /** Notes what the object answered at `now` (the seed of a later local window). */
   observe(key: string, verdict: Verdict, now: number): void {
-    bounded(this.#seen, key, { at: now, used: verdict.limit - verdict.remaining }, this.#maxCounters);
+    setBounded(this.#seen, key, { at: now, used: verdict.limit - verdict.remaining }, this.#maxCounters);
     // The object answers again: it is the authority once it has been told of local admissions.
     if (!this.#unreported.has(key)) this.#windows.delete(key);
   }
@@ -36,7 +37,7 @@ export class LocalFallback {
       window = new SlidingWindow(limit);
       const seen = this.#seen.get(key);
       if (seen && seen.at > now - limit.intervalMs) window.seed(new Array<number>(Math.min(seen.used, limit.count)).fill(seen.at));
-      bounded(this.#windows, key, window, this.#maxCounters);
+      setBounded(this.#windows, key, window, this.#maxCounters);
     } else {
       window.setLimit(limit);
     }
@@ -46,7 +47,7 @@ export class LocalFallback {
       times.push(now);
       // Only admissions still inside a window can matter to the object.
       while (times.length > 0 && times[0]! <= now - limit.intervalMs) times.shift();
-      bounded(this.#unreported, key, times, this.#maxCounters);
+      setBounded(this.#unreported, key, times, this.#maxCounters);
     }
     return decision;
   }
@@ -62,21 +63,11 @@ export class LocalFallback {
   restoreUnreported(key: string, times: readonly number[]): void {
     if (times.length === 0) return;
     const merged = [...times, ...(this.#unreported.get(key) ?? [])].sort((a, b) => a - b);
-    bounded(this.#unreported, key, merged, this.#maxCounters);
+    setBounded(this.#unreported, key, merged, this.#maxCounters);
   }
 
   /** True while `key` has a local window (its object failed and has not been told since). */
   isActive(key: string): boolean {
     return this.#windows.has(key);
-  }
-}
-
-/** Map insertion in recency order, dropping the least recent entry past `max`. */
-function bounded<V>(map: Map<string, V>, key: string, value: V, max: number): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > max) {
-    const oldest = map.keys().next().value;
-    if (oldest !== undefined) map.delete(oldest);
   }
 }

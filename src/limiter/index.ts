@@ -6,7 +6,9 @@
 export type { Decision, Limit, Verdict } from "./types.ts";
 export { verdictOf } from "./types.ts";
 export { Counter, MemoryCounterStore, SETTLE_MS } from "./counter.ts";
-export type { CounterStore, Decided, Inspection, StoredCounter } from "./counter.ts";
+export type { CounterStore, Decided, DecideExtras, Inspection, StoredCounter } from "./counter.ts";
+export { LeaseBook, planLease, LEASE_MIN_COUNT } from "./lease.ts";
+export type { LeaseGrant, LeaseRequest, LeaseReturn } from "./lease.ts";
 export { LocalFallback } from "./fallback.ts";
 export { DenyCache } from "./deny-cache.ts";
 export { SlidingWindow } from "./sliding-window.ts";

@@ -9,6 +9,11 @@ import { assertLimit, assertTime, isPositiveInteger } from "./validate.ts";
 export interface Reservation {
   until: number;
   n: number;
+  /**
+   * Units leased to an isolate (lease.ts): usable until `until` even after this object restarts,
+   * so a restart restores them at `until` itself, never earlier.
+   */
+  leased?: true;
 }
 
 /** Tuning for {@link ReservationLedger}; the defaults suit most limits. */
@@ -89,6 +94,17 @@ export class ReservationLedger {
   }
 
   /**
+   * Records `n` units leased at `now` to an isolate that may use them until `until`: they must be
+   * persisted (with the rest of `live(now)`) before the lease is answered.
+   */
+  lease(until: number, n: number, now: number): void {
+    assertTime(until, "lease until");
+    if (!isPositiveInteger(n)) throw new RangeError(`leased units must be a positive integer, got ${String(n)}`);
+    this.#prune(now);
+    this.#records.push({ until, n, leased: true });
+  }
+
+  /**
    * Reservations that can still matter at `now` (until > now - intervalMs):
    * exactly what storage should hold. Its length is bounded: roughly
    * `intervalMs / spanMs` reservations that expired part-used, plus
@@ -97,7 +113,7 @@ export class ReservationLedger {
   live(now: number): Reservation[] {
     assertTime(now);
     this.#prune(now);
-    return this.#records.map((r) => ({ until: r.until, n: r.n }));
+    return this.#records.map(copyOf);
   }
 
   /**
@@ -106,7 +122,7 @@ export class ReservationLedger {
    * add nothing.
    */
   exact(): boolean {
-    return this.#records.every((r) => r.n === 1);
+    return this.#records.every((r) => r.n === 1 && !r.leased);
   }
 
   /**
@@ -117,7 +133,7 @@ export class ReservationLedger {
    */
   load(records: readonly Reservation[]): void {
     for (const r of records) assertReservation(r);
-    for (const r of records) this.#records.push({ until: r.until, n: r.n });
+    for (const r of records) this.#records.push(copyOf(r));
   }
 
   /**
@@ -186,12 +202,15 @@ export function restoreAdmissions(records: readonly Reservation[], limit: Limit,
   assertTime(now);
   for (const r of records) assertReservation(r);
   const cutoff = now - limit.intervalMs;
-  const exact = (snapshot?.times ?? []).filter((t) => t > cutoff).map((t) => ({ at: Math.min(t, now), n: 1 }));
+  // Snapshot times are kept as they are, even ahead of `now` (units leased until then).
+  const exact = (snapshot?.times ?? []).filter((t) => t > cutoff).map((t) => ({ at: t, n: 1 }));
   const latestFirst = records
     // `>=`: a record made in the same millisecond as the snapshot, after it, is not in it (an
     // exact one-admission record has `until` = its admission time).
     .filter((r) => r.until > cutoff && (snapshot === undefined || r.until >= snapshot.at))
-    .map((r) => ({ at: Math.min(r.until, now), n: r.n }))
+    // A batch reservation's unused slots died with the old instance (its admissions happened by
+    // `now`); leased units may still be used until `until` by the isolate holding them.
+    .map((r) => ({ at: r.leased ? r.until : Math.min(r.until, now), n: r.n }))
     .concat(exact)
     .sort((a, b) => b.at - a.at);
   // Keeping only the latest `count` changes no decision: they alone fill the
@@ -203,6 +222,10 @@ export function restoreAdmissions(records: readonly Reservation[], limit: Limit,
     if (out.length === limit.count) break;
   }
   return out.reverse();
+}
+
+function copyOf(r: Reservation): Reservation {
+  return r.leased ? { until: r.until, n: r.n, leased: true } : { until: r.until, n: r.n };
 }
 
 /** Throws unless `r` has a finite `until` and a positive integer `n`. */

@@ -44,12 +44,12 @@ export class SlidingWindow {
     // After a limit shrank the window may hold more than `count`: the entry whose expiry brings
     // it back under the limit is the (inWindow - count)-th oldest.
     if (inWindow >= this.#count) return this.#decision(now, false, inWindow, ring.at(inWindow - this.#count));
-    // Record max(now, newest) so the buffer stays sorted when the clock steps
-    // back or seeded timestamps lie ahead of `now`. Recording a later time
-    // than the truth keeps the admission in the window longer, so it can only
-    // over-count, which is the safe direction for a limiter.
+    // Recorded at its own time, in order: entries ahead of `now` (units leased ahead of time, a
+    // clock that stepped back) stay where they are. Each admission was checked against every
+    // entry above `now - intervalMs`, whatever their order, so no window holds more than `count`.
     const newest = ring.newest();
-    ring.push(newest !== undefined && newest > now ? newest : now);
+    if (newest === undefined || newest <= now) ring.push(now);
+    else ring.insert(now);
     return this.#decision(now, true, inWindow + 1, ring.at(0));
   }
 
@@ -68,6 +68,22 @@ export class SlidingWindow {
     // An admission would be recorded at max(now, newest); when the window is
     // empty every held entry is expired (< now), so that is `now`.
     return this.#decision(now, true, inWindow + 1, inWindow > 0 ? ring.at(first) : now);
+  }
+
+  /**
+   * Records `n` admissions at `at`, which may lie ahead of `now`: units an isolate may use until
+   * `at` (lease.ts), counted as if used at the last moment they can be, so they leave the window
+   * no earlier than any real use. The caller checked there is room for them at `now`.
+   */
+  reserve(at: number, n: number, now: number): void {
+    assertTime(at, "reserved time");
+    this.#ring.dropAtMost(now - this.#intervalMs);
+    for (let i = 0; i < n; i++) this.#ring.insert(at);
+  }
+
+  /** Forgets up to `n` admissions recorded at exactly `at` (a lease given back); returns how many. */
+  release(at: number, n: number): number {
+    return this.#ring.removeEqual(at, n);
   }
 
   /** Admissions currently in the window at `now` (read-only). */

@@ -53,6 +53,31 @@ export class TimestampRing {
     this.#length++;
   }
 
+  /**
+   * Inserts `t` in order (after any equal entries); the caller guarantees `length < maxLength`.
+   * O(number of entries newer than `t`): entries ahead of `t` are the few units leased ahead of
+   * time (see lease.ts), so this is the append of `push` in all but those cases.
+   */
+  insert(t: number): void {
+    const at = this.firstAbove(t);
+    this.push(t);
+    for (let i = this.#length - 1; i > at; i--) this.#set(i, this.at(i - 1));
+    this.#set(at, t);
+  }
+
+  /** Removes up to `n` entries equal to `t`; returns how many it removed. */
+  removeEqual(t: number, n: number): number {
+    const end = this.firstAbove(t);
+    let start = end;
+    while (start > 0 && end - start < n && this.at(start - 1) === t) start--;
+    const removed = end - start;
+    if (removed === 0) return 0;
+    for (let i = end; i < this.#length; i++) this.#set(i - removed, this.at(i));
+    this.#length -= removed;
+    if (this.#length === 0) this.#head = 0;
+    return removed;
+  }
+
   /** Drops entries `<= cutoff` from the old end. Amortized O(1) per entry ever pushed. */
   dropAtMost(cutoff: number): void {
     const buf = this.#buf;
@@ -107,6 +132,12 @@ export class TimestampRing {
   setMaxLength(maxLength: number): void {
     this.#maxLength = maxLength;
     if (this.#length > maxLength || this.#buf.length > maxLength) this.replace(this.toArray());
+  }
+
+  #set(i: number, t: number): void {
+    let j = this.#head + i;
+    if (j >= this.#buf.length) j -= this.#buf.length;
+    this.#buf[j] = t;
   }
 
   #capacityFor(length: number): number {

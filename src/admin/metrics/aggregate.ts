@@ -81,7 +81,7 @@ export interface DecisionSample {
   readonly rule: number;
   readonly ruleName: string;
   readonly outcome: Outcome;
-  readonly decidedBy?: "object" | "deny-cache" | "local-fallback";
+  readonly decidedBy?: "object" | "lease" | "deny-cache" | "local-fallback";
   /** The counter failed (the request was decided locally, or refused failing closed). */
   readonly failed?: boolean;
   readonly counterMs?: number;

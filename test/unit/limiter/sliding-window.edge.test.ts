@@ -91,15 +91,34 @@ describe("SlidingWindow edge cases", () => {
     expect(w.peek(30)).toMatchObject({ allowed: true, remaining: 0, resetAt: 110 });
   });
 
-  test("an admission earlier than the newest seeded timestamp is recorded at the newest (over-counts, never under-counts)", () => {
+  test("an admission earlier than the newest seeded timestamp is recorded at its own time, in order", () => {
     const w = new SlidingWindow({ count: 2, intervalMs: 100 });
     w.seed([500]);
-    expect(w.hit(450)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(w.hit(450)).toMatchObject({ allowed: true, remaining: 0, resetAt: 550 });
     expect(w.newestAdmission()).toBe(500);
-    expect(w.size(599)).toBe(2);
+    expect(w.admissions(450)).toEqual([450, 500]);
+    expect(w.size(549)).toBe(2);
+    expect(w.size(550)).toBe(1);
     expect(w.isIdle(600)).toBe(true);
-    // Entries ahead of `now`: retryAt is clamped to now + intervalMs.
-    expect(w.hit(450)).toMatchObject({ allowed: false, resetAt: 600, retryAt: 550 });
+    // Full: the unit frees when the older entry (450) expires.
+    expect(w.hit(450)).toMatchObject({ allowed: false, resetAt: 550, retryAt: 550 });
+  });
+
+  test("units reserved ahead of now count until they expire, and a release gives them back", () => {
+    const w = new SlidingWindow({ count: 5, intervalMs: 100 });
+    w.hit(10);
+    w.reserve(60, 3, 20);
+    expect(w.hit(20)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(w.admissions(20)).toEqual([10, 20, 60, 60, 60]);
+    expect(w.hit(30)).toMatchObject({ allowed: false, retryAt: 110 });
+    // 10 and 20 expire at 110 and 120; the reserved units only at 160.
+    expect(w.size(125)).toBe(3);
+    expect(w.size(160)).toBe(0);
+    expect(w.release(60, 2)).toBe(2);
+    expect(w.admissions(30)).toEqual([10, 20, 60]);
+    expect(w.release(60, 5)).toBe(1);
+    expect(w.release(60, 1)).toBe(0);
+    expect(w.hit(30)).toMatchObject({ allowed: true, remaining: 2 });
   });
 
   test("peek at a later time does not forget entries an earlier peek still needs", () => {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import type { Env } from "../../../src/env.ts";
 import { createGateway } from "../../../src/gateway/app.ts";
-import type { HitBatch } from "../../../src/durable-objects/rate-limiter.ts";
+import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/rate-limiter.ts";
 import type { Classifier } from "../../../src/rules/classify.ts";
 
 /**
@@ -42,7 +42,7 @@ export function recordingUpstream() {
  * flight, as a Durable Object past its capacity does.
  */
 export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" | "overloaded" = "real", failFirst = 0) {
-  const calls = { jurisdictions: [] as string[], names: [] as string[], keys: [] as string[], hits: 0, recorded: [] as number[][], batches: [] as number[], maxInFlight: 0 };
+  const calls = { jurisdictions: [] as string[], names: [] as string[], keys: [] as string[], hits: 0, recorded: [] as number[][], batches: [] as number[], leases: [] as number[], maxInFlight: 0 };
   let inFlight = 0;
   const real = env.LIMITER;
   const namespace = {
@@ -54,7 +54,7 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" |
       calls.names.push(name);
       const stub = real.getByName(name);
       return {
-        async hitBatch(batch: HitBatch) {
+        async decideBatch(batch: HitBatch): Promise<BatchAnswer> {
           calls.hits++;
           calls.keys.push(batch.key ?? "");
           calls.batches.push(batch.hits);
@@ -63,13 +63,15 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" |
           if (behaviour === "hang") return new Promise(() => {});
           if (behaviour === "allow") {
             const { count } = batch.limit;
-            return Array.from({ length: batch.hits }, () => ({ allowed: true, limit: count, remaining: count, resetInMs: 0, retryInMs: 0 }));
+            return { verdicts: Array.from({ length: batch.hits }, () => ({ allowed: true, limit: count, remaining: count, resetInMs: 0, retryInMs: 0 })) };
           }
           if (behaviour === "overloaded" && inFlight > 0) throw new Error("Durable Object is overloaded. Too many requests queued.");
           inFlight++;
           calls.maxInFlight = Math.max(calls.maxInFlight, inFlight);
           try {
-            return await stub.hitBatch(batch);
+            const answer = await stub.decideBatch(batch);
+            if (answer.lease) calls.leases.push(answer.lease.units);
+            return answer;
           } finally {
             inFlight--;
           }

@@ -1,0 +1,199 @@
+import { setBounded } from "./bounded-map.ts";
+import type { SlidingWindow } from "./sliding-window.ts";
+import type { Limit, Verdict } from "./types.ts";
+
+/*
+ * Admission leases (README, "Counting"): so that a warm counter does not cost a Durable Object
+ * call per request, the object may hand the isolate that asks a few units of its window at once.
+ * The object counts them as admissions made at the lease's end (`until`), the latest moment the
+ * isolate may use them, so each leaves the window no earlier than the real use it stands for: no
+ * window ever holds more than `count` real admissions, whatever the isolates do. When the isolate
+ * comes back (its lease used up or over), it gives the lease back with the times it used: the
+ * object forgets the units and records those times, and is exact again.
+ *
+ * The object also sends what the isolate needs to answer exactly as the object would: how many
+ * admissions stay in the window for the whole lease (`base`) and the times of those that leave it
+ * during the lease (`expiringMs`). With one isolate per counter (tests, `npm start`, most keys)
+ * every decision and every header is the exact sliding window's; with several, an isolate's unused
+ * units can only make another deny early (never admit more), at most `count / 16` units per lease
+ * and never more than a quarter of the room left, for at most the lease plus one interval.
+ */
+
+/** Counters below this count are never leased: every request asks the object. */
+export const LEASE_MIN_COUNT = 20;
+/** A lease lasts a tenth of the interval, at most this long. */
+export const MAX_LEASE_MS = 10_000;
+/** Shortest lease worth granting. */
+const MIN_LEASE_MS = 10;
+/** Most window entries a lease carries for the isolate's exact answers (`expiringMs`). */
+const MAX_EXPIRING = 64;
+/** What an isolate asks for the first time, and at least afterwards. */
+const FIRST_WANT = 8;
+const MIN_WANT = 4;
+const MAX_WANT = 4_096;
+
+/** What an isolate asks of the object with a call: units to lease, and a lease it gives back. */
+export interface LeaseRequest {
+  readonly want: number;
+  readonly returned?: LeaseReturn;
+}
+
+/** A lease given back: which one, and when its units were used (ms after it was granted). */
+export interface LeaseReturn {
+  readonly id: string;
+  readonly units: number;
+  readonly spanMs: number;
+  readonly usedAtMs: readonly number[];
+}
+
+/** A lease as the object grants it. Times are ms relative to the grant (the isolate's clock differs). */
+export interface LeaseGrant {
+  readonly id: string;
+  readonly units: number;
+  /** The units may be used for this long after the call was sent. */
+  readonly spanMs: number;
+  /** Admissions in the window at the grant that stay in it for the whole lease (leased units excluded). */
+  readonly base: number;
+  /** When the oldest of those was made (ms, <= 0), if any. */
+  readonly oldestBaseMs?: number;
+  /** When each admission that leaves the window during the lease was made (ms, <= 0), oldest first. */
+  readonly expiringMs: readonly number[];
+}
+
+/**
+ * The lease the object can grant now, given the window after the call's own hits were decided
+ * (`window`, with every unit already leased to anyone), or undefined when it should not lease.
+ */
+export function planLease(limit: Limit, window: SlidingWindow, now: number, want: number): { until: number; grant: Omit<LeaseGrant, "id"> } | undefined {
+  const { count, intervalMs } = limit;
+  if (count < LEASE_MIN_COUNT || !(want >= 1)) return undefined;
+  const times = window.admissions(now);
+  // Leave most of the room to other isolates: a lease takes at most a quarter of it.
+  const units = Math.min(Math.floor(want), Math.floor(count / 16), Math.floor((count - times.length) / 4));
+  if (units < 1) return undefined;
+  let spanMs = Math.min(Math.floor(intervalMs / 10), MAX_LEASE_MS);
+  // End the lease before more than MAX_EXPIRING entries leave the window, so the grant stays small.
+  if (times.length > MAX_EXPIRING) spanMs = Math.min(spanMs, times[MAX_EXPIRING]! + intervalMs - now - 1);
+  if (spanMs < MIN_LEASE_MS) return undefined;
+  const until = now + spanMs;
+  let leaving = 0;
+  while (leaving < times.length && times[leaving]! + intervalMs <= until) leaving++;
+  const grant = {
+    units,
+    spanMs,
+    base: times.length - leaving,
+    ...(times.length > leaving && { oldestBaseMs: times[leaving]! - now }),
+    expiringMs: times.slice(0, leaving).map((t) => t - now),
+  };
+  return { until, grant };
+}
+
+/** True when `returned` can be the lease `held` (same size and span) and its uses fit it. */
+export function fitsLease(returned: LeaseReturn, held: { units: number; spanMs: number }): boolean {
+  const { units, spanMs, usedAtMs } = returned;
+  return (
+    units === held.units &&
+    spanMs === held.spanMs &&
+    Array.isArray(usedAtMs) &&
+    usedAtMs.length <= units &&
+    usedAtMs.every((t) => Number.isFinite(t) && t >= 0 && t <= spanMs)
+  );
+}
+
+interface Held {
+  readonly grant: LeaseGrant;
+  readonly limit: Limit;
+  /** This isolate's clock when the call that brought the lease was sent. */
+  readonly from: number;
+  readonly usedAtMs: number[];
+  /** Entries of `grant.expiringMs` already out of the window. */
+  gone: number;
+}
+
+/**
+ * One isolate's leases, by counter name: decides requests locally while a lease lasts, and hands
+ * each ended lease back with the next call to that counter. Bounded like the deny cache: a lease
+ * dropped for room is never given back, and its units stay counted until they expire (safe).
+ */
+export class LeaseBook {
+  readonly #held = new Map<string, Held>();
+  readonly #ended = new Map<string, { returned: LeaseReturn; next: number }>();
+  readonly #wants = new Map<string, number>();
+  readonly #max: number;
+
+  constructor(maxCounters = 10_000) {
+    this.#max = maxCounters;
+  }
+
+  /**
+   * The request decided on this isolate's lease for `name` at `now`, or undefined when there is
+   * none (or it is used up, over, or for another limit: it is then ended, to be given back).
+   */
+  admit(name: string, limit: Limit, now: number): Verdict | undefined {
+    const held = this.#held.get(name);
+    if (!held) return undefined;
+    const { grant } = held;
+    const at = Math.max(0, now - held.from);
+    if (at > grant.spanMs || held.usedAtMs.length >= grant.units || held.limit.count !== limit.count || held.limit.intervalMs !== limit.intervalMs) {
+      this.#end(name, held, "over");
+      return undefined;
+    }
+    const { intervalMs } = limit;
+    const expiring = grant.expiringMs;
+    while (held.gone < expiring.length && expiring[held.gone]! <= at - intervalMs) held.gone++;
+    held.usedAtMs.push(at);
+    const inWindow = grant.base + (expiring.length - held.gone) + held.usedAtMs.length;
+    const remaining = Math.max(0, limit.count - inWindow);
+    // The oldest admission in the window, as the object's exact window would say.
+    const oldest = held.gone < expiring.length ? expiring[held.gone]! : grant.base > 0 ? grant.oldestBaseMs! : held.usedAtMs[0]!;
+    const resetInMs = oldest + intervalMs - at;
+    return { allowed: true, limit: limit.count, remaining, resetInMs, retryInMs: remaining > 0 ? 0 : Math.min(resetInMs, intervalMs) };
+  }
+
+  /**
+   * What the next call for `name` asks: units, and the lease to give back. A lease still held is
+   * ended and given back too (requests queued before it came go to the object in one call): its
+   * unused units must not count against them, or the object would deny what a single window admits.
+   */
+  request(name: string): LeaseRequest {
+    const held = this.#held.get(name);
+    if (held) this.#end(name, held, "call");
+    const ended = this.#ended.get(name);
+    this.#ended.delete(name);
+    const want = ended?.next ?? this.#wants.get(name) ?? FIRST_WANT;
+    return ended ? { want, returned: ended.returned } : { want };
+  }
+
+  /** The call carrying `request` failed: its lease goes back with the next call. */
+  restore(name: string, request: LeaseRequest): void {
+    if (request.returned && !this.#ended.has(name)) setBounded(this.#ended, name, { returned: request.returned, next: request.want || FIRST_WANT }, this.#max);
+  }
+
+  /** The object answered the call sent at `from` (this isolate's clock), with a lease or none. */
+  accept(name: string, limit: Limit, grant: LeaseGrant | undefined, from: number, request: LeaseRequest): void {
+    if (request.want > 0) setBounded(this.#wants, name, request.want, this.#max);
+    if (!grant) return;
+    const previous = this.#held.get(name);
+    if (previous) this.#end(name, previous, "call");
+    setBounded(this.#held, name, { grant, limit, from, usedAtMs: [], gone: 0 }, this.#max);
+  }
+
+  /** Leases held now, for tests. */
+  get size(): number {
+    return this.#held.size;
+  }
+
+  /** Ends a lease, to be given back with the next call: it is "over" (used up, ran out, other limit) or a "call" is made anyway. */
+  #end(name: string, held: Held, why: "over" | "call"): void {
+    this.#held.delete(name);
+    const { id, units, spanMs } = held.grant;
+    const used = held.usedAtMs.length;
+    // Slow start, as the reservation ledger: used up means demand is higher, ask twice as many;
+    // a lease that ran out part-used asks what it used; one cut short by a call, the same again.
+    const next = used >= units ? Math.min(MAX_WANT, units * 2) : why === "call" ? units : Math.max(MIN_WANT, used);
+    const earlier = this.#ended.get(name);
+    // One lease goes back per call; an earlier one not yet given back stays counted (safe).
+    if (!earlier) setBounded(this.#ended, name, { returned: { id, units, spanMs, usedAtMs: held.usedAtMs }, next }, this.#max);
+    setBounded(this.#wants, name, next, this.#max);
+  }
+}

@@ -1,0 +1,233 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { Counter, LeaseBook, LEASE_MIN_COUNT, MemoryCounterStore, verdictOf, type Limit, type Verdict } from "../../../src/limiter/index.ts";
+import { count as countRequest, counterClock, type Counted } from "../../../src/gateway/counter.ts";
+import type { Env } from "../../../src/env.ts";
+import { maxInAnyWindow, ReferenceWindow } from "./reference-model.ts";
+import { stepsArb } from "./arbitraries.ts";
+
+/** Limits on both sides of LEASE_MIN_COUNT: leased counters and counters asked every time. */
+const leasedLimitArb: fc.Arbitrary<Limit> = fc.record({
+  count: fc.oneof(fc.integer({ min: 1, max: LEASE_MIN_COUNT - 1 }), fc.integer({ min: LEASE_MIN_COUNT, max: 400 })),
+  intervalMs: fc.integer({ min: 50, max: 20_000 }),
+});
+
+/**
+ * The gateway's own `count()` (deny cache, lease, coalescer, object call) against counter objects
+ * run in memory: the same Counter the Durable Object runs, called as RateLimiter.decideBatch does.
+ */
+function memoryLimiter(now: () => number) {
+  const store = new MemoryCounterStore();
+  const counters = new Map<string, Counter>();
+  let calls = 0;
+  const namespace = {
+    getByName: (object: string) => ({
+      async decideBatch(batch: Parameters<Counter["decide"]>[3] & { key?: string; limit: Limit; hits: number }) {
+        calls++;
+        const name = `${object}/${batch.key ?? ""}`;
+        let counter = counters.get(name);
+        if (!counter) counters.set(name, (counter = new Counter(store, name)));
+        const { verdicts, lease } = counter.decide(batch.limit, batch.hits, now(), batch);
+        return lease ? { verdicts, lease } : { verdicts };
+      },
+    }),
+  };
+  return { env: { LIMITER: namespace } as unknown as Env, calls: () => calls };
+}
+
+let run = 0;
+
+describe("admission leases", () => {
+  it("property: through count(), one isolate's answers are exactly the sliding window's, header values included", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        leasedLimitArb.chain((limit) => fc.tuple(fc.constant(limit), stepsArb(limit.intervalMs, 80))),
+        async ([limit, steps]) => {
+          let now = 1_000_000;
+          counterClock.now = () => now;
+          try {
+            const { env } = memoryLimiter(() => now);
+            const reference = new ReferenceWindow(limit);
+            const address = { name: `lease-run-${run++}`, object: "o", key: `k${run}` };
+            for (const { gap, burst } of steps) {
+              now += gap;
+              for (let i = 0; i < burst; i++) {
+                const counted: Counted = await countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 1_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed" });
+                const expected: Verdict = verdictOf(reference.decide(now, true), now);
+                expect({ ...counted, decidedBy: undefined }).toEqual({ ...expected, decidedBy: undefined });
+              }
+            }
+          } finally {
+            counterClock.now = () => Date.now();
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answers on a lease follow admissions out of the window to the millisecond", async () => {
+    let now = 0;
+    counterClock.now = () => now;
+    try {
+      const { env } = memoryLimiter(() => now);
+      const limit = { count: 160, intervalMs: 1_000 };
+      const reference = new ReferenceWindow(limit);
+      const address = { name: `lease-edge-${run++}`, object: "o", key: "edge" };
+      const seen: string[] = [];
+      // 0: three admissions; 950: a new lease (100 ms) during which those three leave the window at 1,000.
+      for (const t of [0, 0, 0, 950, 960, 999, 1_000, 1_001, 1_049, 1_050]) {
+        now = t;
+        const counted = await countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 1_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed" });
+        expect({ ...counted, decidedBy: undefined }).toEqual({ ...verdictOf(reference.decide(now, true), now), decidedBy: undefined });
+        seen.push(counted.decidedBy);
+      }
+      // The second lease is of 4 units (the first was 2/8 used): used up at 1,001.
+      expect(seen).toEqual(["object", "lease", "lease", "object", "lease", "lease", "lease", "lease", "object", "lease"]);
+    } finally {
+      counterClock.now = () => Date.now();
+    }
+  });
+
+  it("a warm counter reaches its object once per lease, not once per request", async () => {
+    let now = 5_000_000;
+    counterClock.now = () => now;
+    try {
+      const { env, calls } = memoryLimiter(() => now);
+      const limit = { count: 10_000, intervalMs: 60_000 };
+      const address = { name: `lease-warm-${run++}`, object: "o", key: "warm" };
+      const decidedBy: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        now += 5;
+        const counted = await countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 1_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed" });
+        expect(counted).toMatchObject({ allowed: true, remaining: limit.count - 1 - i });
+        decidedBy.push(counted.decidedBy);
+      }
+      // Slow start: 8, 16, 32, 64, 128 units; each call also decides its own request.
+      expect(calls()).toBeLessThanOrEqual(6);
+      expect(decidedBy.filter((d) => d === "lease").length).toBe(200 - calls());
+    } finally {
+      counterClock.now = () => Date.now();
+    }
+  });
+
+  it("property: isolates sharing a counter, with object restarts, never admit more than count in any window", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: LEASE_MIN_COUNT, max: 300 }),
+        fc.integer({ min: 100, max: 10_000 }),
+        fc.integer({ min: 2, max: 5 }),
+        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 400 }), isolate: fc.nat(), restart: fc.boolean().map((b) => b && Math.random() < 0.1) }), { minLength: 1, maxLength: 400 }),
+        (count, intervalMs, isolates, steps) => {
+          const limit = { count, intervalMs };
+          const store = new MemoryCounterStore();
+          let counter = new Counter(store, "k");
+          const books = Array.from({ length: isolates }, () => new LeaseBook());
+          const admitted: number[] = [];
+          let now = 0;
+          for (const { gap, isolate, restart } of steps) {
+            now += gap;
+            if (restart) counter = new Counter(store, "k");
+            const book = books[isolate % isolates]!;
+            const local = book.admit("k", limit, now);
+            if (local) {
+              admitted.push(now);
+              continue;
+            }
+            const request = book.request("k");
+            const { verdicts, lease } = counter.decide(limit, 1, now, { lease: request });
+            book.accept("k", limit, lease, now, request);
+            if (verdicts[0]!.allowed) admitted.push(now);
+          }
+          expect(maxInAnyWindow(admitted, intervalMs)).toBeLessThanOrEqual(count);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("property: with several isolates a denial comes only when admissions and units still leased out fill the window", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: LEASE_MIN_COUNT, max: 200 }),
+        fc.integer({ min: 100, max: 5_000 }),
+        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 100 }), isolate: fc.nat({ max: 3 }) }), { minLength: 1, maxLength: 300 }),
+        (count, intervalMs, steps) => {
+          const limit = { count, intervalMs };
+          const counter = new Counter(new MemoryCounterStore(), "k");
+          const books = Array.from({ length: 4 }, () => new LeaseBook());
+          interface Granted { until: number; units: number; back: boolean }
+          const granted: Granted[] = [];
+          const held: (Granted | undefined)[] = [];
+          // Every admission, with the lease it was made on (if any).
+          const admitted: { at: number; on?: Granted }[] = [];
+          let now = 0;
+          for (const { gap, isolate } of steps) {
+            now += gap;
+            const book = books[isolate]!;
+            if (book.admit("k", limit, now)) {
+              admitted.push({ at: now, on: held[isolate]! });
+              continue;
+            }
+            const request = book.request("k");
+            if (request.returned) held[isolate]!.back = true;
+            const { verdicts, lease } = counter.decide(limit, 1, now, { lease: request });
+            book.accept("k", limit, lease, now, request);
+            held[isolate] = lease ? { until: now + lease.spanMs, units: lease.units, back: false } : undefined;
+            if (lease) granted.push(held[isolate]!);
+            if (verdicts[0]!.allowed) admitted.push({ at: now });
+            else {
+              // A lease not given back counts in full, as used at its end, until that leaves the window.
+              const out = granted.filter((g) => !g.back && g.until > now - intervalMs);
+              const real = admitted.filter((a) => a.at > now - intervalMs && !(a.on && out.includes(a.on))).length;
+              expect(real + out.reduce((n, g) => n + g.units, 0)).toBeGreaterThanOrEqual(count);
+            }
+          }
+          expect(maxInAnyWindow(admitted.map((a) => a.at), intervalMs)).toBeLessThanOrEqual(count);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a lease outlives a restart of its object: its units are restored at the lease's end, not at the restart", () => {
+    const store = new MemoryCounterStore();
+    const limit = { count: 160, intervalMs: 10_000 };
+    const counter = new Counter(store, "k");
+    const { lease } = counter.decide(limit, 1, 1_000, { lease: { want: 8 } });
+    expect(lease).toMatchObject({ units: 8, spanMs: 1_000 });
+    // Restarted at 1,100; the isolate may use its 8 units until 2,000, so they count until 12,000.
+    const restarted = new Counter(store, "k");
+    expect(restarted.size(limit, 1_100)).toBe(9);
+    expect(restarted.size(limit, 11_999)).toBe(8);
+    expect(restarted.size(limit, 12_000)).toBe(0);
+    // The restarted object does not know the lease: given back, it stays counted in full.
+    restarted.decide(limit, 1, 1_200, { lease: { want: 0, returned: { id: lease!.id, units: 8, spanMs: 1_000, usedAtMs: [10] } } });
+    expect(restarted.size(limit, 1_200)).toBe(10);
+  });
+
+  it("a lease given back is replaced by its uses, at their times; a second return of it changes nothing", () => {
+    const limit = { count: 160, intervalMs: 10_000 };
+    const counter = new Counter(new MemoryCounterStore(), "k");
+    const { lease } = counter.decide(limit, 1, 1_000, { lease: { want: 8 } });
+    const returned = { id: lease!.id, units: 8, spanMs: 1_000, usedAtMs: [100, 300] };
+    counter.decide(limit, 1, 1_500, { lease: { want: 0, returned } });
+    expect(counter.inspect(limit, 1_500).ages).toEqual([500, 400, 200, 0]);
+    counter.decide(limit, 1, 1_600, { lease: { want: 0, returned } });
+    expect(counter.inspect(limit, 1_600).admissions).toBe(5);
+    // A return that does not fit the lease (more uses than units) is refused: the units stay.
+    const next = counter.decide(limit, 1, 1_700, { lease: { want: 8 } }).lease!;
+    counter.decide(limit, 1, 1_800, { lease: { want: 0, returned: { id: next.id, units: next.units, spanMs: next.spanMs, usedAtMs: Array(next.units + 1).fill(1) } } });
+    expect(counter.inspect(limit, 1_800).admissions).toBe(7 + next.units);
+  });
+
+  it("counters below LEASE_MIN_COUNT are never leased; a lease leaves three quarters of the room to others", () => {
+    const small = new Counter(new MemoryCounterStore(), "s");
+    expect(small.decide({ count: LEASE_MIN_COUNT - 1, intervalMs: 1_000 }, 1, 0, { lease: { want: 8 } }).lease).toBeUndefined();
+    const big = new Counter(new MemoryCounterStore(), "b");
+    const limit = { count: 1_000, intervalMs: 1_000 };
+    big.decide(limit, 980, 0);
+    // 19 left after its own request: a quarter of that, 4.
+    expect(big.decide(limit, 1, 0, { lease: { want: 50 } }).lease?.units).toBe(4);
+  });
+});
