@@ -57,7 +57,10 @@ export interface Decided {
   readonly verdicts: Verdict[];
   /** Units leased to the caller, if any. */
   readonly lease?: LeaseGrant;
-  /** True when a reservation was written: the caller arranges a `settle` no later than `settleAt`. */
+  /**
+   * True when a reservation was written or a lease taken back (storage then over-counts until a
+   * snapshot): the caller arranges a `settle` no later than `settleAt`.
+   */
   readonly wrote: boolean;
   /**
    * When the counter next needs `settle`: SETTLE_MS after its last write when a snapshot would make
@@ -88,6 +91,8 @@ export class Counter {
   /** Lease ids: unique per instance, and unlike another instance's (a lease outlives a restart). */
   readonly #leasePrefix = Math.random().toString(36).slice(2, 10);
   #leaseSeq = 0;
+  /** A lease came back since the last snapshot: memory holds its uses, storage its units at `until`. */
+  #takenBack = false;
 
   constructor(store: CounterStore, key: string, options?: LedgerOptions) {
     this.#store = store;
@@ -104,7 +109,7 @@ export class Counter {
   decide(limit: Limit, hits: number, now: number, { recorded = [], lease }: DecideExtras = {}): Decided {
     const { window, ledger } = this.#load(limit, now);
     let reserved = false;
-    if (lease?.returned) this.#takeBack(lease.returned, window);
+    const tookBack = lease?.returned !== undefined && this.#takeBack(lease.returned, window);
     const elsewhere = recorded.filter((t) => Number.isFinite(t)).slice(-limit.count);
     if (elsewhere.length > 0) {
       window.seed(elsewhere);
@@ -134,9 +139,13 @@ export class Counter {
       const live = ledger.live(now);
       this.#persist(limit, live);
       this.#lastWrite = now;
-      settleAt = ledger.exact() ? staleAt(live, this.#snapshot, limit) : now + SETTLE_MS;
+      settleAt = this.#exactInStorage() ? staleAt(live, this.#snapshot, limit) : now + SETTLE_MS;
+    } else if (tookBack) {
+      // Storage still holds the lease's units at its end: a snapshot once idle makes it exact.
+      this.#lastWrite = now;
+      settleAt = now + SETTLE_MS;
     }
-    return { verdicts, ...(granted && { lease: granted }), wrote: reserved, settleAt };
+    return { verdicts, ...(granted && { lease: granted }), wrote: reserved || tookBack, settleAt };
   }
 
   /**
@@ -145,13 +154,20 @@ export class Counter {
    * reservation). A lease this instance does not know (granted before a restart, or given back
    * already) is left counted in full: never fewer admissions than happened.
    */
-  #takeBack(returned: NonNullable<LeaseRequest["returned"]>, window: SlidingWindow): void {
+  #takeBack(returned: NonNullable<LeaseRequest["returned"]>, window: SlidingWindow): boolean {
     const held = this.#leases.get(returned.id);
-    if (!held || !fitsLease(returned, held)) return;
+    if (!held || !fitsLease(returned, held)) return false;
     this.#leases.delete(returned.id);
     window.release(held.until, held.units);
     const grantedAt = held.until - held.spanMs;
     if (returned.usedAtMs.length > 0) window.seed(returned.usedAtMs.map((t) => grantedAt + t));
+    this.#takenBack = true;
+    return true;
+  }
+
+  /** Whether a restart now would rebuild exactly the window in memory (no snapshot needed). */
+  #exactInStorage(): boolean {
+    return !this.#takenBack && this.#ledger !== undefined && this.#ledger.exact();
   }
 
   /**
@@ -164,11 +180,12 @@ export class Counter {
     if (!stored) return undefined;
     const limit = this.#limit ?? stored.limit;
     // A snapshot only matters when some reservation is inexact (holds several admissions).
-    if (this.#window && this.#ledger && !this.#ledger.exact()) {
+    if (this.#window && this.#ledger && !this.#exactInStorage()) {
       if (now < this.#lastWrite + SETTLE_MS) return this.#lastWrite + SETTLE_MS;
       if (!this.#snapshot || this.#snapshot.at < this.#lastWrite) {
         this.#snapshot = { at: now, times: this.#window.admissions(now) };
         this.#ledger.checkpoint();
+        this.#takenBack = false;
         this.#persist(limit, []);
       }
     }

@@ -118,11 +118,11 @@ export class ReservationLedger {
 
   /**
    * True when every reservation since the last checkpoint holds exactly one admission at its
-   * `until`: storage then already says exactly when each admission happened, and a snapshot would
-   * add nothing.
+   * `until`, or is a lease (restored at its `until`, exactly as the window holds it until it is
+   * given back): storage then already says what the window holds, and a snapshot would add nothing.
    */
   exact(): boolean {
-    return this.#records.every((r) => r.n === 1 && !r.leased);
+    return this.#records.every((r) => r.n === 1 || r.leased);
   }
 
   /**

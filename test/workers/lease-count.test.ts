@@ -1,0 +1,118 @@
+// Admission leases through the gateway's own count() (deny cache, lease, coalescer, object call),
+// against counter objects run in memory with a driven clock: the pure halves are tested in
+// test/unit/limiter/lease.test.ts. Here because count() belongs to the Worker.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Env } from "../../src/env.ts";
+import { count as countRequest, counterClock, type Counted } from "../../src/gateway/counter.ts";
+import { Counter, LEASE_MIN_COUNT, MemoryCounterStore, verdictOf, type Limit, type Verdict } from "../../src/limiter/index.ts";
+import { stepsArb } from "../unit/limiter/arbitraries.ts";
+import { ReferenceWindow } from "../unit/limiter/reference-model.ts";
+
+/** Limits on both sides of LEASE_MIN_COUNT: leased counters and counters asked every time. */
+const leasedLimitArb: fc.Arbitrary<Limit> = fc.record({
+  count: fc.oneof(fc.integer({ min: 1, max: LEASE_MIN_COUNT - 1 }), fc.integer({ min: LEASE_MIN_COUNT, max: 400 })),
+  intervalMs: fc.integer({ min: 50, max: 20_000 }),
+});
+
+
+/**
+ * The gateway's own `count()` (deny cache, lease, coalescer, object call) against counter objects
+ * run in memory: the same Counter the Durable Object runs, called as RateLimiter.decideBatch does.
+ */
+function memoryLimiter(now: () => number) {
+  const store = new MemoryCounterStore();
+  const counters = new Map<string, Counter>();
+  let calls = 0;
+  const namespace = {
+    getByName: (object: string) => ({
+      async decideBatch(batch: Parameters<Counter["decide"]>[3] & { key?: string; limit: Limit; hits: number }) {
+        calls++;
+        const name = `${object}/${batch.key ?? ""}`;
+        let counter = counters.get(name);
+        if (!counter) counters.set(name, (counter = new Counter(store, name)));
+        const { verdicts, lease } = counter.decide(batch.limit, batch.hits, now(), batch);
+        return lease ? { verdicts, lease } : { verdicts };
+      },
+    }),
+  };
+  return { env: { LIMITER: namespace } as unknown as Env, calls: () => calls };
+}
+
+let run = 0;
+
+describe("admission leases through count()", () => {
+  it("property: through count(), one isolate's answers are exactly the sliding window's, header values included", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        leasedLimitArb.chain((limit) => fc.tuple(fc.constant(limit), stepsArb(limit.intervalMs, 80))),
+        async ([limit, steps]) => {
+          let now = 1_000_000;
+          counterClock.now = () => now;
+          try {
+            const { env } = memoryLimiter(() => now);
+            const reference = new ReferenceWindow(limit);
+            const address = { name: `lease-run-${run++}`, object: "o", key: `k${run}` };
+            for (const { gap, burst } of steps) {
+              now += gap;
+              for (let i = 0; i < burst; i++) {
+                const counted: Counted = await countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 1_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed" });
+                const expected: Verdict = verdictOf(reference.decide(now, true), now);
+                expect({ ...counted, decidedBy: undefined }).toEqual({ ...expected, decidedBy: undefined });
+              }
+            }
+          } finally {
+            counterClock.now = () => Date.now();
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answers on a lease follow admissions out of the window to the millisecond", async () => {
+    let now = 0;
+    counterClock.now = () => now;
+    try {
+      const { env } = memoryLimiter(() => now);
+      const limit = { count: 160, intervalMs: 1_000 };
+      const reference = new ReferenceWindow(limit);
+      const address = { name: `lease-edge-${run++}`, object: "o", key: "edge" };
+      const seen: string[] = [];
+      // 0: three admissions; 950: a new lease (100 ms) during which those three leave the window at 1,000.
+      for (const t of [0, 0, 0, 950, 960, 999, 1_000, 1_001, 1_049, 1_050]) {
+        now = t;
+        const counted = await countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 1_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed" });
+        expect({ ...counted, decidedBy: undefined }).toEqual({ ...verdictOf(reference.decide(now, true), now), decidedBy: undefined });
+        seen.push(counted.decidedBy);
+      }
+      // The second lease is of 4 units (the first was 2/8 used): used up at 1,001.
+      expect(seen).toEqual(["object", "lease", "lease", "object", "lease", "lease", "lease", "lease", "object", "lease"]);
+    } finally {
+      counterClock.now = () => Date.now();
+    }
+  });
+
+  it("a warm counter reaches its object once per lease, not once per request", async () => {
+    let now = 5_000_000;
+    counterClock.now = () => now;
+    try {
+      const { env, calls } = memoryLimiter(() => now);
+      const limit = { count: 10_000, intervalMs: 60_000 };
+      const address = { name: `lease-warm-${run++}`, object: "o", key: "warm" };
+      const decidedBy: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        now += 5;
+        const counted = await countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 1_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed" });
+        expect(counted).toMatchObject({ allowed: true, remaining: limit.count - 1 - i });
+        decidedBy.push(counted.decidedBy);
+      }
+      // Slow start: 8, 16, 32, 64, 128 units; each call also decides its own request.
+      expect(calls()).toBeLessThanOrEqual(6);
+      expect(decidedBy.filter((d) => d === "lease").length).toBe(200 - calls());
+    } finally {
+      counterClock.now = () => Date.now();
+    }
+  });
+
+});
