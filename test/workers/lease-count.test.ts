@@ -1,8 +1,13 @@
 // Admission leases through the gateway's own count() (deny cache, lease, coalescer, object call),
 // against counter objects run in memory with a driven clock: the pure halves are tested in
 // test/unit/limiter/lease.test.ts. Here because count() belongs to the Worker.
+import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { hostedApiTable } from "../../src/rules/hosted-api.ts";
+import type { Region } from "../../src/rules/schema.ts";
+import { gatewayWith, recordingLimiter } from "./support/custom-gateway.ts";
+import { freshIdentity } from "./support/requests.ts";
 import type { Env } from "../../src/env.ts";
 import { count as countRequest, counterClock, type Counted } from "../../src/gateway/counter.ts";
 import { Counter, LEASE_MIN_COUNT, MemoryCounterStore, verdictOf, type Limit, type Verdict } from "../../src/limiter/index.ts";
@@ -115,4 +120,22 @@ describe("admission leases through count()", () => {
     }
   });
 
+});
+
+describe("admission leases through the gateway and the real counter object", () => {
+  it("a warm key's requests are decided on leases: few object calls, every RateLimit header exact", async () => {
+    const limiter = recordingLimiter();
+    const send = gatewayWith({ LIMITER: limiter.namespace });
+    const who = freshIdentity();
+    const rule = hostedApiTable.rules.find((r) => r.id === 16)!;
+    const { count, interval } = rule.limits[env.REGION as Region];
+    for (let i = 1; i <= 100; i++) {
+      const res = await send("/commits/x", { headers: { "x-api-key": who.apiKey } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("ratelimit")).toBe(`"${rule.name}";r=${count - i};t=${interval}`);
+    }
+    // Slow start: 8, 16, 32, 64 units, each call deciding its own request too.
+    expect(limiter.calls.hits).toBeLessThanOrEqual(5);
+    expect(limiter.calls.leases.slice(0, 3)).toEqual([8, 16, 32]);
+  });
 });
