@@ -33,9 +33,11 @@ export interface RuleMetrics {
   readonly outcomes: Record<Outcome, number>;
   /** Answers from an isolate's deny cache (no counter call). */
   denyCache: number;
+  /** Admissions an isolate decided on units its counter object leased it (no counter call). */
+  leases: number;
   /** Counter calls that failed, timed out or were refused (decided locally, or 503 failing closed). */
   failures: number;
-  /** How long the counter call took, deny-cache answers excluded. */
+  /** How long the counter call took, deny-cache and lease answers excluded. */
   readonly latency: Histogram;
 }
 
@@ -113,7 +115,7 @@ function observe(h: Histogram, ms: number): void {
 }
 
 function ruleOf(batch: MetricsBatch, id: number, name: string): RuleMetrics {
-  return (batch.rules[id] ??= { name, outcomes: zeros(OUTCOMES), denyCache: 0, failures: 0, latency: emptyHistogram() });
+  return (batch.rules[id] ??= { name, outcomes: zeros(OUTCOMES), denyCache: 0, leases: 0, failures: 0, latency: emptyHistogram() });
 }
 
 /** Adds one decision made at `now`. */
@@ -121,8 +123,9 @@ export function recordDecision(batch: MetricsBatch, d: DecisionSample, now: numb
   const rule = ruleOf(batch, d.rule, d.ruleName);
   rule.outcomes[d.outcome]++;
   if (d.decidedBy === "deny-cache") rule.denyCache++;
+  if (d.decidedBy === "lease") rule.leases++;
   if (d.failed) rule.failures++;
-  if (d.counterMs !== undefined && d.decidedBy !== "deny-cache") observe(rule.latency, d.counterMs);
+  if (d.counterMs !== undefined && d.decidedBy !== "deny-cache" && d.decidedBy !== "lease") observe(rule.latency, d.counterMs);
   if ((d.outcome === "denied" || d.outcome === "blocked") && d.counter) {
     const limited = (batch.limited[d.counter] ??= { counter: d.counter, rule: d.rule, denials: 0, lastAt: now });
     limited.denials++;
@@ -168,6 +171,8 @@ export function mergeBatch(into: MetricsBatch, from: MetricsBatch): void {
     rule.name = r.name;
     for (const o of OUTCOMES) rule.outcomes[o] += r.outcomes[o] ?? 0;
     rule.denyCache += r.denyCache;
+    // A batch from an isolate running an earlier version has no lease answers.
+    rule.leases += r.leases ?? 0;
     rule.failures += r.failures;
     addHistogram(rule.latency, r.latency);
   }

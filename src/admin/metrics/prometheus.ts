@@ -32,6 +32,8 @@ export function prometheusText(region: string, totals: MetricsBatch): string {
   for (const [id, r] of rules) for (const outcome of OUTCOMES) lines.push(`tollgate_decisions_total${labels({ ...ruleLabels(id, r.name), outcome })} ${r.outcomes[outcome] ?? 0}`);
   family(lines, "tollgate_deny_cache_answers_total", "counter", "Denials answered from an isolate's deny cache, without a counter call.");
   for (const [id, r] of rules) lines.push(`tollgate_deny_cache_answers_total${labels(ruleLabels(id, r.name))} ${r.denyCache}`);
+  family(lines, "tollgate_lease_answers_total", "counter", "Admissions an isolate decided on units leased by the counter object, without a counter call.");
+  for (const [id, r] of rules) lines.push(`tollgate_lease_answers_total${labels(ruleLabels(id, r.name))} ${r.leases}`);
   family(lines, "tollgate_counter_failures_total", "counter", "Counter calls that failed, timed out or were refused.");
   for (const [id, r] of rules) lines.push(`tollgate_counter_failures_total${labels(ruleLabels(id, r.name))} ${r.failures}`);
   family(lines, "tollgate_counter_latency_ms", "histogram", "Time of the counter call, in milliseconds.");
