@@ -127,7 +127,7 @@ describe("admission leases through the gateway and the real counter object", () 
     const limiter = recordingLimiter();
     // No call may time out however busy the machine: a lease answered after the timeout is lost
     // to this isolate (its units stay counted: safe, but the headers would no longer be exact).
-    const send = gatewayWith({ LIMITER: limiter.namespace, LIMITER_TIMEOUT_MS: "600000" });
+    const send = gatewayWith({ LIMITER: limiter.namespace, LIMITER_TIMEOUT_MS: "300000" });
     const who = freshIdentity();
     const rule = hostedApiTable.rules.find((r) => r.id === 16)!;
     const { count, interval } = rule.limits[env.REGION as Region];
