@@ -5,7 +5,6 @@ import type { Classifier } from "../rules/classify.ts";
 import type { RuleTable } from "../rules/load.ts";
 import { classifiers as publishedClassifiers } from "../rules/tables.ts";
 import { ConfigError, gatewayConfig } from "./config.ts";
-import { upstreamMetrics } from "./metrics.ts";
 import { forward } from "./proxy.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { requestReading } from "./request-reading.ts";
@@ -14,7 +13,8 @@ import type { GatewayEnv } from "./types.ts";
 
 /**
  * The request path, in order: route + read (as the upstream will) -> classify + count with that
- * upstream's rule table (rate-limit) -> proxy.
+ * upstream's rule table (rate-limit) -> proxy. The steps run in one handler, handing the request
+ * they read on as a value: each middleware layer would cost a dispatch per request.
  * Every response the gateway makes itself is JSON with a `detail` string; nothing escapes as a
  * stack trace.
  *
@@ -29,20 +29,25 @@ export function createGateway(options: { classifier?: Classifier } = {}) {
   // (README, "Operating the gateway"). It checks the configuration itself (health reports it).
   const tables = Object.fromEntries(Object.entries(classifiers).map(([name, c]) => [name, c.table])) as Record<UpstreamName, RuleTable>;
   app.route(ADMIN_PREFIX, adminApi({ tables }));
-  // A misconfigured gateway answers every request with its 500, before reading anything.
-  app.use("*", (c, next) => (gatewayConfig(c.env), next()));
-  app.use("*", requestReading({ classifiers }), rateLimit({ classifiers }));
-  app.use("*", upstreamMetrics());
-  app.all("*", forward);
+  const read = requestReading({ classifiers });
+  const limit = rateLimit({ classifiers });
+  app.all("*", async (c) => {
+    // A misconfigured gateway answers every request with its 500, before reading anything.
+    const config = gatewayConfig(c.env);
+    const request = read(c, config);
+    c.set("request", request);
+    const headers = await limit(c, config, request);
+    return forward(c, config, request, headers);
+  });
   app.onError((error, c) => {
     if (error instanceof HTTPException) {
-      // Ours carry their response; one thrown by a helper (Hono's proxy refusing an invalid
-      // Connection header) carries only a message, rendered in the API's shape.
+      // Ours carry their response; one thrown by a helper carries only a message, rendered in
+      // the API's shape.
       return error.res ?? Response.json({ detail: error.message || "Bad request" }, { status: error.status });
     }
     // A misconfiguration was logged once when it was found (config.ts); anything else, every time.
     if (error instanceof ConfigError) return Response.json({ detail: error.message }, { status: 500 });
-    console.log(JSON.stringify({ event: "gateway_error", error: String(error), path: c.var.path }));
+    console.log(JSON.stringify({ event: "gateway_error", error: String(error), path: c.get("request")?.path }));
     return Response.json({ detail: "The gateway failed to handle this request." }, { status: 500 });
   });
   return app;

@@ -5,7 +5,14 @@ import type { Algorithm } from "../limiter/index.ts";
 import { parseUpstreamHosts, type HostRoute, type UpstreamName } from "./routes.ts";
 
 /** An upstream is reached through a service binding locally, or an origin URL in production. */
-export type Upstream = { readonly kind: "binding"; readonly fetcher: Fetcher } | { readonly kind: "origin"; readonly origin: URL };
+export type Upstream =
+  | { readonly kind: "binding"; readonly fetcher: Fetcher }
+  | {
+      readonly kind: "origin";
+      readonly origin: URL;
+      /** The origin and its path without trailing slashes: the request's canonical path is appended. */
+      readonly base: string;
+    };
 
 /** How a request's upstream is chosen (routes.ts): by host (deployed), or by local mount prefix. */
 export type Routing = { readonly kind: "hosts"; readonly hosts: readonly HostRoute[] } | { readonly kind: "paths" };
@@ -151,5 +158,6 @@ function upstream(env: Env, name: UpstreamName): Upstream {
   if (!URL.canParse(origin) || !/^https?:$/.test(new URL(origin).protocol)) {
     throw new ConfigError(`gateway misconfigured: ${originKey} must be an http(s) URL or "${BUNDLED}" (got ${JSON.stringify(origin)})`);
   }
-  return { kind: "origin", origin: new URL(origin) };
+  const url = new URL(origin);
+  return { kind: "origin", origin: url, base: url.origin + url.pathname.replace(/\/+$/, "") };
 }
