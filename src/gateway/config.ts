@@ -59,28 +59,40 @@ const BINDINGS: Record<UpstreamName, [binding: keyof Env, origin: keyof Env]> = 
   "agent-server": ["AGENT_SERVER", "AGENT_SERVER_ORIGIN"],
 };
 
-const cache = new WeakMap<object, GatewayConfig | ConfigError>();
+/**
+ * `parse` run once per env object (env objects are stable per isolate); a mistake is remembered
+ * too, so every request answers it, and `onMistake` hears of it once. The env of the last call is
+ * checked first: in a warm isolate it is every request's.
+ */
+export function cachedPerEnv<T>(parse: (env: Env) => T, onMistake?: (error: ConfigError) => void): (env: Env) => T {
+  const cache = new WeakMap<object, T | ConfigError>();
+  let lastEnv: object | undefined;
+  let last: T | ConfigError | undefined;
+  return (env) => {
+    let value = env === lastEnv ? last : cache.get(env);
+    if (value === undefined) {
+      try {
+        value = parse(env);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        value = error;
+        onMistake?.(error);
+      }
+      cache.set(env, value);
+    }
+    lastEnv = env;
+    last = value;
+    if (value instanceof ConfigError) throw value;
+    return value;
+  };
+}
 
 /**
- * Reads and checks the environment once per isolate (env objects are stable per isolate). A
- * misconfiguration is remembered too: every request answers it (500, its detail naming the
- * setting), and it is logged once, not once per request.
+ * Reads and checks the environment once per isolate. A misconfiguration is remembered too: every
+ * request answers it (500, its detail naming the setting), and it is logged once, not once per
+ * request.
  */
-export function gatewayConfig(env: Env): GatewayConfig {
-  let config = cache.get(env);
-  if (!config) {
-    try {
-      config = parseConfig(env);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      config = error;
-      console.log(JSON.stringify({ event: "gateway_misconfigured", detail: error.message }));
-    }
-    cache.set(env, config);
-  }
-  if (config instanceof ConfigError) throw config;
-  return config;
-}
+export const gatewayConfig = cachedPerEnv(parseConfig, (error) => console.log(JSON.stringify({ event: "gateway_misconfigured", detail: error.message })));
 
 function parseConfig(env: Env): GatewayConfig {
   const vars = VarsSchema.safeParse(env);
