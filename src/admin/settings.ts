@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Env } from "../env.ts";
-import { ConfigError } from "../gateway/config.ts";
+import { cachedPerEnv, ConfigError } from "../gateway/config.ts";
 
 /** An admin token and the name the audit log records for changes made with it. */
 export interface AdminToken {
@@ -29,25 +29,6 @@ const SettingsSchema = z.object({
   DECISION_LOG_SAMPLE: number(0.01, z.number().min(0).max(1)),
   METRICS_FLUSH_MS: number(10_000, z.int().min(0).max(300_000)),
 });
-
-/** Parsed once per env object (env objects are stable per isolate); a mistake is remembered too. */
-function cachedPerEnv<T>(parse: (env: Env) => T) {
-  const cache = new WeakMap<object, T | ConfigError>();
-  return (env: Env): T => {
-    let value = cache.get(env);
-    if (value === undefined) {
-      try {
-        value = parse(env);
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        value = error;
-      }
-      cache.set(env, value);
-    }
-    if (value instanceof ConfigError) throw value;
-    return value;
-  };
-}
 
 /**
  * The settings every request uses. A bad one is a misconfiguration like any other: every request

@@ -1,11 +1,11 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { LinearRouter } from "hono/router/linear-router";
 import { ADMIN_PREFIX, adminApi } from "../admin/app.ts";
 import type { Classifier } from "../rules/classify.ts";
 import type { RuleTable } from "../rules/load.ts";
 import { classifiers as publishedClassifiers } from "../rules/tables.ts";
 import { ConfigError, gatewayConfig } from "./config.ts";
-import { upstreamMetrics } from "./metrics.ts";
 import { forward } from "./proxy.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { requestReading } from "./request-reading.ts";
@@ -14,7 +14,9 @@ import type { GatewayEnv } from "./types.ts";
 
 /**
  * The request path, in order: route + read (as the upstream will) -> classify + count with that
- * upstream's rule table (rate-limit) -> proxy.
+ * upstream's rule table (rate-limit) -> proxy. The steps run in one handler, handing the request
+ * they read on as a value: each middleware layer, and matching a path against the admin API's
+ * routes, would cost every request a dispatch.
  * Every response the gateway makes itself is JSON with a `detail` string; nothing escapes as a
  * stack trace.
  *
@@ -22,28 +24,55 @@ import type { GatewayEnv } from "./types.ts";
  * export default createGateway(); // the rule tables in rules/
  */
 export function createGateway(options: { classifier?: Classifier } = {}) {
-  const app = new Hono<GatewayEnv>();
   // `classifier` replaces the hosted API's table (tests of custom tables).
   const classifiers = { ...publishedClassifiers, ...(options.classifier && { "hosted-api": options.classifier }) };
-  // The admin API first, on every host: never read as an upstream's request, never counted
-  // (README, "Operating the gateway"). It checks the configuration itself (health reports it).
   const tables = Object.fromEntries(Object.entries(classifiers).map(([name, c]) => [name, c.table])) as Record<UpstreamName, RuleTable>;
-  app.route(ADMIN_PREFIX, adminApi({ tables }));
-  // A misconfigured gateway answers every request with its 500, before reading anything.
-  app.use("*", (c, next) => (gatewayConfig(c.env), next()));
-  app.use("*", requestReading({ classifiers }), rateLimit({ classifiers }));
-  app.use("*", upstreamMetrics());
-  app.all("*", forward);
-  app.onError((error, c) => {
-    if (error instanceof HTTPException) {
-      // Ours carry their response; one thrown by a helper (Hono's proxy refusing an invalid
-      // Connection header) carries only a message, rendered in the API's shape.
-      return error.res ?? Response.json({ detail: error.message || "Bad request" }, { status: error.status });
-    }
-    // A misconfiguration was logged once when it was found (config.ts); anything else, every time.
-    if (error instanceof ConfigError) return Response.json({ detail: error.message }, { status: 500 });
-    console.log(JSON.stringify({ event: "gateway_error", error: String(error), path: c.var.path }));
-    return Response.json({ detail: "The gateway failed to handle this request." }, { status: 500 });
+  const admin = new Hono().route(ADMIN_PREFIX, adminApi({ tables })).onError((error) => renderError(error));
+  const read = requestReading({ classifiers });
+  const limit = rateLimit({ classifiers });
+
+  // One route for every path, so the linear router matches nothing.
+  const app = new Hono<GatewayEnv>({ router: new LinearRouter() });
+  app.all("*", async (c) => {
+    // The admin API first, on every host: never read as an upstream's request, never counted
+    // (README, "Operating the gateway"). It checks the configuration itself (health reports it).
+    // `c.req.path` is the path Hono routes by (decoded), so the admin API sees the same requests
+    // as when it was mounted on this app.
+    if (isAdminPath(c.req.path)) return admin.fetch(c.req.raw, c.env, executionContext(c));
+    // A misconfigured gateway answers every request with its 500, before reading anything.
+    const config = gatewayConfig(c.env);
+    const request = read(c, config);
+    c.set("request", request);
+    const headers = await limit(c, config, request);
+    return forward(c, config, request, headers);
   });
+  app.onError((error, c) => renderError(error, c.get("request")?.path));
   return app;
+}
+
+/** The paths Hono's mount of the admin API at ADMIN_PREFIX (`ADMIN_PREFIX/*`) matches. */
+function isAdminPath(path: string): boolean {
+  return path.startsWith(ADMIN_PREFIX) && (path.length === ADMIN_PREFIX.length || path.charCodeAt(ADMIN_PREFIX.length) === 0x2f);
+}
+
+/** The request's execution context, if it has one (a bare `app.fetch` in a test has none). */
+function executionContext(c: Context): ExecutionContext | undefined {
+  try {
+    return c.executionCtx as ExecutionContext;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The one place errors become responses, for the gateway and the admin API alike. */
+function renderError(error: Error, path?: string): Response {
+  if (error instanceof HTTPException) {
+    // Ours carry their response; one thrown by a helper carries only a message, rendered in the
+    // API's shape.
+    return error.res ?? Response.json({ detail: error.message || "Bad request" }, { status: error.status });
+  }
+  // A misconfiguration was logged once when it was found (config.ts); anything else, every time.
+  if (error instanceof ConfigError) return Response.json({ detail: error.message }, { status: 500 });
+  console.log(JSON.stringify({ event: "gateway_error", error: String(error), path }));
+  return Response.json({ detail: "The gateway failed to handle this request." }, { status: 500 });
 }

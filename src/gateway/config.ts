@@ -5,7 +5,14 @@ import type { Algorithm } from "../limiter/index.ts";
 import { parseUpstreamHosts, type HostRoute, type UpstreamName } from "./routes.ts";
 
 /** An upstream is reached through a service binding locally, or an origin URL in production. */
-export type Upstream = { readonly kind: "binding"; readonly fetcher: Fetcher } | { readonly kind: "origin"; readonly origin: URL };
+export type Upstream =
+  | { readonly kind: "binding"; readonly fetcher: Fetcher }
+  | {
+      readonly kind: "origin";
+      readonly origin: URL;
+      /** The origin and its path without trailing slashes: the request's canonical path is appended. */
+      readonly base: string;
+    };
 
 /** How a request's upstream is chosen (routes.ts): by host (deployed), or by local mount prefix. */
 export type Routing = { readonly kind: "hosts"; readonly hosts: readonly HostRoute[] } | { readonly kind: "paths" };
@@ -52,28 +59,40 @@ const BINDINGS: Record<UpstreamName, [binding: keyof Env, origin: keyof Env]> = 
   "agent-server": ["AGENT_SERVER", "AGENT_SERVER_ORIGIN"],
 };
 
-const cache = new WeakMap<object, GatewayConfig | ConfigError>();
+/**
+ * `parse` run once per env object (env objects are stable per isolate); a mistake is remembered
+ * too, so every request answers it, and `onMistake` hears of it once. The env of the last call is
+ * checked first: in a warm isolate it is every request's.
+ */
+export function cachedPerEnv<T>(parse: (env: Env) => T, onMistake?: (error: ConfigError) => void): (env: Env) => T {
+  const cache = new WeakMap<object, T | ConfigError>();
+  let lastEnv: object | undefined;
+  let last: T | ConfigError | undefined;
+  return (env) => {
+    let value = env === lastEnv ? last : cache.get(env);
+    if (value === undefined) {
+      try {
+        value = parse(env);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        value = error;
+        onMistake?.(error);
+      }
+      cache.set(env, value);
+    }
+    lastEnv = env;
+    last = value;
+    if (value instanceof ConfigError) throw value;
+    return value;
+  };
+}
 
 /**
- * Reads and checks the environment once per isolate (env objects are stable per isolate). A
- * misconfiguration is remembered too: every request answers it (500, its detail naming the
- * setting), and it is logged once, not once per request.
+ * Reads and checks the environment once per isolate. A misconfiguration is remembered too: every
+ * request answers it (500, its detail naming the setting), and it is logged once, not once per
+ * request.
  */
-export function gatewayConfig(env: Env): GatewayConfig {
-  let config = cache.get(env);
-  if (!config) {
-    try {
-      config = parseConfig(env);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      config = error;
-      console.log(JSON.stringify({ event: "gateway_misconfigured", detail: error.message }));
-    }
-    cache.set(env, config);
-  }
-  if (config instanceof ConfigError) throw config;
-  return config;
-}
+export const gatewayConfig = cachedPerEnv(parseConfig, (error) => console.log(JSON.stringify({ event: "gateway_misconfigured", detail: error.message })));
 
 function parseConfig(env: Env): GatewayConfig {
   const vars = VarsSchema.safeParse(env);
@@ -151,5 +170,6 @@ function upstream(env: Env, name: UpstreamName): Upstream {
   if (!URL.canParse(origin) || !/^https?:$/.test(new URL(origin).protocol)) {
     throw new ConfigError(`gateway misconfigured: ${originKey} must be an http(s) URL or "${BUNDLED}" (got ${JSON.stringify(origin)})`);
   }
-  return { kind: "origin", origin: new URL(origin) };
+  const url = new URL(origin);
+  return { kind: "origin", origin: url, base: url.origin + url.pathname.replace(/\/+$/, "") };
 }

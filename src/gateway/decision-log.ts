@@ -3,6 +3,7 @@ import type { Outcome } from "../admin/metrics/aggregate.ts";
 import { operatingSettings } from "../admin/settings.ts";
 import type { Rule } from "../rules/load.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
+import type { GatewayConfig } from "./config.ts";
 import type { Counted } from "./counter.ts";
 import { countDecision } from "./metrics.ts";
 import { ceilSeconds } from "./rate-limit-headers.ts";
@@ -23,18 +24,8 @@ export interface DecisionLine {
   readonly counterMs?: number;
   /** The override that decided, or set the limit or mode, if any. */
   readonly override?: string;
-}
-
-/**
- * Writes one structured JSON line per decision. Denials, shadow denials, blocks and exemptions
- * decided by a counter or an override are all logged; admissions, and denials answered from the
- * deny cache (a flood would otherwise cost a line per request), are logged with probability
- * `sample` (DECISION_LOG_SAMPLE), and say so (`sampled`).
- */
-export function logDecision(line: DecisionLine, sample: number, random: () => number = Math.random): void {
-  const sampled = line.event === "admitted" || line.decidedBy === "deny-cache";
-  if (sampled && !(random() < sample)) return;
-  console.log(JSON.stringify(sampled ? { ...line, sampled: sample } : line));
+  /** DECISION_LOG_SAMPLE, on a line that was sampled. */
+  readonly sampled?: number;
 }
 
 /** What the rate-limit middleware knows once a request is decided. */
@@ -51,29 +42,48 @@ export interface Decision {
 }
 
 /** Everything one decision leaves behind: its metrics (metrics.ts) and its log line. */
-export function observeDecision(c: Context<GatewayEnv>, d: Decision): void {
+export function observeDecision(c: Context<GatewayEnv>, config: GatewayConfig, d: Decision): void {
   const { counted } = d;
-  countDecision(c, {
+  countDecision(c, config, {
     rule: d.rule.id,
     ruleName: d.rule.name,
     outcome: d.outcome,
-    ...(counted && { decidedBy: counted.decidedBy, failed: counted.decidedBy === "local-fallback", used: counted.limit - counted.remaining }),
-    ...(d.counterMs !== undefined && { counterMs: d.counterMs }),
-    ...(d.limit && { limit: d.limit }),
+    decidedBy: counted?.decidedBy,
+    failed: counted?.decidedBy === "local-fallback",
+    used: counted && counted.limit - counted.remaining,
+    counterMs: d.counterMs,
+    limit: d.limit,
     counter: d.counter,
   });
-  logDecision(
-    {
-      event: d.outcome,
-      region: d.region,
-      rule: d.rule.id,
-      counter: d.counter,
-      ...(counted && { decidedBy: counted.decidedBy, remaining: counted.remaining }),
-      ...(counted && !counted.allowed && { retryAfter: ceilSeconds(counted.retryInMs) }),
-      ...(d.limit && { limit: `${d.limit.count}/${d.limit.interval}` }),
-      ...(d.counterMs !== undefined && { counterMs: d.counterMs }),
-      ...(d.override && { override: d.override }),
-    },
-    operatingSettings(c.env).decisionLogSample,
-  );
+  logDecision(d, operatingSettings(c.env).decisionLogSample);
+}
+
+/**
+ * Writes one structured JSON line per decision. Denials, shadow denials, blocks and exemptions
+ * decided by a counter or an override are all logged; admissions, and denials answered from the
+ * deny cache (a flood would otherwise cost a line per request), are logged with probability
+ * `sample` (DECISION_LOG_SAMPLE), and say so (`sampled`). A line not written is never built.
+ */
+export function logDecision(d: Decision, sample: number, random: () => number = Math.random): void {
+  const sampled = d.outcome === "admitted" || d.counted?.decidedBy === "deny-cache";
+  if (sampled && !(random() < sample)) return;
+  console.log(JSON.stringify(decisionLine(d, sampled ? sample : undefined)));
+}
+
+function decisionLine(d: Decision, sampled: number | undefined): DecisionLine {
+  const { counted } = d;
+  // Keys in this order, absent ones left out (JSON.stringify drops undefined).
+  return {
+    event: d.outcome,
+    region: d.region,
+    rule: d.rule.id,
+    counter: d.counter,
+    decidedBy: counted?.decidedBy,
+    remaining: counted?.remaining,
+    retryAfter: counted && !counted.allowed ? ceilSeconds(counted.retryInMs) : undefined,
+    limit: d.limit && `${d.limit.count}/${d.limit.interval}`,
+    counterMs: d.counterMs,
+    override: d.override || undefined,
+    sampled,
+  };
 }

@@ -1,4 +1,4 @@
-import { clientIpKey, UNKNOWN_CLIENT } from "../rules/client-ip.ts";
+import { clientConnectionOptions, HOP_BY_HOP_HEADERS } from "./hop-by-hop.ts";
 
 /*
  * What the upstream learns about the client comes from the edge, never from the client: a
@@ -26,36 +26,54 @@ const CLIENT_ADDRESS_HEADERS = [
 /** Headers through which some stack rewrites the request line behind the gateway's back. */
 const REQUEST_REWRITE_HEADERS = ["x-original-url", "x-rewrite-url", "x-forwarded-prefix", "x-forwarded-port", "x-forwarded-server"];
 
+/** Headers the gateway sets itself from what the edge saw; a client-sent value never passes. */
+const GATEWAY_SET_HEADERS = ["x-forwarded-for", "x-real-ip", "true-client-ip", "forwarded", "x-forwarded-host", "x-forwarded-proto"];
+
 /**
- * The headers the upstream receives, from the client's:
+ * Every header name no client value passes under: the lists above, hop-by-hop headers, and
+ * `Accept-Encoding` (the upstream answers uncompressed, which the gateway passes on as it is).
+ */
+const DROPPED = new Set([...CLIENT_ADDRESS_HEADERS, ...REQUEST_REWRITE_HEADERS, ...GATEWAY_SET_HEADERS, ...HOP_BY_HOP_HEADERS, "accept-encoding"]);
+
+/** The request header lines the upstream receives (a `HeadersInit`), or why the request is refused. */
+export type UpstreamHeaders = { ok: true; lines: [string, string][] } | { ok: false; detail: string };
+
+/**
+ * The headers the upstream receives, from the client's, built in one pass:
  * - names holding `_` are dropped: CGI/WSGI-style stacks read `x_api_key` as `x-api-key`, a
  *   second identity the gateway did not count (nginx drops them by default for the same reason);
  * - client-address and request-rewriting headers are dropped, then `X-Forwarded-For`,
  *   `X-Real-IP`, `True-Client-IP` and `Forwarded` are set from `CF-Connecting-IP` alone (the
- *   address Cloudflare's edge saw), and `X-Forwarded-Host`/`-Proto` from the request URL.
+ *   address Cloudflare's edge saw, `edgeAddress`), and `X-Forwarded-Host`/`-Proto` from the URL;
+ * - hop-by-hop headers are dropped, with every header the client's `Connection` names
+ *   (hop-by-hop.ts); a `Connection` naming anything but header names is refused. The headers the
+ *   gateway sets are its own, never the client's connection's, so `Connection` cannot remove them.
  */
-export function upstreamHeaders(incoming: Headers, url: URL): Headers {
-  const headers = new Headers();
-  for (const [name, value] of incoming) {
-    if (!name.includes("_")) headers.append(name, value);
+export function upstreamHeaders(incoming: Headers, url: URL, edgeAddress: string | undefined): UpstreamHeaders {
+  let lines: [string, string][] = [];
+  let connection: string | undefined;
+  for (const line of incoming) {
+    const name = line[0];
+    if (name === "connection") connection = line[1];
+    if (!DROPPED.has(name) && !name.includes("_")) lines.push(line);
   }
-  for (const name of [...CLIENT_ADDRESS_HEADERS, ...REQUEST_REWRITE_HEADERS]) headers.delete(name);
+  if (connection) {
+    const options = clientConnectionOptions(connection);
+    if (!options.ok) return { ok: false, detail: `Invalid Connection header value: ${options.invalid.join(", ")}` };
+    const named = new Set(options.names);
+    lines = lines.filter(([name]) => !named.has(name));
+  }
 
   const host = url.host;
-  const proto = url.protocol.replace(":", "");
-  const edgeAddress = incoming.get("cf-connecting-ip")?.trim();
-  const forwarded = [`host=${quoted(host)}`, `proto=${proto}`];
-  if (edgeAddress && clientIpKey(edgeAddress) !== UNKNOWN_CLIENT) {
-    headers.set("x-forwarded-for", edgeAddress);
-    headers.set("x-real-ip", edgeAddress);
-    headers.set("true-client-ip", edgeAddress);
+  const proto = url.protocol.slice(0, -1);
+  let forwarded = `host=${quoted(host)};proto=${proto}`;
+  if (edgeAddress) {
+    lines.push(["x-forwarded-for", edgeAddress], ["x-real-ip", edgeAddress], ["true-client-ip", edgeAddress]);
     // RFC 7239: an IPv6 node is bracketed and the whole value quoted.
-    forwarded.unshift(`for=${edgeAddress.includes(":") ? `"[${edgeAddress.replace(/^\[|\]$/g, "")}]"` : edgeAddress}`);
+    forwarded = `for=${edgeAddress.includes(":") ? `"[${edgeAddress.replace(/^\[|\]$/g, "")}]"` : edgeAddress};${forwarded}`;
   }
-  headers.set("forwarded", forwarded.join(";"));
-  headers.set("x-forwarded-host", host);
-  headers.set("x-forwarded-proto", proto);
-  return headers;
+  lines.push(["forwarded", forwarded], ["x-forwarded-host", host], ["x-forwarded-proto", proto]);
+  return { ok: true, lines };
 }
 
 /** An RFC 7239 value: a token as it is, anything else (a host with a port) quoted. */

@@ -1,9 +1,8 @@
 import type { Context } from "hono";
-import { createMiddleware } from "hono/factory";
 import type { Env } from "../env.ts";
 import { operatingSettings } from "../admin/settings.ts";
 import { emptyBatch, isEmpty, mergeBatch, recordDecision, recordFailure, recordUpstream, statusClass, type DecisionSample, type MetricsBatch, type UpstreamSample } from "../admin/metrics/aggregate.ts";
-import { gatewayConfig, type GatewayConfig } from "./config.ts";
+import type { GatewayConfig } from "./config.ts";
 import type { GatewayEnv } from "./types.ts";
 
 /*
@@ -26,53 +25,36 @@ export function metricsStore(env: Env, config: Pick<GatewayConfig, "region" | "j
 }
 
 /** Counts one rate-limit decision (and writes it to Analytics Engine when bound). */
-export function countDecision(c: Context<GatewayEnv>, sample: DecisionSample): void {
-  recordDecision(pending, sample, Date.now());
-  const config = gatewayConfig(c.env);
+export function countDecision(c: Context<GatewayEnv>, config: GatewayConfig, sample: DecisionSample): void {
+  const now = Date.now();
+  recordDecision(pending, sample, now);
   c.env.ANALYTICS?.writeDataPoint({
     indexes: [String(sample.rule)],
     blobs: ["decision", config.region, String(sample.rule), sample.ruleName, sample.outcome, sample.decidedBy ?? "", sample.counter ?? ""],
     doubles: [1, sample.counterMs ?? 0, sample.used ?? 0, sample.limit?.count ?? 0, sample.failed ? 1 : 0],
   });
-  scheduleFlush(c);
+  scheduleFlush(c, config, now);
 }
 
 /** Counts a counter failure that decided nothing (failing closed: 503). */
-export function countFailure(c: Context<GatewayEnv>, rule: { id: number; name: string }): void {
+export function countFailure(c: Context<GatewayEnv>, config: GatewayConfig, rule: { id: number; name: string }): void {
   recordFailure(pending, rule.id, rule.name);
-  scheduleFlush(c);
+  scheduleFlush(c, config, Date.now());
 }
 
-function countUpstream(c: Context<GatewayEnv>, sample: UpstreamSample): void {
+/** Counts one forwarded request: its upstream, status class and time to response headers. */
+export function countUpstream(c: Context<GatewayEnv>, config: GatewayConfig, sample: UpstreamSample): void {
   recordUpstream(pending, sample);
-  const config = gatewayConfig(c.env);
   c.env.ANALYTICS?.writeDataPoint({
     indexes: [sample.upstream],
     blobs: ["upstream", config.region, sample.upstream, statusClass(sample.status)],
     doubles: [1, sample.ms, sample.status],
   });
-  scheduleFlush(c);
+  scheduleFlush(c, config, Date.now());
 }
 
-/**
- * Measures each forwarded request: its upstream, status class and time to response headers.
- * Mounted just before the proxy, so denied requests (which never reach an upstream) are not in it.
- *
- * @example
- * app.use("*", upstreamMetrics());
- * app.all("*", forward);
- */
-export function upstreamMetrics() {
-  return createMiddleware<GatewayEnv>(async (c, next) => {
-    const started = Date.now();
-    await next();
-    countUpstream(c, { upstream: c.var.upstream, status: c.res.status, ms: Date.now() - started });
-  });
-}
-
-function scheduleFlush(c: Context<GatewayEnv>): void {
-  const { metricsFlushMs } = operatingSettings(c.env);
-  if (Date.now() - lastFlush < metricsFlushMs || flushing) return;
+function scheduleFlush(c: Context<GatewayEnv>, config: GatewayConfig, now: number): void {
+  if (flushing || now - lastFlush < operatingSettings(c.env).metricsFlushMs) return;
   let waitUntil: (promise: Promise<unknown>) => void;
   try {
     const ctx = c.executionCtx;
@@ -80,7 +62,7 @@ function scheduleFlush(c: Context<GatewayEnv>): void {
   } catch {
     return; // no execution context (a bare app.fetch): the admin API's read flushes instead
   }
-  waitUntil(flushMetrics(c.env, gatewayConfig(c.env)));
+  waitUntil(flushMetrics(c.env, config));
 }
 
 /**

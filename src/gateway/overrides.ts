@@ -1,10 +1,10 @@
 import type { Env } from "../env.ts";
 import { operatingSettings } from "../admin/settings.ts";
 import { compileOverrides, resolve, type CompiledOverrides, type Effective } from "../overrides/resolve.ts";
-import { requestDigests, type RequestIdentities } from "../overrides/subject.ts";
+import { requestDigests, type RequestDigests, type RequestIdentities } from "../overrides/subject.ts";
 import { EMPTY_SNAPSHOT, type ConfigSnapshot } from "../overrides/types.ts";
 import type { Rule } from "../rules/load.ts";
-import type { PublishedLimit, Region } from "../rules/schema.ts";
+import type { PublishedLimit } from "../rules/schema.ts";
 import type { CounterAddress } from "../limiter/index.ts";
 import type { GatewayConfig } from "./config.ts";
 
@@ -38,10 +38,13 @@ interface Copy {
 }
 
 let copies = new WeakMap<object, Map<string, Copy>>();
+/** The copy each configuration uses (a configuration belongs to one env, so to one CONFIG binding). */
+let copyOfConfig = new WeakMap<GatewayConfig, Copy>();
 
 /** Drops this isolate's copies, so the next request reads the configuration again (tests). */
 export function forgetOverrides(): void {
   copies = new WeakMap();
+  copyOfConfig = new WeakMap();
 }
 
 /** The region's configuration object, in the region's jurisdiction like the counters. */
@@ -51,6 +54,13 @@ export function configStore(env: Env, config: Pick<GatewayConfig, "region" | "ju
 }
 
 function copyOf(env: Env, config: GatewayConfig): Copy {
+  let copy = copyOfConfig.get(config);
+  if (!copy) copyOfConfig.set(config, (copy = sharedCopy(env, config)));
+  return copy;
+}
+
+/** Configurations of one region and jurisdiction on one CONFIG binding share their copy. */
+function sharedCopy(env: Env, config: GatewayConfig): Copy {
   let byRegion = copies.get(env.CONFIG);
   if (!byRegion) copies.set(env.CONFIG, (byRegion = new Map()));
   const key = `${config.region}:${config.jurisdiction ?? "none"}`;
@@ -67,7 +77,7 @@ export async function currentOverrides(env: Env, config: GatewayConfig): Promise
   // read: in workerd a request waiting on another request's I/O is cancelled as hung, or resumes
   // in that request's context, where its own I/O is refused ("Cannot perform I/O on behalf of a
   // different request"). So a change is applied within CONFIG_REFRESH_MS plus one read.
-  if (now >= copy.nextReadAt && !copy.reading) {
+  if (readDue(copy, now)) {
     copy.reading = true;
     try {
       await read(env, config, copy, now);
@@ -76,6 +86,11 @@ export async function currentOverrides(env: Env, config: GatewayConfig): Promise
     }
   }
   return copy.compiled;
+}
+
+/** This request is to read the configuration: the copy is too old and no other request is reading it. */
+function readDue(copy: Copy, now: number): boolean {
+  return now >= copy.nextReadAt && !copy.reading;
 }
 
 async function read(env: Env, config: GatewayConfig, copy: Copy, startedAt: number): Promise<void> {
@@ -118,14 +133,26 @@ export function adoptSnapshot(env: Env, config: GatewayConfig, snapshot: ConfigS
   install(copyOf(env, config), snapshot, startedAt, operatingSettings(env).configRefreshMs);
 }
 
+/** Digests of no identity: what `resolve` gets when no identity override exists. */
+const NO_DIGESTS: RequestDigests = { prefixes: new Map() };
+
 /**
  * What applies to this request on `rule`: blocked, exempt, or counted under which limit and mode.
- * Hashes the request's identities only when an identity override could match them.
+ * Hashes the request's identities only when an identity override could match them. Answers at
+ * once (no promise, so no wait) in the common case: a copy that needs no read and no identity
+ * override in it.
  */
-export async function effectiveRule(env: Env, config: GatewayConfig, rule: Rule, request: RequestIdentities): Promise<Effective> {
+export function effectiveRule(env: Env, config: GatewayConfig, rule: Rule, request: RequestIdentities): Effective | Promise<Effective> {
+  const copy = copyOf(env, config);
+  const now = overridesClock.now();
+  if (!readDue(copy, now) && copy.compiled.byIdentity.size === 0) return resolve(copy.compiled, rule, config.region, NO_DIGESTS, now);
+  return effectiveRuleAfterRead(env, config, rule, request);
+}
+
+async function effectiveRuleAfterRead(env: Env, config: GatewayConfig, rule: Rule, request: RequestIdentities): Promise<Effective> {
   const compiled = await currentOverrides(env, config);
-  const digests = compiled.byIdentity.size > 0 ? await requestDigests(request, compiled.needs, config.hmacSecret) : { prefixes: new Map() };
-  return resolve(compiled, rule, config.region as Region, digests, overridesClock.now());
+  const digests = compiled.byIdentity.size > 0 ? await requestDigests(request, compiled.needs, config.hmacSecret) : NO_DIGESTS;
+  return resolve(compiled, rule, config.region, digests, overridesClock.now());
 }
 
 /**

@@ -1,41 +1,49 @@
-import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Classifier } from "../rules/classify.ts";
+import { clientIpKey, UNKNOWN_CLIENT } from "../rules/client-ip.ts";
 import { readRequest } from "../rules/read-request.ts";
-import { gatewayConfig, type Routing } from "./config.ts";
+import type { GatewayConfig, Routing } from "./config.ts";
 import { problemResponse } from "./problem.ts";
 import { localRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
-import type { GatewayEnv } from "./types.ts";
+import type { GatewayEnv, GatewayRequest } from "./types.ts";
 
 /**
- * Reads the request once, as its upstream will (src/rules/read-request.ts), and puts that reading
- * on the context before anything looks at the request: which upstream it is for (by host, or
- * locally by mount prefix: routes.ts), then, with that upstream's rule table, its method, path and
- * identity. The rule that counts it and the upstream that serves it then see the same request.
+ * Reads the request once, as its upstream will (src/rules/read-request.ts), before anything acts
+ * on it: which upstream it is for (by host, or locally by mount prefix: routes.ts), then, with
+ * that upstream's rule table, its method, path and identity. The rule that counts it and the
+ * upstream that serves it then see the same request.
  * A host the gateway does not serve is refused with 421; what the upstream could read differently
  * with 400 `{"detail": ...}`; both before any counter or upstream.
  *
  * @example
- * app.use("*", requestReading({ classifiers }), rateLimit({ classifiers }));
+ * const read = requestReading({ classifiers });
+ * const request = read(c, gatewayConfig(c.env)); // throws HTTPException 421 or 400
  */
 export function requestReading(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
   const { classifiers } = options;
-  return createMiddleware<GatewayEnv>(async (c, next) => {
+  return (c: Context<GatewayEnv>, config: GatewayConfig): GatewayRequest => {
+    const raw = c.req.raw;
     // The one parse of the URL; the proxy reuses it.
-    const url = new URL(c.req.url);
-    const { upstream, rawPath } = route(gatewayConfig(c.env).routing, url);
-    const reading = readRequest(classifiers[upstream].table, { method: c.req.method, rawPath, headers: c.req.raw.headers });
+    const url = new URL(raw.url);
+    const { upstream, rawPath } = route(config.routing, url);
+    const reading = readRequest(classifiers[upstream].table, { method: raw.method, rawPath, headers: raw.headers });
     if (!reading.ok) {
       throw new HTTPException(reading.status, { res: Response.json({ detail: reading.detail }, { status: reading.status }) });
     }
-    c.set("url", url);
-    c.set("upstream", upstream);
-    c.set("path", reading.path);
-    c.set("upstreamPath", reading.upstreamPath);
-    c.set("apiKey", reading.apiKey);
-    c.set("userId", reading.userId);
-    await next();
-  });
+    const sent = raw.headers.get("cf-connecting-ip");
+    const clientIp = clientIpKey(sent);
+    return {
+      url,
+      upstream,
+      path: reading.path,
+      upstreamPath: reading.upstreamPath,
+      apiKey: reading.apiKey,
+      userId: reading.userId,
+      clientIp,
+      edgeAddress: clientIp === UNKNOWN_CLIENT ? undefined : sent!.trim(),
+    };
+  };
 }
 
 /**

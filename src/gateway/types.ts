@@ -1,20 +1,33 @@
 import type { Env } from "../env.ts";
 import type { UpstreamName } from "./routes.ts";
 
-/** Hono environment of the gateway app: bindings plus what earlier middleware hands on. */
+/**
+ * One request as the gateway read it (request-reading.ts): what counting and forwarding both act
+ * on, handed from step to step as a value.
+ */
+export interface GatewayRequest {
+  /** The request URL, parsed once. */
+  readonly url: URL;
+  /** The upstream the request is for (by host, or locally by mount prefix). */
+  readonly upstream: UpstreamName;
+  /** Normalized, decoded path: what rules are matched against. */
+  readonly path: string;
+  /** The same path, canonically re-encoded: what the upstream receives. */
+  readonly upstreamPath: string;
+  /** The identity headers as the upstream reads them (null when absent). */
+  readonly apiKey: string | null;
+  readonly userId: string | null;
+  /** The client key of CF-Connecting-IP (clientIpKey): what IP rules count by. */
+  readonly clientIp: string;
+  /** CF-Connecting-IP as the edge set it, trimmed; undefined when absent or not an address. */
+  readonly edgeAddress: string | undefined;
+}
+
+/** Hono environment of the gateway app. */
 export interface GatewayEnv {
   Bindings: Env;
   Variables: {
-    /** The request URL, parsed once. */
-    url: URL;
-    /** The upstream the request is for (by host, or locally by mount prefix). */
-    upstream: UpstreamName;
-    /** Normalized, decoded path: what rules are matched against. */
-    path: string;
-    /** The same path, canonically re-encoded: what the upstream receives. */
-    upstreamPath: string;
-    /** The identity headers as the upstream reads them (null when absent). */
-    apiKey: string | null;
-    userId: string | null;
+    /** Set once the request is read, so the error handler can say which path failed. */
+    request: GatewayRequest;
   };
 }

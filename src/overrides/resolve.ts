@@ -77,15 +77,15 @@ export function resolve(compiled: CompiledOverrides, rule: Rule, region: Region,
 
 /** The rule as it applies to everyone: its override's mode and limit, else the published ones. */
 export function ruleEffective(compiled: CompiledOverrides, rule: Rule, region: Region, now: number): Extract<Effective, { verdict: "count" }> {
-  const override = compiled.byRule.get(rule.id);
+  const override = compiled.byRule.size > 0 ? compiled.byRule.get(rule.id) : undefined;
   const active = override && live(override, now) ? override : undefined;
   const limit = active?.limits?.[region];
   return {
     verdict: "count",
     mode: active?.mode ?? rule.mode,
-    ...(active?.mode && { modeBy: active }),
+    modeBy: active?.mode ? active : undefined,
     limit: limit ?? rule.limits[region],
-    ...(limit && { limitBy: active }),
+    limitBy: limit ? active : undefined,
   };
 }
 

@@ -56,7 +56,7 @@ export const DIGEST_CACHE_SIZE = 10_000;
  */
 export async function identityDigest(identity: Identity, secret?: string): Promise<string> {
   const text = canonicalIdentity(identity);
-  const cacheKey = `${secret === undefined ? "-" : `+${secret}`}\n${text}`;
+  const cacheKey = digestKey(text, secret);
   const cached = digests.get(cacheKey);
   if (cached !== undefined) return cached;
   const data = encoder.encode(text);
@@ -66,6 +66,18 @@ export async function identityDigest(identity: Identity, secret?: string): Promi
   if (digests.size >= DIGEST_CACHE_SIZE) digests.delete(digests.keys().next().value!);
   digests.set(cacheKey, digest);
   return digest;
+}
+
+/**
+ * The digest of `identity` when this isolate has computed it already, with no promise to wait on
+ * (what identityDigest would answer); undefined otherwise.
+ */
+export function knownDigest(identity: Identity, secret?: string): string | undefined {
+  return digests.get(digestKey(canonicalIdentity(identity), secret));
+}
+
+function digestKey(text: string, secret: string | undefined): string {
+  return `${secret === undefined ? "-" : `+${secret}`}\n${text}`;
 }
 
 /** Digests cached in this isolate, for tests. */

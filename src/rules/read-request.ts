@@ -86,17 +86,20 @@ function refuse(detail: string): RequestReading {
   return { ok: false, status: 400, detail };
 }
 
-/** Every template pattern of the table under every root, as segments ("{uuid}" marks a parameter). */
-const templateCache = new WeakMap<RuleTable, string[][]>();
+/** Every template pattern of the table under every root, as segments ("{uuid}" marks a parameter), by segment count. */
+const templateCache = new WeakMap<RuleTable, Map<number, string[][]>>();
 
-function templatesOf(table: RuleTable): string[][] {
+function templatesOf(table: RuleTable): Map<number, string[][]> {
   let templates = templateCache.get(table);
   if (!templates) {
-    templates = [];
+    templates = new Map();
     for (const rule of table.rules) {
       for (const matcher of rule.matchers) {
         if (matcher.path?.kind !== "template") continue;
-        for (const root of table.roots) templates.push([...pathSegments(root), ...pathSegments(matcher.path.pattern)]);
+        for (const root of table.roots) {
+          const template = [...pathSegments(root), ...pathSegments(matcher.path.pattern)];
+          templates.set(template.length, [...(templates.get(template.length) ?? []), template]);
+        }
       }
     }
     templateCache.set(table, templates);
@@ -111,22 +114,15 @@ function templatesOf(table: RuleTable): string[][] {
  */
 function canonicalUuidParameters(table: RuleTable, path: string, upstreamPath: string): { path: string; upstreamPath: string } {
   const segments = pathSegments(path);
-  for (const template of templatesOf(table)) {
-    if (template.length !== segments.length) continue;
-    const rewritten = [...segments];
-    const fits = template.every((want, i) => {
-      if (want !== "{uuid}") return want === segments[i];
-      const uuid = canonicalUuid(segments[i]!);
-      if (uuid !== undefined) rewritten[i] = uuid;
-      return uuid !== undefined;
-    });
+  for (const template of templatesOf(table).get(segments.length) ?? []) {
+    const fits = template.every((want, i) => (want === "{uuid}" ? canonicalUuid(segments[i]!) !== undefined : want === segments[i]));
     if (!fits) continue;
     // Segments map one to one between the two spellings; a canonical UUID needs no encoding.
     const encoded = pathSegments(upstreamPath);
     template.forEach((want, i) => {
-      if (want === "{uuid}") encoded[i] = rewritten[i]!;
+      if (want === "{uuid}") segments[i] = encoded[i] = canonicalUuid(segments[i]!)!;
     });
-    return { path: `/${rewritten.join("/")}`, upstreamPath: `/${encoded.join("/")}` };
+    return { path: `/${segments.join("/")}`, upstreamPath: `/${encoded.join("/")}` };
   }
   return { path, upstreamPath };
 }

@@ -74,6 +74,22 @@ describe("the admin API's door", () => {
     expect(limiter.calls.hits).toBe(0);
   });
 
+  it("takes the prefix in every spelling Hono routes by (decoded), and nothing merely starting like it", async () => {
+    const upstream = recordingUpstream();
+    const send = adminGateway({ HOSTED_API: upstream.fetcher });
+    for (const path of ["/%5Ftollgate/health", "/_toll%67ate/health", "/_tollgate/health?x=1", "/_tollgate/"]) {
+      const res = await send(path, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(res.headers.has("ratelimit"), path).toBe(false);
+    }
+    expect(upstream.seen).toHaveLength(0);
+    // Another path that starts with the prefix's letters is an upstream's, counted.
+    for (const path of ["/_tollgatex", "/_Tollgate/health", "/_tollgate%2Fhealth"]) {
+      const res = await send(path, { headers: { "cf-connecting-ip": freshIdentity().ip } });
+      expect(res.headers.has("ratelimit"), path).toBe(true);
+    }
+    expect(upstream.seen).toHaveLength(3);
+  });
+
   it("answers on every host the gateway serves, before host routing", async () => {
     const send = gatewayWith({ ADMIN_TOKEN: TOKEN, ROUTING: "hosts", UPSTREAM_HOSTS: "api.example.com=hosted-api, control.example.com=control-plane" });
     for (const host of ["api.example.com", "control.example.com"]) {

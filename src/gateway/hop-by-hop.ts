@@ -1,0 +1,47 @@
+/*
+ * Hop-by-hop headers (RFC 9110, section 7.6.1) describe one connection, so a proxy must not pass
+ * them on: the fixed list, and every header the `Connection` header names. The rules are Hono's
+ * proxy helper's (hono/src/helper/proxy) with `strictConnectionProcessing`, which the gateway used
+ * before it built its upstream request in one pass: a client's `Connection` naming anything but
+ * tokens is refused, an upstream's is read leniently.
+ */
+
+/** Hop-by-hop headers, whatever `Connection` says. */
+export const HOP_BY_HOP_HEADERS = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"];
+
+/** An RFC 9110 token: what a header name, and so a `Connection` option, is made of. */
+const TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
+
+/**
+ * The header names (lower-case) a client's `Connection` value names, or the options that are not
+ * tokens (then the request is refused, as Hono's proxy refuses it).
+ */
+export function clientConnectionOptions(value: string): { ok: true; names: string[] } | { ok: false; invalid: string[] } {
+  const options = value.split(",").map((option) => option.trim());
+  const invalid = options.filter((option) => !TOKEN.test(option));
+  if (invalid.length > 0) return { ok: false, invalid };
+  return { ok: true, names: options.map((option) => option.toLowerCase()) };
+}
+
+/**
+ * The upstream's response headers as the client receives them: hop-by-hop headers (and those its
+ * `Connection` names) removed, `Content-Encoding` and `Content-Length` removed when the runtime
+ * decoded the body, then `extra` (the rate-limit headers) set. One copy of the headers.
+ */
+export function downstreamHeaders(upstream: Headers, extra: Readonly<Record<string, string>> | undefined): Headers {
+  const headers = new Headers(upstream);
+  const connection = headers.get("connection");
+  if (connection) {
+    for (const option of connection.split(",")) {
+      const name = option.trim();
+      if (TOKEN.test(name)) headers.delete(name);
+    }
+  }
+  for (const name of HOP_BY_HOP_HEADERS) headers.delete(name);
+  if (headers.has("content-encoding")) {
+    headers.delete("content-encoding");
+    headers.delete("content-length");
+  }
+  if (extra) for (const name in extra) headers.set(name, extra[name]!);
+  return headers;
+}
