@@ -35,11 +35,11 @@ const GATEWAY_SET_HEADERS = ["x-forwarded-for", "x-real-ip", "true-client-ip", "
  */
 const DROPPED = new Set([...CLIENT_ADDRESS_HEADERS, ...REQUEST_REWRITE_HEADERS, ...GATEWAY_SET_HEADERS, ...HOP_BY_HOP_HEADERS, "accept-encoding"]);
 
-/** The request header lines the upstream receives (a `HeadersInit`), or why the request is refused. */
-export type UpstreamHeaders = { ok: true; lines: [string, string][] } | { ok: false; detail: string };
+/** The request headers the upstream receives, or why the request is refused. */
+export type UpstreamHeaders = { ok: true; headers: Headers } | { ok: false; detail: string };
 
 /**
- * The headers the upstream receives, from the client's, built in one pass:
+ * The headers the upstream receives, from the client's:
  * - names holding `_` are dropped: CGI/WSGI-style stacks read `x_api_key` as `x-api-key`, a
  *   second identity the gateway did not count (nginx drops them by default for the same reason);
  * - client-address and request-rewriting headers are dropped, then `X-Forwarded-For`,
@@ -48,32 +48,37 @@ export type UpstreamHeaders = { ok: true; lines: [string, string][] } | { ok: fa
  * - hop-by-hop headers are dropped, with every header the client's `Connection` names
  *   (hop-by-hop.ts); a `Connection` naming anything but header names is refused. The headers the
  *   gateway sets are its own, never the client's connection's, so `Connection` cannot remove them.
+ * One scan of the names finds what to drop. The headers are copied whole and pruned, never
+ * rebuilt line by line: in workerd each line handed over costs more than a whole copy.
  */
 export function upstreamHeaders(incoming: Headers, url: URL, edgeAddress: string | undefined): UpstreamHeaders {
-  let lines: [string, string][] = [];
-  let connection: string | undefined;
-  for (const line of incoming) {
-    const name = line[0];
-    if (name === "connection") connection = line[1];
-    if (!DROPPED.has(name) && !name.includes("_")) lines.push(line);
+  const headers = new Headers(incoming);
+  let connection = false;
+  for (const name of incoming.keys()) {
+    if (!DROPPED.has(name) && !name.includes("_")) continue;
+    headers.delete(name);
+    if (name === "connection") connection = true;
   }
   if (connection) {
-    const options = clientConnectionOptions(connection);
+    const options = clientConnectionOptions(incoming.get("connection") ?? "");
     if (!options.ok) return { ok: false, detail: `Invalid Connection header value: ${options.invalid.join(", ")}` };
-    const named = new Set(options.names);
-    lines = lines.filter(([name]) => !named.has(name));
+    for (const name of options.names) headers.delete(name);
   }
 
   const host = url.host;
   const proto = url.protocol.slice(0, -1);
   let forwarded = `host=${quoted(host)};proto=${proto}`;
   if (edgeAddress) {
-    lines.push(["x-forwarded-for", edgeAddress], ["x-real-ip", edgeAddress], ["true-client-ip", edgeAddress]);
+    headers.set("x-forwarded-for", edgeAddress);
+    headers.set("x-real-ip", edgeAddress);
+    headers.set("true-client-ip", edgeAddress);
     // RFC 7239: an IPv6 node is bracketed and the whole value quoted.
     forwarded = `for=${edgeAddress.includes(":") ? `"[${edgeAddress.replace(/^\[|\]$/g, "")}]"` : edgeAddress};${forwarded}`;
   }
-  lines.push(["forwarded", forwarded], ["x-forwarded-host", host], ["x-forwarded-proto", proto]);
-  return { ok: true, lines };
+  headers.set("forwarded", forwarded);
+  headers.set("x-forwarded-host", host);
+  headers.set("x-forwarded-proto", proto);
+  return { ok: true, headers };
 }
 
 /** An RFC 7239 value: a token as it is, anything else (a host with a port) quoted. */

@@ -35,7 +35,7 @@ async function answer(c: Context<GatewayEnv>, config: GatewayConfig, request: Ga
   incoming.signal?.addEventListener("abort", () => controller.abort(), { once: true });
   try {
     // The body is the client's stream itself: nothing is buffered.
-    const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: forwarded.lines, body: incoming.body, signal: controller.signal });
+    const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: forwarded.headers, body: incoming.body, signal: controller.signal });
     const response = await untilAborted(upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), controller.signal);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers: downstreamHeaders(response.headers, headers) });
   } catch (error) {

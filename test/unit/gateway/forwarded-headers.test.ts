@@ -8,7 +8,7 @@ const url = new URL("https://api.example.com:8443/runs?x=1");
 function sent(client: ConstructorParameters<typeof Headers>[0], edgeAddress: string | null = "203.0.113.7"): Headers {
   const result = upstreamHeaders(new Headers(client), url, edgeAddress ?? undefined);
   if (!result.ok) throw new Error(result.detail);
-  return new Headers(result.lines);
+  return result.headers;
 }
 
 describe("the upstream's request headers", () => {
