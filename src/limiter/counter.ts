@@ -1,4 +1,4 @@
-import { fitsLease, planLease, type LeaseGrant, type LeaseRequest } from "./lease.ts";
+import { fitsLease, planLease, type LeaseGrant, type LeaseRequest, type LeaseReturn } from "./lease.ts";
 import { ReservationLedger, restoreAdmissions, type LedgerOptions, type Reservation, type Snapshot } from "./ledger.ts";
 import { SlidingWindow } from "./sliding-window.ts";
 import { verdictOf, type Limit, type Verdict } from "./types.ts";
@@ -154,7 +154,7 @@ export class Counter {
    * reservation). A lease this instance does not know (granted before a restart, or given back
    * already) is left counted in full: never fewer admissions than happened.
    */
-  #takeBack(returned: NonNullable<LeaseRequest["returned"]>, window: SlidingWindow): boolean {
+  #takeBack(returned: LeaseReturn, window: SlidingWindow): boolean {
     const held = this.#leases.get(returned.id);
     if (!held || !fitsLease(returned, held)) return false;
     this.#leases.delete(returned.id);
