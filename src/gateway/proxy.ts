@@ -29,17 +29,21 @@ async function answer(c: Context<GatewayEnv>, config: GatewayConfig, request: Ga
   const forwarded = upstreamHeaders(incoming.headers, request.url, request.edgeAddress);
   if (!forwarded.ok) return Response.json({ detail: forwarded.detail }, { status: 400, headers });
 
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), config.upstreamTimeoutMs);
-  // The client's own abort still ends the upstream call.
-  incoming.signal?.addEventListener("abort", () => controller.abort(), { once: true });
+  // The upstream request follows the client's signal, so the client's abort ends the upstream
+  // call (Request.signal; without the enable_request_signal flag workerd cancels the whole
+  // request, its subrequests with it). The timer bounds the wait for response headers only: once
+  // they arrive it is cleared, and a timed-out call ends with the request it belonged to.
+  let timer!: ReturnType<typeof setTimeout>;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(reject, config.upstreamTimeoutMs, TIMED_OUT);
+  });
   try {
     // The body is the client's stream itself: nothing is buffered.
-    const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: forwarded.headers, body: incoming.body, signal: controller.signal });
-    const response = await untilAborted(upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), controller.signal);
+    const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: forwarded.headers, body: incoming.body, signal: incoming.signal });
+    const response = await Promise.race([upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), timeout]);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers: downstreamHeaders(response.headers, headers) });
   } catch (error) {
-    const timedOut = controller.signal.aborted;
+    const timedOut = error === TIMED_OUT;
     console.log(JSON.stringify({ event: timedOut ? "upstream_timeout" : "upstream_unreachable", upstream: name, error: String(error) }));
     return problemResponse(
       {
@@ -54,15 +58,10 @@ async function answer(c: Context<GatewayEnv>, config: GatewayConfig, request: Ga
   }
 }
 
+/** What the timer rejects with: told apart from the upstream's own failures by identity. */
+const TIMED_OUT = new Error("the upstream did not answer in time");
+
 /** The upstream URL: its origin (and path), then the canonical path (which needs no encoding) and the query. */
 function target(upstream: Upstream, request: GatewayRequest): string {
   return (upstream.kind === "origin" ? upstream.base : request.url.origin) + request.upstreamPath + request.url.search;
-}
-
-/** Settles with `work`, or rejects once `signal` aborts, even if `work` ignores the signal. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-    work.then(resolve, reject);
-  });
 }
