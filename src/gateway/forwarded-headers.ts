@@ -35,11 +35,9 @@ const GATEWAY_SET_HEADERS = ["x-forwarded-for", "x-real-ip", "true-client-ip", "
  */
 const DROPPED = new Set([...CLIENT_ADDRESS_HEADERS, ...REQUEST_REWRITE_HEADERS, ...GATEWAY_SET_HEADERS, ...HOP_BY_HOP_HEADERS, "accept-encoding"]);
 
-/** The request headers the upstream receives, or why the request is refused. */
-export type UpstreamHeaders = { ok: true; headers: Headers } | { ok: false; detail: string };
-
 /**
- * The headers the upstream receives, from the client's:
+ * Turns `headers`, a copy of the client's headers `sent` (the upstream request's own, made with
+ * it), into the headers the upstream receives, or says why the request is refused:
  * - names holding `_` are dropped: CGI/WSGI-style stacks read `x_api_key` as `x-api-key`, a
  *   second identity the gateway did not count (nginx drops them by default for the same reason);
  * - client-address and request-rewriting headers are dropped, then `X-Forwarded-For`,
@@ -48,20 +46,22 @@ export type UpstreamHeaders = { ok: true; headers: Headers } | { ok: false; deta
  * - hop-by-hop headers are dropped, with every header the client's `Connection` names
  *   (hop-by-hop.ts); a `Connection` naming anything but header names is refused. The headers the
  *   gateway sets are its own, never the client's connection's, so `Connection` cannot remove them.
- * One scan of the names finds what to drop. The headers are copied whole and pruned, never
- * rebuilt line by line: in workerd each line handed over costs more than a whole copy.
+ * One scan of the client's names finds what to drop from the copy. The headers are copied whole
+ * (with the request) and pruned, never rebuilt line by line: in workerd each line handed over
+ * costs more than a whole copy.
+ *
+ * @returns the refusal's detail (400), or undefined once `headers` are ready.
  */
-export function upstreamHeaders(incoming: Headers, url: URL, edgeAddress: string | undefined): UpstreamHeaders {
-  const headers = new Headers(incoming);
+export function prepareUpstreamHeaders(headers: Headers, sent: Headers, url: URL, edgeAddress: string | undefined): string | undefined {
   let connection = false;
-  for (const name of incoming.keys()) {
+  for (const name of sent.keys()) {
     if (!DROPPED.has(name) && !name.includes("_")) continue;
     headers.delete(name);
     if (name === "connection") connection = true;
   }
   if (connection) {
-    const options = clientConnectionOptions(incoming.get("connection") ?? "");
-    if (!options.ok) return { ok: false, detail: `Invalid Connection header value: ${options.invalid.join(", ")}` };
+    const options = clientConnectionOptions(sent.get("connection") ?? "");
+    if (!options.ok) return `Invalid Connection header value: ${options.invalid.join(", ")}`;
     for (const name of options.names) headers.delete(name);
   }
 
@@ -78,7 +78,7 @@ export function upstreamHeaders(incoming: Headers, url: URL, edgeAddress: string
   headers.set("forwarded", forwarded);
   headers.set("x-forwarded-host", host);
   headers.set("x-forwarded-proto", proto);
-  return { ok: true, headers };
+  return undefined;
 }
 
 /** An RFC 7239 value: a token as it is, anything else (a host with a port) quoted. */

@@ -1,9 +1,10 @@
 import type { Context } from "hono";
 import type { GatewayConfig, Upstream } from "./config.ts";
-import { upstreamHeaders } from "./forwarded-headers.ts";
+import { prepareUpstreamHeaders } from "./forwarded-headers.ts";
 import { downstreamHeaders } from "./hop-by-hop.ts";
 import { countUpstream } from "./metrics.ts";
 import { problemResponse } from "./problem.ts";
+import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 
 /**
@@ -17,29 +18,35 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  */
 export async function forward(c: Context<GatewayEnv>, config: GatewayConfig, request: GatewayRequest, headers?: Readonly<Record<string, string>>): Promise<Response> {
   const started = Date.now();
-  const response = await answer(c, config, request, headers);
-  countUpstream(c, config, { upstream: request.upstream, status: response.status, ms: Date.now() - started });
-  return response;
-}
-
-async function answer(c: Context<GatewayEnv>, config: GatewayConfig, request: GatewayRequest, headers: Readonly<Record<string, string>> | undefined): Promise<Response> {
   const name = request.upstream;
   const upstream = config.upstreams[name];
   const incoming = c.req.raw;
-  const forwarded = upstreamHeaders(incoming.headers, request.url, request.edgeAddress);
-  if (!forwarded.ok) return Response.json({ detail: forwarded.detail }, { status: 400, headers });
+  // The client's headers are copied with the request, then made the upstream's; the body is the
+  // client's stream itself: nothing is buffered. The upstream request follows the client's
+  // signal, so the client's abort ends the upstream call (Request.signal; without the
+  // enable_request_signal flag workerd cancels the whole request, its subrequests with it).
+  const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: incoming.headers, body: incoming.body, signal: incoming.signal });
+  const refused = prepareUpstreamHeaders(outgoing.headers, incoming.headers, request.url, request.edgeAddress);
+  const response = refused === undefined ? await answer(config, name, upstream, outgoing, headers) : Response.json({ detail: refused }, { status: 400, headers });
+  countUpstream(c, config, { upstream: name, status: response.status, ms: Date.now() - started });
+  return response;
+}
 
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), config.upstreamTimeoutMs);
-  // The client's own abort still ends the upstream call.
-  incoming.signal?.addEventListener("abort", () => controller.abort(), { once: true });
+/**
+ * The upstream's answer to `outgoing`, with `headers` added, or the problem it failed with. The
+ * timer bounds the wait for response headers only: once they arrive it is cleared, and a timed-out
+ * call ends with the request it belonged to.
+ */
+async function answer(config: GatewayConfig, name: UpstreamName, upstream: Upstream, outgoing: Request, headers: Readonly<Record<string, string>> | undefined): Promise<Response> {
+  let timer!: ReturnType<typeof setTimeout>;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(reject, config.upstreamTimeoutMs, TIMED_OUT);
+  });
   try {
-    // The body is the client's stream itself: nothing is buffered.
-    const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: forwarded.headers, body: incoming.body, signal: controller.signal });
-    const response = await untilAborted(upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), controller.signal);
+    const response = await Promise.race([upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), timeout]);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers: downstreamHeaders(response.headers, headers) });
   } catch (error) {
-    const timedOut = controller.signal.aborted;
+    const timedOut = error === TIMED_OUT;
     console.log(JSON.stringify({ event: timedOut ? "upstream_timeout" : "upstream_unreachable", upstream: name, error: String(error) }));
     return problemResponse(
       {
@@ -54,15 +61,10 @@ async function answer(c: Context<GatewayEnv>, config: GatewayConfig, request: Ga
   }
 }
 
+/** What the timer rejects with: told apart from the upstream's own failures by identity. */
+const TIMED_OUT = new Error("the upstream did not answer in time");
+
 /** The upstream URL: its origin (and path), then the canonical path (which needs no encoding) and the query. */
 function target(upstream: Upstream, request: GatewayRequest): string {
   return (upstream.kind === "origin" ? upstream.base : request.url.origin) + request.upstreamPath + request.url.search;
-}
-
-/** Settles with `work`, or rejects once `signal` aborts, even if `work` ignores the signal. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-    work.then(resolve, reject);
-  });
 }

@@ -154,6 +154,36 @@ describe("proxying", () => {
     expect(await res.json()).toMatchObject({ status: 504, title: "Upstream timed out" });
   });
 
+  it("ends the upstream call when the client aborts", async () => {
+    let upstreamRequest: Request | undefined;
+    const send = gatewayWith({
+      UPSTREAM_TIMEOUT_MS: "200",
+      HOSTED_API: { fetch: (request: Request) => ((upstreamRequest = request), new Promise(() => {})) } as unknown as Fetcher,
+    });
+    const client = new AbortController();
+    const answered = send("/anything", { headers: keyed(freshIdentity()), signal: client.signal });
+    await vi.waitFor(() => expect(upstreamRequest).toBeDefined());
+    expect(upstreamRequest!.signal.aborted).toBe(false);
+    client.abort();
+    expect(upstreamRequest!.signal.aborted).toBe(true);
+    await answered;
+  });
+
+  it("bounds only the wait for response headers: a slower stream after them is not cut", async () => {
+    const slowBody = new ReadableStream({
+      async start(controller) {
+        controller.enqueue(new TextEncoder().encode("headers came at once,"));
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        controller.enqueue(new TextEncoder().encode(" the rest after the timeout"));
+        controller.close();
+      },
+    });
+    const send = gatewayWith({ UPSTREAM_TIMEOUT_MS: "50", HOSTED_API: { fetch: async () => new Response(slowBody) } as unknown as Fetcher });
+    const res = await send("/anything", { headers: keyed(freshIdentity()) });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("headers came at once, the rest after the timeout");
+  });
+
   it("never forwards a denied request", async () => {
     const upstream = recordingUpstream();
     const send = gatewayWith({ HOSTED_API: upstream.fetcher });
