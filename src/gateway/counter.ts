@@ -37,7 +37,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const denied = new DenyCache();
 const fallback = new LocalFallback();
 const leases = new LeaseBook();
-const coalescer = new Coalescer<Verdict>({ sleep, now: () => counterClock.now() });
+const coalescer = new Coalescer<Counted>({ sleep, now: () => counterClock.now() });
 let failures = 0;
 
 /** Counter calls that failed in this isolate (also logged one by one). */
@@ -67,19 +67,29 @@ export async function count(env: Env, request: CountRequest): Promise<Counted> {
     const wait = until - now;
     return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: wait, retryInMs: wait };
   }
-  const leased = algorithm === "sliding-window" ? leases.admit(name, limit, now) : undefined;
-  if (leased) return { ...leased, decidedBy: "lease" };
+  const onLease = algorithm === "sliding-window" ? () => leased(name, limit) : undefined;
+  const local = onLease?.();
+  if (local) return local;
   try {
-    const verdict = await coalescer.join(name, timeoutMs, (hits) => {
-      const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
-      return callObject(namespace.getByName(address.object), name, { key: address.key, limit, algorithm, hits }, timeoutMs);
-    });
+    const counted = await coalescer.join(
+      name,
+      timeoutMs,
+      async (hits) => {
+        const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
+        const verdicts = await callObject(namespace.getByName(address.object), name, { key: address.key, limit, algorithm, hits }, timeoutMs);
+        return verdicts.map((verdict): Counted => ({ ...verdict, decidedBy: "object" }));
+      },
+      // Requests queued behind the call that brought a lease are decided on it.
+      onLease,
+    );
+    if (counted.decidedBy === "lease") return counted;
+    const verdict = counted;
     const answered = counterClock.now();
     fallback.observe(name, verdict, answered);
     // Retry time measured from our own clock after the answer arrived: never earlier than the
     // counter's own retry time.
     if (!verdict.allowed && cacheDenials) denied.remember(name, answered + verdict.retryInMs);
-    return { ...verdict, decidedBy: "object" };
+    return verdict;
   } catch (error) {
     failures++;
     const message = error instanceof Error ? error.message : String(error);
@@ -87,6 +97,12 @@ export async function count(env: Env, request: CountRequest): Promise<Counted> {
     const decided = counterClock.now();
     return { ...verdictOf(fallback.decide(name, limit, decided), decided), decidedBy: "local-fallback", failure: message };
   }
+}
+
+/** The request decided on this isolate's lease on counter `name`, if it holds one that can. */
+function leased(name: string, limit: Limit): Counted | undefined {
+  const verdict = leases.admit(name, limit, counterClock.now());
+  return verdict && { ...verdict, decidedBy: "lease" };
 }
 
 /**

@@ -11,6 +11,11 @@
  * request's context, where its own I/O is refused). So a waiting request checks its slot on its
  * own timer (`sleep`), and whoever sends a batch does so from its own request. A request with no
  * call in flight ahead of it sends at once: an idle counter adds no wait at all.
+ *
+ * A call may bring back the means to decide without one (an admission lease): `local`, when
+ * given, is asked first for the queued requests, in arrival order, whenever no call is in flight,
+ * and only what it cannot decide is sent. Without it, a busy counter would give back
+ * every lease unused, because requests always queue behind the call that brings it.
  */
 export class Coalescer<R> {
   readonly #groups = new Map<string, Group<R>>();
@@ -31,7 +36,7 @@ export class Coalescer<R> {
    * was cancelled mid-way (a client gone) cannot stall the key. A queued request waits for the call
    * ahead of it (at most its `timeoutMs`) and then for its own: never longer than two timeouts.
    */
-  async join(key: string, timeoutMs: number, send: (n: number) => Promise<R[]>): Promise<R> {
+  async join(key: string, timeoutMs: number, send: (n: number) => Promise<R[]>, local?: () => R | undefined): Promise<R> {
     let group = this.#groups.get(key);
     if (!group) this.#groups.set(key, (group = { sending: undefined, queue: [] }));
     const slot = { state: "queued" } as Slot<R>;
@@ -41,7 +46,12 @@ export class Coalescer<R> {
       if (slot.state === "failed") throw slot.error;
       const now = this.#now();
       if (group.sending && group.sending.deadline <= now) group.sending = undefined; // abandoned
-      if (slot.state === "queued" && !group.sending) return this.#send(key, group, slot, now + timeoutMs, send);
+      if (slot.state === "queued" && !group.sending) {
+        if (local) decideLocally(group.queue, local);
+        if (slot.state === "queued") return this.#send(key, group, slot, now + timeoutMs, send);
+        if (group.queue.length === 0 && this.#groups.get(key) === group) this.#groups.delete(key);
+        continue;
+      }
       if (slot.state === "sent" && slot.deadline <= now) throw new Error(`counter did not answer within ${timeoutMs} ms`);
       await this.#sleep(this.#pollMs);
     }
@@ -70,6 +80,18 @@ export class Coalescer<R> {
     if (own.state === "answered") return own.result;
     throw (own as { error: unknown }).error;
   }
+}
+
+/** Decides queued requests from the front with `local` until it cannot, taking them off the queue. */
+function decideLocally<R>(queue: Slot<R>[], local: () => R | undefined): void {
+  let decided = 0;
+  for (const slot of queue) {
+    const result = local();
+    if (result === undefined) break;
+    Object.assign(slot, { state: "answered", result });
+    decided++;
+  }
+  queue.splice(0, decided);
 }
 
 interface Group<R> {

@@ -18,7 +18,7 @@ function fakeObject(limit: { count: number; intervalMs: number }, latencies: () 
     // Decided when the call reaches the object, in order, as RateLimiter.hitBatch does.
     return Array.from({ length: n }, () => verdictOf(window.hit(0), 0));
   };
-  return { send, batches, maxInFlight: () => maxInFlight };
+  return { send, batches, window, maxInFlight: () => maxInFlight };
 }
 
 const noTimeout = Number.POSITIVE_INFINITY;
@@ -57,6 +57,62 @@ describe("Coalescer", () => {
     const verdicts = await Promise.all(Array.from({ length: 100 }, () => coalescer.join("k", noTimeout, object.send)));
     expect(object.batches).toEqual([1, 99]);
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
+  });
+
+  it("property: with a local decider (a lease) between calls, every request still gets, in arrival order, exactly the sequential verdict", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 10 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 10 }),
+        async (count, arrivalGaps, latencyDraws, localDraws) => {
+          let draw = 0;
+          let localDraw = 0;
+          const object = fakeObject({ count, intervalMs: 1_000 }, () => latencyDraws[draw++ % latencyDraws.length]!);
+          // Decides on the object's own window when it can (a lease is units of that window); each
+          // answer tagged so the test sees who decided.
+          const local = () => (localDraws[localDraw++ % localDraws.length] ? { ...verdictOf(object.window.hit(0), 0), local: true } : undefined);
+          const coalescer = new Coalescer<Verdict & { local?: boolean }>({ sleep: () => tick(), now: () => 0 });
+          const pending: Promise<Verdict & { local?: boolean }>[] = [];
+          for (const gap of arrivalGaps) {
+            for (let i = 0; i < gap; i++) await tick();
+            pending.push(coalescer.join("k", noTimeout, object.send, local));
+          }
+          const answers = await Promise.all(pending);
+          const sequential = new SlidingWindow({ count, intervalMs: 1_000 });
+          expect(answers.map(({ local: _, ...verdict }) => verdict)).toEqual(arrivalGaps.map(() => verdictOf(sequential.hit(0), 0)));
+          const decidedLocally = answers.filter((a) => a.local).length;
+          expect(object.batches.reduce((a, b) => a + b, 0) + decidedLocally).toBe(arrivalGaps.length);
+          expect(object.maxInFlight()).toBeLessThanOrEqual(1);
+          expect(coalescer.size).toBe(0);
+        },
+      ),
+      { numRuns: 200, seed: 20261123 },
+    );
+  });
+
+  it("requests queued behind the call that brings a lease are decided on it, in arrival order; only the rest are sent", async () => {
+    const object = fakeObject({ count: 100, intervalMs: 1_000 }, () => 2);
+    let units = 0;
+    // The first call brings five units back, as the counter object grants a lease.
+    const sendAndLease = async (n: number) => {
+      const verdicts = await object.send(n);
+      if (object.batches.length === 1) units = 5;
+      return verdicts;
+    };
+    const local = () => {
+      if (units === 0) return undefined;
+      units--;
+      return { ...verdictOf(object.window.hit(0), 0), local: true };
+    };
+    const coalescer = new Coalescer<Verdict & { local?: boolean }>({ sleep: () => tick(), now: () => 0 });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => coalescer.join("k", noTimeout, sendAndLease, local)));
+    // The first request sends; of the 19 queued behind its call, five are decided on the lease it
+    // brought and only the other 14 are sent (before, all 19 were sent and the lease went unused).
+    expect(object.batches).toEqual([1, 14]);
+    expect(answers.map((a) => Boolean(a.local))).toEqual([false, ...Array(5).fill(true), ...Array(14).fill(false)]);
+    expect(answers.map((a) => a.remaining)).toEqual(Array.from({ length: 20 }, (_, i) => 99 - i));
   });
 
   it("keeps keys apart", async () => {
