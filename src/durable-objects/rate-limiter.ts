@@ -72,22 +72,49 @@ export class RateLimiter extends DurableObject {
     return this.decideBatch(batch).verdicts;
   }
 
-  /** `hitBatch`, with the lease the isolate asked for (what the gateway calls). */
-  decideBatch({ key = "", limit, algorithm = "sliding-window", hits, recorded = [], lease }: HitBatch): BatchAnswer {
-    if (!Number.isInteger(hits) || hits < 1 || hits > MAX_BATCH) throw new RangeError(`hits must be a whole number from 1 to ${MAX_BATCH}`);
+  /** `hitBatch`, with the lease the isolate asked for. */
+  decideBatch(batch: HitBatch): BatchAnswer {
+    return this.decideMany([batch])[0]!;
+  }
+
+  /**
+   * Several counters' batches in one call (what the gateway sends: every request for this object
+   * that queued in an isolate while its last call was in flight), each decided as `decideBatch`
+   * would, in order, at one instant. One call, one storage commit and at most one alarm write for
+   * them all.
+   */
+  decideMany(batches: readonly HitBatch[]): BatchAnswer[] {
+    if (!Array.isArray(batches) || batches.length < 1) throw new RangeError("batches must be a non-empty list");
+    let total = 0;
+    for (const { hits } of batches) {
+      if (!Number.isInteger(hits) || hits < 1 || hits > MAX_BATCH) throw new RangeError(`hits must be a whole number from 1 to ${MAX_BATCH}`);
+      total += hits;
+    }
+    if (total > MAX_BATCH) throw new RangeError(`a call decides at most ${MAX_BATCH} hits`);
     const now = this.now();
+    let settleAt = Number.POSITIVE_INFINITY;
+    const answers = batches.map((batch): BatchAnswer => {
+      const answer = this.#decide(batch, now);
+      if (answer.settleAt !== undefined) settleAt = Math.min(settleAt, answer.settleAt);
+      return answer.lease ? { verdicts: answer.verdicts, lease: answer.lease } : { verdicts: answer.verdicts };
+    });
+    // Not awaited: the output gate holds this reply until the writes are durable, and writes made
+    // by concurrent calls coalesce into one batch. An alarm already due no later than the
+    // earliest settle time serves it too (the alarm settles every counter), so most calls write
+    // no alarm at all.
+    if (settleAt !== Number.POSITIVE_INFINITY && !(typeof this.#alarmAt === "number" && this.#alarmAt <= settleAt)) this.#arm(settleAt);
+    return answers;
+  }
+
+  /** One counter's batch; `settleAt` when it wrote storage (the counter must settle by then). */
+  #decide({ key = "", limit, algorithm = "sliding-window", hits, recorded = [], lease }: HitBatch, now: number): BatchAnswer & { settleAt?: number } {
     if (algorithm === "fixed-window") {
       let fixed = this.#fixed.get(key);
       if (!fixed) this.#fixed.set(key, (fixed = new FixedWindow(limit)));
       return { verdicts: Array.from({ length: hits }, () => verdictOf(fixed.hit(now), now)) };
     }
     const { verdicts, lease: granted, wrote, settleAt } = this.#counter(key).decide(limit, hits, now, { recorded, ...(lease && { lease }) });
-    // Not awaited: the output gate holds this reply until the write is durable, and writes made
-    // by concurrent calls coalesce into one batch. An alarm already due no later than this
-    // counter's settle time serves it too (the alarm settles every counter), so most batches
-    // write no alarm at all.
-    if (wrote && !(typeof this.#alarmAt === "number" && this.#alarmAt <= settleAt)) this.#arm(settleAt);
-    return granted ? { verdicts, lease: granted } : { verdicts };
+    return { verdicts, ...(granted && { lease: granted }), ...(wrote && { settleAt }) };
   }
 
   /**

@@ -37,7 +37,15 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const denied = new DenyCache();
 const fallback = new LocalFallback();
 const leases = new LeaseBook();
-const coalescer = new Coalescer<Counted>({ sleep, now: () => counterClock.now() });
+const coalescer = new Coalescer<Queued, Counted>({ sleep, now: () => counterClock.now() });
+
+/** One request waiting for its counter object: which counter of it, and how it is counted. */
+interface Queued {
+  readonly counter: string;
+  readonly key: string;
+  readonly limit: Limit;
+  readonly algorithm: Algorithm;
+}
 let failures = 0;
 
 /** Counter calls that failed in this isolate (also logged one by one). */
@@ -67,20 +75,19 @@ export async function count(env: Env, request: CountRequest): Promise<Counted> {
     const wait = until - now;
     return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: wait, retryInMs: wait };
   }
-  const onLease = algorithm === "sliding-window" ? () => leased(name, limit) : undefined;
-  const local = onLease?.();
+  const item: Queued = { counter: name, key: address.key, limit, algorithm };
+  const local = leased(item);
   if (local) return local;
   try {
+    const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
+    // Requests for every counter the object holds share its calls; those queued behind the call
+    // that brought a lease are decided on it.
     const counted = await coalescer.join(
-      name,
+      `${jurisdiction ?? ""}/${address.object}`,
+      item,
       timeoutMs,
-      async (hits) => {
-        const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
-        const verdicts = await callObject(namespace.getByName(address.object), name, { key: address.key, limit, algorithm, hits }, timeoutMs);
-        return verdicts.map((verdict): Counted => ({ ...verdict, decidedBy: "object" }));
-      },
-      // Requests queued behind the call that brought a lease are decided on it.
-      onLease,
+      (queued) => callObject(namespace.getByName(address.object), queued, timeoutMs),
+      leased,
     );
     if (counted.decidedBy === "lease") return counted;
     const verdict = counted;
@@ -99,37 +106,56 @@ export async function count(env: Env, request: CountRequest): Promise<Counted> {
   }
 }
 
-/** The request decided on this isolate's lease on counter `name`, if it holds one that can. */
-function leased(name: string, limit: Limit): Counted | undefined {
-  const verdict = leases.admit(name, limit, counterClock.now());
+/** The request decided on this isolate's lease on its counter, if it holds one that can. */
+function leased({ counter, limit, algorithm }: Queued): Counted | undefined {
+  if (algorithm !== "sliding-window") return undefined;
+  const verdict = leases.admit(counter, limit, counterClock.now());
   return verdict && { ...verdict, decidedBy: "lease" };
 }
 
 /**
- * One call to the counter object, carrying the admissions this isolate made locally while it
- * failed and the lease it gives back, asking for a new lease; one timer bounds the whole batch.
- * What it could not deliver goes with the next call.
+ * One call to the counter object for the requests queued for it: per counter, how many, with the
+ * admissions this isolate made locally while it failed and the lease it gives back, asking for a
+ * new lease. One timer bounds the whole call. What it could not deliver goes with the next call.
+ * Each request gets its counter's verdicts in order.
  */
-async function callObject(
-  stub: ReturnType<Env["LIMITER"]["getByName"]>,
-  name: string,
-  batch: { key: string; limit: Limit; algorithm: Algorithm; hits: number },
-  timeoutMs: number,
-): Promise<Verdict[]> {
-  const recorded = fallback.takeUnreported(name);
-  const lease = batch.algorithm === "sliding-window" ? leases.request(name) : undefined;
+async function callObject(stub: ReturnType<Env["LIMITER"]["getByName"]>, queued: readonly Queued[], timeoutMs: number): Promise<Counted[]> {
+  const byCounter = new Map<string, { first: Queued; hits: number; next: number }>();
+  for (const item of queued) {
+    const seen = byCounter.get(item.counter);
+    if (seen) seen.hits++;
+    else byCounter.set(item.counter, { first: item, hits: 1, next: 0 });
+  }
+  const parts = [...byCounter.values()].map(({ first: { counter, key, limit, algorithm }, hits }) => ({
+    counter,
+    limit,
+    batch: { key, limit, algorithm, hits, recorded: fallback.takeUnreported(counter) },
+    lease: algorithm === "sliding-window" ? leases.request(counter) : undefined,
+  }));
   const sentAt = counterClock.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`counter did not answer within ${timeoutMs} ms`)), timeoutMs);
     });
-    const answer = await Promise.race([stub.decideBatch({ ...batch, recorded, ...(lease && { lease }) }), timeout]);
-    if (lease) leases.accept(name, batch.limit, answer.lease, sentAt, lease);
-    return answer.verdicts;
+    const answers = await Promise.race([stub.decideMany(parts.map(({ batch, lease }) => (lease ? { ...batch, lease } : batch))), timeout]);
+    if (answers.length !== parts.length) throw new Error(`counter answered ${answers.length} batches for ${parts.length}`);
+    const verdicts = new Map<string, readonly Verdict[]>();
+    parts.forEach(({ counter, limit, lease }, i) => {
+      if (lease) leases.accept(counter, limit, answers[i]!.lease, sentAt, lease);
+      verdicts.set(counter, answers[i]!.verdicts);
+    });
+    return queued.map(({ counter }) => {
+      const place = byCounter.get(counter)!;
+      const verdict = verdicts.get(counter)![place.next++];
+      if (!verdict) throw new Error(`counter answered too few verdicts for ${counter}`);
+      return { ...verdict, decidedBy: "object" };
+    });
   } catch (error) {
-    fallback.restoreUnreported(name, recorded);
-    if (lease) leases.restore(name, lease);
+    for (const { counter, batch, lease } of parts) {
+      fallback.restoreUnreported(counter, batch.recorded);
+      if (lease) leases.restore(counter, lease);
+    }
     throw error;
   } finally {
     if (timer !== undefined) clearTimeout(timer);

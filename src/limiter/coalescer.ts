@@ -1,24 +1,27 @@
 /**
- * Coalesces concurrent calls for one key into one call that decides them all, in arrival order.
+ * Coalesces concurrent calls to one counter object into one call that decides them all, each
+ * counter's requests in arrival order.
  *
- * While a call for a key is in flight, requests for that key queue up; when it returns, the first
- * queued request to notice sends the whole queue as the next call (`send(n)` answers n results in
- * order). So a counter object sees at most one call in flight per isolate and counter, whatever
- * the burst, and decides the batch exactly as that many sequential calls (RateLimiter.hitBatch).
+ * While a call to an object is in flight, requests for it (for any of the counters it holds)
+ * queue up; when it returns, the first queued request to notice sends the whole queue as the next
+ * call (`send(items)` answers one result per item, in order). So an object sees at most one call
+ * in flight per isolate, whatever the burst and however many identities share it, and decides
+ * each counter's part exactly as that many sequential calls (RateLimiter.decideMany).
  *
  * Why polling, not a shared promise: in workerd a request may not wait on a promise another
  * request will settle (it is cancelled as hung, and its continuation would run in the other
  * request's context, where its own I/O is refused). So a waiting request checks its slot on its
  * own timer (`sleep`), and whoever sends a batch does so from its own request. A request with no
- * call in flight ahead of it sends at once: an idle counter adds no wait at all.
+ * call in flight ahead of it sends at once: an idle object adds no wait at all.
  *
  * A call may bring back the means to decide without one (an admission lease): `local`, when
  * given, is asked first for the queued requests, in arrival order, whenever no call is in flight,
- * and only what it cannot decide is sent. Without it, a busy counter would give back
- * every lease unused, because requests always queue behind the call that brings it.
+ * and only what it cannot decide is sent. Once it refuses a counter's request, that counter's
+ * later requests go with it (never decided ahead of it). Without this, a busy counter would give
+ * back every lease unused, because requests always queue behind the call that brings it.
  */
-export class Coalescer<R> {
-  readonly #groups = new Map<string, Group<R>>();
+export class Coalescer<I extends CoalescedItem, R> {
+  readonly #groups = new Map<string, Group<I, R>>();
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #now: () => number;
   readonly #pollMs: number;
@@ -30,16 +33,16 @@ export class Coalescer<R> {
   }
 
   /**
-   * This request's result from a call that decides it together with every request for `key`
-   * queued with it. Each call gets `timeoutMs` from the moment it is sent: its requests fail with a
+   * The result for `item` from a call to the object `key` that decides it together with every
+   * request for that object queued with it. Each call gets `timeoutMs` from the moment it is sent: its requests fail with a
    * timeout once that passes without an answer, and the call is abandoned, so a call whose request
    * was cancelled mid-way (a client gone) cannot stall the key. A queued request waits for the call
    * ahead of it (at most its `timeoutMs`) and then for its own: never longer than two timeouts.
    */
-  async join(key: string, timeoutMs: number, send: (n: number) => Promise<R[]>, local?: () => R | undefined): Promise<R> {
+  async join(key: string, item: I, timeoutMs: number, send: (items: readonly I[]) => Promise<R[]>, local?: (item: I) => R | undefined): Promise<R> {
     let group = this.#groups.get(key);
     if (!group) this.#groups.set(key, (group = { sending: undefined, queue: [] }));
-    const slot = { state: "queued" } as Slot<R>;
+    const slot = { state: "queued", item } as Slot<I, R>;
     group.queue.push(slot);
     for (;;) {
       if (slot.state === "answered") return slot.result;
@@ -62,13 +65,14 @@ export class Coalescer<R> {
     return this.#groups.size;
   }
 
-  async #send(key: string, group: Group<R>, own: Slot<R>, deadline: number, send: (n: number) => Promise<R[]>): Promise<R> {
+  async #send(key: string, group: Group<I, R>, own: Slot<I, R>, deadline: number, send: (items: readonly I[]) => Promise<R[]>): Promise<R> {
     const batch = group.queue.splice(0);
+    const items = batch.map((slot) => slot.item);
     for (const slot of batch) Object.assign(slot, { state: "sent", deadline });
     const sending = { deadline };
     group.sending = sending;
     try {
-      const results = await send(batch.length);
+      const results = await send(items);
       if (results.length !== batch.length) throw new Error(`counter answered ${results.length} results for ${batch.length} requests`);
       batch.forEach((slot, i) => Object.assign(slot, { state: "answered", result: results[i] }));
     } catch (error) {
@@ -82,27 +86,42 @@ export class Coalescer<R> {
   }
 }
 
-/** Decides queued requests from the front with `local` until it cannot, taking them off the queue. */
-function decideLocally<R>(queue: Slot<R>[], local: () => R | undefined): void {
-  let decided = 0;
-  for (const slot of queue) {
-    const result = local();
-    if (result === undefined) break;
-    Object.assign(slot, { state: "answered", result });
-    decided++;
-  }
-  queue.splice(0, decided);
+/** What is queued: one request, for one counter of the object. */
+export interface CoalescedItem {
+  /** The counter's name: requests for one counter are decided in arrival order. */
+  readonly counter: string;
 }
 
-interface Group<R> {
+/**
+ * Decides queued requests with `local`, in arrival order, taking those it decides off the queue.
+ * A counter it refuses once is not asked again in this pass: its later requests must not be
+ * decided ahead of the refused one.
+ */
+function decideLocally<I extends CoalescedItem, R>(queue: Slot<I, R>[], local: (item: I) => R | undefined): void {
+  const refused = new Set<string>();
+  let kept = 0;
+  for (const slot of queue) {
+    const result = refused.has(slot.item.counter) ? undefined : local(slot.item);
+    if (result === undefined) {
+      refused.add(slot.item.counter);
+      queue[kept++] = slot;
+    } else {
+      Object.assign(slot, { state: "answered", result });
+    }
+  }
+  queue.length = kept;
+}
+
+interface Group<I, R> {
   /** The call in flight, with the time it is abandoned. */
   sending: { readonly deadline: number } | undefined;
   /** Requests waiting for the next call, in arrival order. */
-  queue: Slot<R>[];
+  queue: Slot<I, R>[];
 }
 
-type Slot<R> =
+type Slot<I, R> = { readonly item: I } & (
   | { state: "queued" }
   | { state: "sent"; deadline: number }
   | { state: "answered"; result: R }
-  | { state: "failed"; error: unknown };
+  | { state: "failed"; error: unknown }
+);

@@ -306,3 +306,38 @@ describe("hits decided together (hitBatch)", () => {
     });
   });
 });
+
+describe("several counters in one call (decideMany)", () => {
+  it("decides each counter's batch exactly as its own call would, and sets the alarm the earliest of them needs", async () => {
+    const clock = { now: T0 };
+    const together = await counterAt(clock);
+    const apart = await counterAt(clock);
+    const batches = [
+      { key: "a", limit: LIMIT, hits: 10 },
+      { key: "b", limit: { count: 3, intervalMs: 5_000 }, hits: 5 },
+      { key: "a", limit: LIMIT, hits: 8 },
+    ];
+    const answers = await together.decideMany(batches);
+    const separately = [];
+    for (const batch of batches) separately.push(await apart.decideBatch(batch));
+    expect(answers).toEqual(separately);
+    expect(answers.map((a) => a.verdicts.filter((v) => v.allowed).length)).toEqual([10, 3, 5]);
+    const { entries, alarm } = await stored(together);
+    expect(entries.map(([key]) => key).sort()).toEqual(["ledger:a", "ledger:b"]);
+    // The alarm the earliest counter needs, as the three calls made apart set it.
+    expect(alarm).toBe((await stored(apart)).alarm);
+    expect(alarm).not.toBeNull();
+  });
+
+  it("refuses a malformed call whole, before deciding any of it", async () => {
+    const clock = { now: T0 };
+    const stub = await counterAt(clock);
+    await runInDurableObject(stub, (instance: RateLimiter) => {
+      expect(() => instance.decideMany([])).toThrow(/non-empty list/);
+      expect(() => instance.decideMany([{ key: "a", limit: LIMIT, hits: 5 }, { key: "b", limit: LIMIT, hits: 0 }])).toThrow(/hits must be a whole number/);
+      expect(() => instance.decideMany([{ key: "a", limit: LIMIT, hits: 60_000 }, { key: "b", limit: LIMIT, hits: 60_000 }])).toThrow(/at most 100000 hits/);
+    });
+    // Nothing was counted: the first batch of the refused call left key "a" untouched.
+    expect((await stub.hitBatch({ key: "a", limit: LIMIT, hits: 15 })).every((v) => v.allowed)).toBe(true);
+  });
+});

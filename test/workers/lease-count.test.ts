@@ -31,14 +31,16 @@ function memoryLimiter(now: () => number, latency?: () => Promise<void>) {
   let calls = 0;
   const namespace = {
     getByName: (object: string) => ({
-      async decideBatch(batch: Parameters<Counter["decide"]>[3] & { key?: string; limit: Limit; hits: number }) {
+      async decideMany(batches: (Parameters<Counter["decide"]>[3] & { key?: string; limit: Limit; hits: number })[]) {
         calls++;
         await latency?.();
-        const name = `${object}/${batch.key ?? ""}`;
-        let counter = counters.get(name);
-        if (!counter) counters.set(name, (counter = new Counter(store, name)));
-        const { verdicts, lease } = counter.decide(batch.limit, batch.hits, now(), batch);
-        return lease ? { verdicts, lease } : { verdicts };
+        return batches.map((batch) => {
+          const name = `${object}/${batch.key ?? ""}`;
+          let counter = counters.get(name);
+          if (!counter) counters.set(name, (counter = new Counter(store, name)));
+          const { verdicts, lease } = counter.decide(batch.limit, batch.hits, now(), batch);
+          return lease ? { verdicts, lease } : { verdicts };
+        });
       },
     }),
   };
@@ -149,6 +151,36 @@ describe("admission leases through count()", () => {
       const onLease = answers.filter((a) => a.decidedBy === "lease").length;
       expect(onLease).toBeGreaterThan(320);
       expect(calls()).toBeLessThanOrEqual(12);
+    } finally {
+      counterClock.now = () => Date.now();
+    }
+  });
+});
+
+describe("one call per counter object, for every counter it holds", () => {
+  it("identities sharing an object share its calls; each identity's verdicts are exactly its own window's", async () => {
+    const now = 9_000_000;
+    counterClock.now = () => now;
+    try {
+      const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 2)));
+      // Below LEASE_MIN_COUNT: every request is decided by the object.
+      const limit = { count: 15, intervalMs: 10_000 };
+      const tag = run++;
+      const identities = ["a", "b", "c", "d", "e"].map((who) => ({ name: `shared-${tag}-${who}`, object: `shared-object-${tag}`, key: who }));
+      const answers = await Promise.all(
+        Array.from({ length: 150 }, (_, i) => {
+          const address = identities[i % identities.length]!;
+          return countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 300_000, cacheDenials: false, algorithm: "sliding-window", failMode: "closed" }).then((counted) => ({ key: address.key, counted }));
+        }),
+      );
+      for (const { key } of identities) {
+        const own = answers.filter((a) => a.key === key).map((a) => a.counted);
+        // In arrival order, exactly what 30 sequential hits on a 15/10 s window answer.
+        expect(own.map((c) => c.remaining)).toEqual(Array.from({ length: 30 }, (_, i) => Math.max(0, 14 - i)));
+        expect(own.filter((c) => c.allowed)).toHaveLength(15);
+      }
+      // 150 requests for 5 counters of one object: the first call, then everyone queued behind it.
+      expect(calls()).toBe(2);
     } finally {
       counterClock.now = () => Date.now();
     }

@@ -9,7 +9,8 @@ function fakeObject(limit: { count: number; intervalMs: number }, latencies: () 
   const batches: number[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
-  const send = async (n: number): Promise<Verdict[]> => {
+  const send = async (items: readonly unknown[]): Promise<Verdict[]> => {
+    const n = items.length;
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
     batches.push(n);
@@ -23,6 +24,10 @@ function fakeObject(limit: { count: number; intervalMs: number }, latencies: () 
 
 const noTimeout = Number.POSITIVE_INFINITY;
 
+/** A queued request; most tests have one counter per object. */
+type Item = { readonly counter: string };
+const one: Item = { counter: "c" };
+
 describe("Coalescer", () => {
   it("property: concurrent requests get, in arrival order, exactly the verdicts sequential calls would, from at most one call in flight", async () => {
     await fc.assert(
@@ -33,11 +38,11 @@ describe("Coalescer", () => {
         async (count, arrivalGaps, latencyDraws) => {
           let draw = 0;
           const object = fakeObject({ count, intervalMs: 1_000 }, () => latencyDraws[draw++ % latencyDraws.length]!);
-          const coalescer = new Coalescer<Verdict>({ sleep: () => tick(), now: () => 0 });
+          const coalescer = new Coalescer<Item, Verdict>({ sleep: () => tick(), now: () => 0 });
           const pending: Promise<Verdict>[] = [];
           for (const gap of arrivalGaps) {
             for (let i = 0; i < gap; i++) await tick();
-            pending.push(coalescer.join("k", noTimeout, object.send));
+            pending.push(coalescer.join("k", one, noTimeout, object.send));
           }
           const verdicts = await Promise.all(pending);
           const sequential = new SlidingWindow({ count, intervalMs: 1_000 });
@@ -53,8 +58,8 @@ describe("Coalescer", () => {
 
   it("a burst of 100 at once reaches the object as two calls: the first request, then everyone who queued behind it", async () => {
     const object = fakeObject({ count: 10, intervalMs: 1_000 }, () => 2);
-    const coalescer = new Coalescer<Verdict>({ sleep: () => tick(), now: () => 0 });
-    const verdicts = await Promise.all(Array.from({ length: 100 }, () => coalescer.join("k", noTimeout, object.send)));
+    const coalescer = new Coalescer<Item, Verdict>({ sleep: () => tick(), now: () => 0 });
+    const verdicts = await Promise.all(Array.from({ length: 100 }, () => coalescer.join("k", one, noTimeout, object.send)));
     expect(object.batches).toEqual([1, 99]);
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
   });
@@ -73,11 +78,11 @@ describe("Coalescer", () => {
           // Decides on the object's own window when it can (a lease is units of that window); each
           // answer tagged so the test sees who decided.
           const local = () => (localDraws[localDraw++ % localDraws.length] ? { ...verdictOf(object.window.hit(0), 0), local: true } : undefined);
-          const coalescer = new Coalescer<Verdict & { local?: boolean }>({ sleep: () => tick(), now: () => 0 });
+          const coalescer = new Coalescer<Item, Verdict & { local?: boolean }>({ sleep: () => tick(), now: () => 0 });
           const pending: Promise<Verdict & { local?: boolean }>[] = [];
           for (const gap of arrivalGaps) {
             for (let i = 0; i < gap; i++) await tick();
-            pending.push(coalescer.join("k", noTimeout, object.send, local));
+            pending.push(coalescer.join("k", one, noTimeout, object.send, local));
           }
           const answers = await Promise.all(pending);
           const sequential = new SlidingWindow({ count, intervalMs: 1_000 });
@@ -96,8 +101,8 @@ describe("Coalescer", () => {
     const object = fakeObject({ count: 100, intervalMs: 1_000 }, () => 2);
     let units = 0;
     // The first call brings five units back, as the counter object grants a lease.
-    const sendAndLease = async (n: number) => {
-      const verdicts = await object.send(n);
+    const sendAndLease = async (items: readonly Item[]) => {
+      const verdicts = await object.send(items);
       if (object.batches.length === 1) units = 5;
       return verdicts;
     };
@@ -106,8 +111,8 @@ describe("Coalescer", () => {
       units--;
       return { ...verdictOf(object.window.hit(0), 0), local: true };
     };
-    const coalescer = new Coalescer<Verdict & { local?: boolean }>({ sleep: () => tick(), now: () => 0 });
-    const answers = await Promise.all(Array.from({ length: 20 }, () => coalescer.join("k", noTimeout, sendAndLease, local)));
+    const coalescer = new Coalescer<Item, Verdict & { local?: boolean }>({ sleep: () => tick(), now: () => 0 });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => coalescer.join("k", one, noTimeout, sendAndLease, local)));
     // The first request sends; of the 19 queued behind its call, five are decided on the lease it
     // brought and only the other 14 are sent (before, all 19 were sent and the lease went unused).
     expect(object.batches).toEqual([1, 14]);
@@ -115,38 +120,100 @@ describe("Coalescer", () => {
     expect(answers.map((a) => a.remaining)).toEqual(Array.from({ length: 20 }, (_, i) => 99 - i));
   });
 
+  it("property: requests for several counters of one object share its calls, each counter's verdicts exactly its own sequence", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 10 }),
+        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 3 }), counter: fc.constantFrom("a", "b", "c") }), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 10 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 10 }),
+        async (count, arrivals, latencyDraws, localDraws) => {
+          let draw = 0;
+          let localDraw = 0;
+          const windows = new Map<string, SlidingWindow>();
+          const windowOf = (counter: string) => windows.get(counter) ?? windows.set(counter, new SlidingWindow({ count, intervalMs: 1_000 })).get(counter)!;
+          const batches: Item[][] = [];
+          let inFlight = 0;
+          let maxInFlight = 0;
+          // The object: decides each counter's part in order, as RateLimiter.decideMany does.
+          const send = async (items: readonly Item[]) => {
+            inFlight++;
+            maxInFlight = Math.max(maxInFlight, inFlight);
+            batches.push([...items]);
+            for (let i = latencyDraws[draw++ % latencyDraws.length]!; i > 0; i--) await tick();
+            inFlight--;
+            return items.map((item) => verdictOf(windowOf(item.counter).hit(0), 0));
+          };
+          // A lease-like local decider: once it refuses a counter it may answer it again only after a call.
+          const local = (item: Item) => (localDraws[localDraw++ % localDraws.length] ? verdictOf(windowOf(item.counter).hit(0), 0) : undefined);
+          const coalescer = new Coalescer<Item, Verdict>({ sleep: () => tick(), now: () => 0 });
+          const pending: Promise<Verdict>[] = [];
+          for (const { gap, counter } of arrivals) {
+            for (let i = 0; i < gap; i++) await tick();
+            pending.push(coalescer.join("object", { counter }, noTimeout, send, local));
+          }
+          const verdicts = await Promise.all(pending);
+          const sequential = new Map(["a", "b", "c"].map((c) => [c, new SlidingWindow({ count, intervalMs: 1_000 })]));
+          expect(verdicts).toEqual(arrivals.map(({ counter }) => verdictOf(sequential.get(counter)!.hit(0), 0)));
+          expect(maxInFlight).toBeLessThanOrEqual(1);
+          expect(coalescer.size).toBe(0);
+        },
+      ),
+      { numRuns: 200, seed: 20261123 },
+    );
+  });
+
+  it("a counter the local decider refuses keeps its place: its later requests go with it, other counters' are decided", async () => {
+    let release!: (v: string[]) => void;
+    const sent: string[][] = [];
+    const send = (items: readonly Item[]) => {
+      sent.push(items.map((i) => i.counter));
+      return sent.length === 1 ? new Promise<string[]>((r) => (release = r)) : Promise.resolve(items.map((i) => `object:${i.counter}`));
+    };
+    const answered = new Set(["b"]);
+    const local = (item: Item) => (answered.has(item.counter) ? `local:${item.counter}` : undefined);
+    const coalescer = new Coalescer<Item, string>({ sleep: () => tick(), now: () => 0 });
+    const first = coalescer.join("object", { counter: "x" }, noTimeout, send, local);
+    const queued = ["a", "b", "a", "b", "c"].map((counter) => coalescer.join("object", { counter }, noTimeout, send, local));
+    await tick();
+    release(["object:x"]);
+    expect(await first).toBe("object:x");
+    expect(await Promise.all(queued)).toEqual(["object:a", "local:b", "object:a", "local:b", "object:c"]);
+    expect(sent).toEqual([["x"], ["a", "a", "c"]]);
+  });
+
   it("keeps keys apart", async () => {
     const a = fakeObject({ count: 1, intervalMs: 1_000 }, () => 1);
     const b = fakeObject({ count: 1, intervalMs: 1_000 }, () => 1);
-    const coalescer = new Coalescer<Verdict>({ sleep: () => tick(), now: () => 0 });
-    const [va, vb] = await Promise.all([coalescer.join("a", noTimeout, a.send), coalescer.join("b", noTimeout, b.send)]);
+    const coalescer = new Coalescer<Item, Verdict>({ sleep: () => tick(), now: () => 0 });
+    const [va, vb] = await Promise.all([coalescer.join("a", one, noTimeout, a.send), coalescer.join("b", one, noTimeout, b.send)]);
     expect([va.allowed, vb.allowed]).toEqual([true, true]);
   });
 
   it("a failed call fails every request in its batch; the next request sends again", async () => {
-    const coalescer = new Coalescer<number>({ sleep: () => tick(), now: () => 0 });
+    const coalescer = new Coalescer<Item, number>({ sleep: () => tick(), now: () => 0 });
     let calls = 0;
-    const failing = async (n: number) => {
+    const failing = async (items: readonly Item[]) => {
       calls++;
       await tick();
-      throw new Error(`overloaded (${n})`);
+      throw new Error(`overloaded (${items.length})`);
     };
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => coalescer.join("k", noTimeout, failing)));
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => coalescer.join("k", one, noTimeout, failing)));
     expect(results.map((r) => r.status)).toEqual(Array(5).fill("rejected"));
     expect(calls).toBe(2);
-    expect(await coalescer.join("k", noTimeout, async (n) => Array.from({ length: n }, () => 7))).toBe(7);
+    expect(await coalescer.join("k", one, noTimeout, async (items) => items.map(() => 7))).toBe(7);
   });
 
   it("a call that never answers is abandoned after its timeout: its requests fail, queued ones then send their own", async () => {
     let now = 0;
-    const coalescer = new Coalescer<number>({ sleep: async () => { now += 10; await tick(); }, now: () => now });
+    const coalescer = new Coalescer<Item, number>({ sleep: async () => { now += 10; await tick(); }, now: () => now });
     // A call that never answers; its sender gives up at its own timer (as callObject races one).
-    const hung = coalescer.join("k", 100, async () => {
+    const hung = coalescer.join("k", one, 100, async () => {
       while (now < 100) await tick();
       throw new Error("counter did not answer within 100 ms");
     });
     // Queued behind it: it waits for that call's timeout, then sends its own.
-    const queued = coalescer.join("k", 100, async (n) => Array.from({ length: n }, () => 1));
+    const queued = coalescer.join("k", one, 100, async (items) => items.map(() => 1));
     await expect(hung).rejects.toThrow(/did not answer within 100 ms/);
     expect(await queued).toBe(1);
     expect(now).toBeGreaterThanOrEqual(100);
@@ -155,12 +222,12 @@ describe("Coalescer", () => {
 
   it("a request's timeout runs from when its call is sent, not from when it queued", async () => {
     let now = 0;
-    const coalescer = new Coalescer<number>({ sleep: async () => { now += 10; await tick(); }, now: () => now });
+    const coalescer = new Coalescer<Item, number>({ sleep: async () => { now += 10; await tick(); }, now: () => now });
     let release!: (v: number[]) => void;
-    const first = coalescer.join("k", 100, () => new Promise<number[]>((r) => (release = r)));
-    const second = coalescer.join("k", 100, async (n) => {
+    const first = coalescer.join("k", one, 100, () => new Promise<number[]>((r) => (release = r)));
+    const second = coalescer.join("k", one, 100, async (items) => {
       await tick();
-      return Array.from({ length: n }, () => 2);
+      return items.map(() => 2);
     });
     while (now < 90) await tick(); // the first call takes 90 of its 100 ms
     release([1]);
@@ -169,7 +236,7 @@ describe("Coalescer", () => {
   });
 
   it("refuses an answer of the wrong length rather than guessing", async () => {
-    const coalescer = new Coalescer<number>({ sleep: () => tick(), now: () => 0 });
-    await expect(coalescer.join("k", noTimeout, async () => [])).rejects.toThrow(/0 results for 1/);
+    const coalescer = new Coalescer<Item, number>({ sleep: () => tick(), now: () => 0 });
+    await expect(coalescer.join("k", one, noTimeout, async () => [])).rejects.toThrow(/0 results for 1/);
   });
 });

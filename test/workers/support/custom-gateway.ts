@@ -54,24 +54,25 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" |
       calls.names.push(name);
       const stub = real.getByName(name);
       return {
-        async decideBatch(batch: HitBatch): Promise<BatchAnswer> {
+        async decideMany(batches: HitBatch[]): Promise<BatchAnswer[]> {
           calls.hits++;
-          calls.keys.push(batch.key ?? "");
-          calls.batches.push(batch.hits);
-          calls.recorded.push([...(batch.recorded ?? [])]);
+          for (const batch of batches) {
+            calls.keys.push(batch.key ?? "");
+            calls.batches.push(batch.hits);
+            calls.recorded.push([...(batch.recorded ?? [])]);
+          }
           if (calls.hits <= failFirst || behaviour === "fail") throw new Error("object exploded");
           if (behaviour === "hang") return new Promise(() => {});
           if (behaviour === "allow") {
-            const { count } = batch.limit;
-            return { verdicts: Array.from({ length: batch.hits }, () => ({ allowed: true, limit: count, remaining: count, resetInMs: 0, retryInMs: 0 })) };
+            return batches.map(({ limit: { count }, hits }) => ({ verdicts: Array.from({ length: hits }, () => ({ allowed: true, limit: count, remaining: count, resetInMs: 0, retryInMs: 0 })) }));
           }
           if (behaviour === "overloaded" && inFlight > 0) throw new Error("Durable Object is overloaded. Too many requests queued.");
           inFlight++;
           calls.maxInFlight = Math.max(calls.maxInFlight, inFlight);
           try {
-            const answer = await stub.decideBatch(batch);
-            if (answer.lease) calls.leases.push(answer.lease.units);
-            return answer;
+            const answers = await stub.decideMany(batches);
+            for (const answer of answers) if (answer.lease) calls.leases.push(answer.lease.units);
+            return answers;
           } finally {
             inFlight--;
           }
