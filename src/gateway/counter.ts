@@ -1,4 +1,4 @@
-import { Coalescer, DenyCache, LeaseBook, LocalFallback, verdictOf, type Algorithm, type CounterAddress, type Limit, type Verdict } from "../limiter/index.ts";
+import { Coalescer, DenyCache, LeaseBook, LocalFallback, verdictOf, type Algorithm, type CounterAddress, type LeaseRequest, type Limit, type Verdict } from "../limiter/index.ts";
 import type { Env } from "../env.ts";
 import type { Region } from "../rules/schema.ts";
 
@@ -57,8 +57,9 @@ export function counterFailures(): number {
  * Counts one request on its counter object (region, rule, hashed identity) in the region's
  * jurisdiction, so identity data stays in its region. A known-exhausted counter is answered from
  * the deny cache with no call, and a warm one from this isolate's lease on it while that lasts
- * (src/limiter/lease.ts: exact, the object counts leased units). Concurrent requests for one counter share one call (Coalescer), so
- * a burst on one key reaches its object as a few batches, not as more calls than it can take.
+ * (src/limiter/lease.ts: exact, the object counts leased units). Concurrent requests for one
+ * object, whichever of its counters they are for, share one call (Coalescer), so a burst on one
+ * key reaches its object as a few batches, not as more calls than it can take.
  * When the call fails or outlives `timeoutMs` (an overloaded object answers "overloaded"), the
  * request is decided by this isolate's local window for the counter (LocalFallback: at most
  * `count` per window from this isolate, each admission reported to the object with the next call
@@ -79,18 +80,19 @@ export async function count(env: Env, request: CountRequest): Promise<Counted> {
   const local = leased(item);
   if (local) return local;
   try {
-    const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
     // Requests for every counter the object holds share its calls; those queued behind the call
     // that brought a lease are decided on it.
-    const counted = await coalescer.join(
+    const verdict = await coalescer.join(
       `${jurisdiction ?? ""}/${address.object}`,
       item,
       timeoutMs,
-      (queued) => callObject(namespace.getByName(address.object), queued, timeoutMs),
+      (queued) => {
+        const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
+        return callObject(namespace.getByName(address.object), queued, timeoutMs);
+      },
       leased,
     );
-    if (counted.decidedBy === "lease") return counted;
-    const verdict = counted;
+    if (verdict.decidedBy === "lease") return verdict;
     const answered = counterClock.now();
     fallback.observe(name, verdict, answered);
     // Retry time measured from our own clock after the answer arrived: never earlier than the
@@ -113,6 +115,14 @@ function leased({ counter, limit, algorithm }: Queued): Counted | undefined {
   return verdict && { ...verdict, decidedBy: "lease" };
 }
 
+/** One counter's share of a call: its batch, the lease it gives back, and the verdicts handed out so far. */
+interface Part {
+  readonly batch: { readonly key: string; readonly limit: Limit; readonly algorithm: Algorithm; hits: number; readonly recorded: number[] };
+  readonly lease: LeaseRequest | undefined;
+  verdicts: readonly Verdict[];
+  next: number;
+}
+
 /**
  * One call to the counter object for the requests queued for it: per counter, how many, with the
  * admissions this isolate made locally while it failed and the lease it gives back, asking for a
@@ -120,39 +130,33 @@ function leased({ counter, limit, algorithm }: Queued): Counted | undefined {
  * Each request gets its counter's verdicts in order.
  */
 async function callObject(stub: ReturnType<Env["LIMITER"]["getByName"]>, queued: readonly Queued[], timeoutMs: number): Promise<Counted[]> {
-  const byCounter = new Map<string, { first: Queued; hits: number; next: number }>();
-  for (const item of queued) {
-    const seen = byCounter.get(item.counter);
-    if (seen) seen.hits++;
-    else byCounter.set(item.counter, { first: item, hits: 1, next: 0 });
+  // One part per counter, in order of first arrival; its verdicts go to its requests in order.
+  const parts = new Map<string, Part>();
+  for (const { counter, key, limit, algorithm } of queued) {
+    const part = parts.get(counter);
+    if (part) part.batch.hits++;
+    else parts.set(counter, { batch: { key, limit, algorithm, hits: 1, recorded: fallback.takeUnreported(counter) }, lease: algorithm === "sliding-window" ? leases.request(counter) : undefined, verdicts: [], next: 0 });
   }
-  const parts = [...byCounter.values()].map(({ first: { counter, key, limit, algorithm }, hits }) => ({
-    counter,
-    limit,
-    batch: { key, limit, algorithm, hits, recorded: fallback.takeUnreported(counter) },
-    lease: algorithm === "sliding-window" ? leases.request(counter) : undefined,
-  }));
   const sentAt = counterClock.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`counter did not answer within ${timeoutMs} ms`)), timeoutMs);
     });
-    const answers = await Promise.race([stub.decideMany(parts.map(({ batch, lease }) => (lease ? { ...batch, lease } : batch))), timeout]);
-    if (answers.length !== parts.length) throw new Error(`counter answered ${answers.length} batches for ${parts.length}`);
-    const verdicts = new Map<string, readonly Verdict[]>();
-    parts.forEach(({ counter, limit, lease }, i) => {
-      if (lease) leases.accept(counter, limit, answers[i]!.lease, sentAt, lease);
-      verdicts.set(counter, answers[i]!.verdicts);
+    const answers = await Promise.race([stub.decideMany([...parts.values()].map(({ batch, lease }) => (lease ? { ...batch, lease } : batch))), timeout]);
+    if (answers.length !== parts.size) throw new Error(`counter answered ${answers.length} batches for ${parts.size}`);
+    [...parts].forEach(([counter, part], i) => {
+      if (part.lease) leases.accept(counter, part.batch.limit, answers[i]!.lease, sentAt, part.lease);
+      part.verdicts = answers[i]!.verdicts;
     });
     return queued.map(({ counter }) => {
-      const place = byCounter.get(counter)!;
-      const verdict = verdicts.get(counter)![place.next++];
+      const part = parts.get(counter)!;
+      const verdict = part.verdicts[part.next++];
       if (!verdict) throw new Error(`counter answered too few verdicts for ${counter}`);
       return { ...verdict, decidedBy: "object" };
     });
   } catch (error) {
-    for (const { counter, batch, lease } of parts) {
+    for (const [counter, { batch, lease }] of parts) {
       fallback.restoreUnreported(counter, batch.recorded);
       if (lease) leases.restore(counter, lease);
     }

@@ -3,7 +3,7 @@
 // test/unit/limiter/lease.test.ts. Here because count() belongs to the Worker.
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { hostedApiTable } from "../../src/rules/hosted-api.ts";
 import type { Region } from "../../src/rules/schema.ts";
 import { gatewayWith, recordingLimiter } from "./support/custom-gateway.ts";
@@ -49,6 +49,17 @@ function memoryLimiter(now: () => number, latency?: () => Promise<void>) {
 
 let run = 0;
 
+/** One request through the gateway's count() on `address`, as the gateway counts with a lease-capable algorithm. */
+function countOn(env: Env, address: { name: string; object: string; key: string }, limit: Limit, options: { timeoutMs?: number; cacheDenials?: boolean } = {}): Promise<Counted> {
+  const { timeoutMs = 1_000, cacheDenials = true } = options;
+  return countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs, cacheDenials, algorithm: "sliding-window", failMode: "closed" });
+}
+
+// Each test drives counterClock; the real clock comes back after it.
+afterEach(() => {
+  counterClock.now = () => Date.now();
+});
+
 describe("admission leases through count()", () => {
   it("property: through count(), one isolate's answers are exactly the sliding window's, header values included", async () => {
     await fc.assert(
@@ -57,20 +68,16 @@ describe("admission leases through count()", () => {
         async ([limit, steps]) => {
           let now = 1_000_000;
           counterClock.now = () => now;
-          try {
-            const { env } = memoryLimiter(() => now);
-            const reference = new ReferenceWindow(limit);
-            const address = { name: `lease-run-${run++}`, object: "o", key: `k${run}` };
-            for (const { gap, burst } of steps) {
-              now += gap;
-              for (let i = 0; i < burst; i++) {
-                const counted: Counted = await countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 1_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed" });
-                const expected: Verdict = verdictOf(reference.decide(now, true), now);
-                expect({ ...counted, decidedBy: undefined }).toEqual({ ...expected, decidedBy: undefined });
-              }
+          const { env } = memoryLimiter(() => now);
+          const reference = new ReferenceWindow(limit);
+          const address = { name: `lease-run-${run++}`, object: "o", key: `k${run}` };
+          for (const { gap, burst } of steps) {
+            now += gap;
+            for (let i = 0; i < burst; i++) {
+              const counted: Counted = await countOn(env, address, limit);
+              const expected: Verdict = verdictOf(reference.decide(now, true), now);
+              expect({ ...counted, decidedBy: undefined }).toEqual({ ...expected, decidedBy: undefined });
             }
-          } finally {
-            counterClock.now = () => Date.now();
           }
         },
       ),
@@ -81,79 +88,67 @@ describe("admission leases through count()", () => {
   it("answers on a lease follow admissions out of the window to the millisecond", async () => {
     let now = 0;
     counterClock.now = () => now;
-    try {
-      const { env } = memoryLimiter(() => now);
-      const limit = { count: 160, intervalMs: 1_000 };
-      const reference = new ReferenceWindow(limit);
-      const address = { name: `lease-edge-${run++}`, object: "o", key: "edge" };
-      const seen: string[] = [];
-      // 0: three admissions; 950: a new lease (100 ms) during which those three leave the window at 1,000.
-      for (const t of [0, 0, 0, 950, 960, 999, 1_000, 1_001, 1_049, 1_050]) {
-        now = t;
-        const counted = await countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 1_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed" });
-        expect({ ...counted, decidedBy: undefined }).toEqual({ ...verdictOf(reference.decide(now, true), now), decidedBy: undefined });
-        seen.push(counted.decidedBy);
-      }
-      // The second lease is of 4 units (the first was 2/8 used): used up at 1,001.
-      expect(seen).toEqual(["object", "lease", "lease", "object", "lease", "lease", "lease", "lease", "object", "lease"]);
-    } finally {
-      counterClock.now = () => Date.now();
+    const { env } = memoryLimiter(() => now);
+    const limit = { count: 160, intervalMs: 1_000 };
+    const reference = new ReferenceWindow(limit);
+    const address = { name: `lease-edge-${run++}`, object: "o", key: "edge" };
+    const seen: string[] = [];
+    // 0: three admissions; 950: a new lease (100 ms) during which those three leave the window at 1,000.
+    for (const t of [0, 0, 0, 950, 960, 999, 1_000, 1_001, 1_049, 1_050]) {
+      now = t;
+      const counted = await countOn(env, address, limit);
+      expect({ ...counted, decidedBy: undefined }).toEqual({ ...verdictOf(reference.decide(now, true), now), decidedBy: undefined });
+      seen.push(counted.decidedBy);
     }
+    // The second lease is of 4 units (the first was 2/8 used): used up at 1,001.
+    expect(seen).toEqual(["object", "lease", "lease", "object", "lease", "lease", "lease", "lease", "object", "lease"]);
   });
 
   it("a warm counter reaches its object once per lease, not once per request", async () => {
     let now = 5_000_000;
     counterClock.now = () => now;
-    try {
-      const { env, calls } = memoryLimiter(() => now);
-      const limit = { count: 10_000, intervalMs: 60_000 };
-      const address = { name: `lease-warm-${run++}`, object: "o", key: "warm" };
-      const decidedBy: string[] = [];
-      for (let i = 0; i < 200; i++) {
-        now += 5;
-        const counted = await countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 1_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed" });
-        expect(counted).toMatchObject({ allowed: true, remaining: limit.count - 1 - i });
-        decidedBy.push(counted.decidedBy);
-      }
-      // Slow start: 8, 16, 32, 64, 128 units; each call also decides its own request.
-      expect(calls()).toBeLessThanOrEqual(6);
-      expect(decidedBy.filter((d) => d === "lease").length).toBe(200 - calls());
-    } finally {
-      counterClock.now = () => Date.now();
+    const { env, calls } = memoryLimiter(() => now);
+    const limit = { count: 10_000, intervalMs: 60_000 };
+    const address = { name: `lease-warm-${run++}`, object: "o", key: "warm" };
+    const decidedBy: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      now += 5;
+      const counted = await countOn(env, address, limit);
+      expect(counted).toMatchObject({ allowed: true, remaining: limit.count - 1 - i });
+      decidedBy.push(counted.decidedBy);
     }
+    // Slow start: 8, 16, 32, 64, 128 units; each call also decides its own request.
+    expect(calls()).toBeLessThanOrEqual(6);
+    expect(decidedBy.filter((d) => d === "lease").length).toBe(200 - calls());
   });
 
   it("a busy counter: requests queued behind the call that brings a lease are decided on it, every answer exact", async () => {
     const now = 7_000_000;
     counterClock.now = () => now;
-    try {
-      // The object answers after a few milliseconds, so requests always queue behind its call.
-      const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 3)));
-      const limit = { count: 10_000, intervalMs: 60_000 };
-      const address = { name: `lease-busy-${run++}`, object: "o", key: "busy" };
-      const answers: Counted[] = [];
-      // 32 clients, each sending its next request a moment (0-3 ms) after its last is answered, so
-      // requests keep arriving while a call is in flight, as from a network.
-      await Promise.all(
-        Array.from({ length: 32 }, async (_, client) => {
-          for (let i = 0; i < 20; i++) {
-            await new Promise((resolve) => setTimeout(resolve, (client + i) % 4));
-            answers.push(await countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 300_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed" }));
-          }
-        }),
-      );
-      // Exact: 640 admissions, each told a different remaining, as 640 sequential hits would be.
-      expect(answers.every((a) => a.allowed)).toBe(true);
-      expect(answers.map((a) => a.remaining).sort((a, b) => b - a)).toEqual(Array.from({ length: 640 }, (_, i) => limit.count - 1 - i));
-      // Most are decided on leases: 611 on 7 calls when measured. Before queued requests were
-      // offered the lease, every call gave back the lease the call ahead had brought, unused:
-      // 17-24 on leases.
-      const onLease = answers.filter((a) => a.decidedBy === "lease").length;
-      expect(onLease).toBeGreaterThan(320);
-      expect(calls()).toBeLessThanOrEqual(12);
-    } finally {
-      counterClock.now = () => Date.now();
-    }
+    // The object answers after a few milliseconds, so requests always queue behind its call.
+    const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 3)));
+    const limit = { count: 10_000, intervalMs: 60_000 };
+    const address = { name: `lease-busy-${run++}`, object: "o", key: "busy" };
+    const answers: Counted[] = [];
+    // 32 clients, each sending its next request a moment (0-3 ms) after its last is answered, so
+    // requests keep arriving while a call is in flight, as from a network.
+    await Promise.all(
+      Array.from({ length: 32 }, async (_, client) => {
+        for (let i = 0; i < 20; i++) {
+          await new Promise((resolve) => setTimeout(resolve, (client + i) % 4));
+          answers.push(await countOn(env, address, limit, { timeoutMs: 300_000 }));
+        }
+      }),
+    );
+    // Exact: 640 admissions, each told a different remaining, as 640 sequential hits would be.
+    expect(answers.every((a) => a.allowed)).toBe(true);
+    expect(answers.map((a) => a.remaining).sort((a, b) => b - a)).toEqual(Array.from({ length: 640 }, (_, i) => limit.count - 1 - i));
+    // Most are decided on leases: 611 on 7 calls when measured. Before queued requests were
+    // offered the lease, every call gave back the lease the call ahead had brought, unused:
+    // 17-24 on leases.
+    const onLease = answers.filter((a) => a.decidedBy === "lease").length;
+    expect(onLease).toBeGreaterThan(320);
+    expect(calls()).toBeLessThanOrEqual(12);
   });
 });
 
@@ -161,29 +156,25 @@ describe("one call per counter object, for every counter it holds", () => {
   it("identities sharing an object share its calls; each identity's verdicts are exactly its own window's", async () => {
     const now = 9_000_000;
     counterClock.now = () => now;
-    try {
-      const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 2)));
-      // Below LEASE_MIN_COUNT: every request is decided by the object.
-      const limit = { count: 15, intervalMs: 10_000 };
-      const tag = run++;
-      const identities = ["a", "b", "c", "d", "e"].map((who) => ({ name: `shared-${tag}-${who}`, object: `shared-object-${tag}`, key: who }));
-      const answers = await Promise.all(
-        Array.from({ length: 150 }, (_, i) => {
-          const address = identities[i % identities.length]!;
-          return countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs: 300_000, cacheDenials: false, algorithm: "sliding-window", failMode: "closed" }).then((counted) => ({ key: address.key, counted }));
-        }),
-      );
-      for (const { key } of identities) {
-        const own = answers.filter((a) => a.key === key).map((a) => a.counted);
-        // In arrival order, exactly what 30 sequential hits on a 15/10 s window answer.
-        expect(own.map((c) => c.remaining)).toEqual(Array.from({ length: 30 }, (_, i) => Math.max(0, 14 - i)));
-        expect(own.filter((c) => c.allowed)).toHaveLength(15);
-      }
-      // 150 requests for 5 counters of one object: the first call, then everyone queued behind it.
-      expect(calls()).toBe(2);
-    } finally {
-      counterClock.now = () => Date.now();
+    const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 2)));
+    // Below LEASE_MIN_COUNT: every request is decided by the object.
+    const limit = { count: 15, intervalMs: 10_000 };
+    const tag = run++;
+    const identities = ["a", "b", "c", "d", "e"].map((who) => ({ name: `shared-${tag}-${who}`, object: `shared-object-${tag}`, key: who }));
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => {
+        const address = identities[i % identities.length]!;
+        return countOn(env, address, limit, { timeoutMs: 300_000, cacheDenials: false }).then((counted) => ({ key: address.key, counted }));
+      }),
+    );
+    for (const { key } of identities) {
+      const own = answers.filter((a) => a.key === key).map((a) => a.counted);
+      // In arrival order, exactly what 30 sequential hits on a 15/10 s window answer.
+      expect(own.map((c) => c.remaining)).toEqual(Array.from({ length: 30 }, (_, i) => Math.max(0, 14 - i)));
+      expect(own.filter((c) => c.allowed)).toHaveLength(15);
     }
+    // 150 requests for 5 counters of one object: the first call, then everyone queued behind it.
+    expect(calls()).toBe(2);
   });
 });
 
