@@ -21,7 +21,7 @@ import type { Limit, Verdict } from "./types.ts";
 
 /** Counters below this count are never leased: every request asks the object. */
 export const LEASE_MIN_COUNT = 20;
-/** A lease lasts a tenth of the interval, at most this long. */
+/** A lease lasts a quarter of the interval, at most this long. */
 export const MAX_LEASE_MS = 10_000;
 /** Shortest lease worth granting. */
 const MIN_LEASE_MS = 10;
@@ -71,7 +71,7 @@ export function planLease(limit: Limit, window: SlidingWindow, now: number, want
   // Leave most of the room to other isolates: a lease takes at most a quarter of it.
   const units = Math.min(Math.floor(want), Math.floor(count / 16), Math.floor((count - times.length) / 4));
   if (units < 1) return undefined;
-  let spanMs = Math.min(Math.floor(intervalMs / 10), MAX_LEASE_MS);
+  let spanMs = Math.min(Math.floor(intervalMs / 4), MAX_LEASE_MS);
   // End the lease before more than MAX_EXPIRING entries leave the window, so the grant stays small.
   if (times.length > MAX_EXPIRING) spanMs = Math.min(spanMs, times[MAX_EXPIRING]! + intervalMs - now - 1);
   if (spanMs < MIN_LEASE_MS) return undefined;

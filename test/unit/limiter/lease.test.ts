@@ -88,14 +88,14 @@ describe("admission leases", () => {
     const limit = { count: 160, intervalMs: 10_000 };
     const counter = new Counter(store, "k");
     const { lease } = counter.decide(limit, 1, 1_000, { lease: { want: 8 } });
-    expect(lease).toMatchObject({ units: 8, spanMs: 1_000 });
-    // Restarted at 1,100; the isolate may use its 8 units until 2,000, so they count until 12,000.
+    expect(lease).toMatchObject({ units: 8, spanMs: 2_500 });
+    // Restarted at 1,100; the isolate may use its 8 units until 3,500, so they count until 13,500.
     const restarted = new Counter(store, "k");
     expect(restarted.size(limit, 1_100)).toBe(9);
-    expect(restarted.size(limit, 11_999)).toBe(8);
-    expect(restarted.size(limit, 12_000)).toBe(0);
+    expect(restarted.size(limit, 13_499)).toBe(8);
+    expect(restarted.size(limit, 13_500)).toBe(0);
     // The restarted object does not know the lease: given back, it stays counted in full.
-    restarted.decide(limit, 1, 1_200, { lease: { want: 0, returned: { id: lease!.id, units: 8, spanMs: 1_000, usedAtMs: [10] } } });
+    restarted.decide(limit, 1, 1_200, { lease: { want: 0, returned: { id: lease!.id, units: 8, spanMs: 2_500, usedAtMs: [10] } } });
     expect(restarted.size(limit, 1_200)).toBe(10);
   });
 
@@ -103,7 +103,7 @@ describe("admission leases", () => {
     const limit = { count: 160, intervalMs: 10_000 };
     const counter = new Counter(new MemoryCounterStore(), "k");
     const { lease } = counter.decide(limit, 1, 1_000, { lease: { want: 8 } });
-    const returned = { id: lease!.id, units: 8, spanMs: 1_000, usedAtMs: [100, 300] };
+    const returned = { id: lease!.id, units: 8, spanMs: 2_500, usedAtMs: [100, 300] };
     counter.decide(limit, 1, 1_500, { lease: { want: 0, returned } });
     expect(counter.inspect(limit, 1_500).ages).toEqual([500, 400, 200, 0]);
     counter.decide(limit, 1, 1_600, { lease: { want: 0, returned } });
