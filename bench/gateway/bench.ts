@@ -5,12 +5,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BenchOptions } from "./args.ts";
-import { drive, type Measurement } from "./drive.ts";
+import { diffTotals, scrapeDecisionTotals, type DecisionTotals } from "./decision-mix.ts";
+import { drive, measure, sendPrelude, type Measurement } from "./drive.ts";
 import { pin } from "./processes.ts";
 import { probe } from "./probe.ts";
-import { AFTER_RUN, BEFORE_RUN, waitForQuiet } from "./quiet.ts";
+import { AFTER_RUN, BEFORE_RUN, waitForQuiet, type QuietOptions } from "./quiet.ts";
 import { prepareTarget, type RunningTarget } from "./serving.ts";
-import { expectationFor, planShape, type ShapeSizes } from "./shapes.ts";
+import { expectationFor, planShape, type ShapePlan, type ShapeSizes } from "./shapes.ts";
 import { SHAPE_NAMES, type ShapeName } from "./shape-names.ts";
 import { TARGET_SPECS } from "./targets.ts";
 import type { TargetName } from "./target-names.ts";
@@ -26,6 +27,11 @@ export interface RunRecord {
   readonly check: AnswerCheck;
   /** Whether every target was quiet before the run started (see quiet.ts). */
   readonly quietBefore: boolean;
+  /**
+   * Gateway only: how the measured requests were decided (its metrics after the run less before,
+   * the prelude excluded). Undefined for the gateway when a scrape failed.
+   */
+  readonly decidedBy?: DecisionTotals;
 }
 
 export interface Machine {
@@ -59,6 +65,30 @@ export function shapeGroups(shapes: readonly ShapeName[]): ShapeName[][] {
     else groups.push([shape]);
   }
   return groups;
+}
+
+/** The gateway's decision totals, or undefined (said in the progress) when they cannot be read. */
+async function scrapeOrSay(target: RunningTarget, progress: Progress): Promise<DecisionTotals | undefined> {
+  try {
+    return await scrapeDecisionTotals(target);
+  } catch (error) {
+    progress(`${target.name}: could not read its metrics, the run's decision mix is left out: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+/**
+ * The prelude, then the measured run; for the gateway, its metrics read on either side of the
+ * run, after the prelude, so a deny flood's exhausting requests are not counted. The reads fall
+ * outside the run's time and CPU: before it starts, and after it has settled.
+ */
+async function measureRun(target: RunningTarget, plan: ShapePlan, settle: QuietOptions | undefined, progress: Progress): Promise<{ measurement: Measurement; decidedBy?: DecisionTotals }> {
+  await sendPrelude(target, plan);
+  if (target.name !== "gateway") return { measurement: await measure(target, plan, settle) };
+  const before = await scrapeOrSay(target, progress);
+  const measurement = await measure(target, plan, settle);
+  const after = before && (await scrapeOrSay(target, progress));
+  return { measurement, decidedBy: before && after && diffTotals(after, before) };
 }
 
 /** Rotates the targets by the round, so each takes every position in turn. */
@@ -125,9 +155,9 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
             const first = i === 0;
             const last = i === group.length - 1;
             const { quiet } = first ? await waitForQuiet(everyPid, BEFORE_RUN) : { quiet: true };
-            const measurement = await drive(target, plan, last ? AFTER_RUN : undefined);
+            const { measurement, decidedBy } = await measureRun(target, plan, last ? AFTER_RUN : undefined, progress);
             const check = checkAnswers(expectationFor(plan, target.name), measurement, plan.amount);
-            runs.push({ round, shape, target: target.name, sent: plan.amount, measurement, check, quietBefore: quiet });
+            runs.push({ round, shape, target: target.name, sent: plan.amount, measurement, check, quietBefore: quiet, decidedBy });
             progress(`round ${round}/${options.rounds} ${shape} ${target.name}: ${Math.round(measurement.reqPerSec)} req/s, ${check.summary}${check.ok ? "" : " (!)"}`);
           }
         }

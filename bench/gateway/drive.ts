@@ -30,7 +30,7 @@ export interface Measurement {
 }
 
 /** Sends the prelude one request at a time (each must be answered before the next). */
-async function sendPrelude(target: RunningTarget, plan: ShapePlan): Promise<void> {
+export async function sendPrelude(target: RunningTarget, plan: ShapePlan): Promise<void> {
   const url = new URL(plan.route.path, target.url);
   for (const headers of plan.prelude) {
     const response = await fetch(url, { method: plan.route.method, headers });
@@ -41,12 +41,19 @@ async function sendPrelude(target: RunningTarget, plan: ShapePlan): Promise<void
 const perRequest = (from: number | undefined, to: number | undefined, answered: number) =>
   from === undefined || to === undefined || answered === 0 ? undefined : (to - from) / answered;
 
+/** The prelude, then the measured run. */
+export async function drive(target: RunningTarget, plan: ShapePlan, settle: QuietOptions | undefined = AFTER_RUN): Promise<Measurement> {
+  await sendPrelude(target, plan);
+  return measure(target, plan, settle);
+}
+
 /**
+ * The measured run alone (the prelude sent already, or none).
+ *
  * @param settle when the run is over for its CPU: once the target is quiet again (default), or,
  *   undefined, at its last answer (when the next run must follow at once)
  */
-export async function drive(target: RunningTarget, plan: ShapePlan, settle: QuietOptions | undefined = AFTER_RUN): Promise<Measurement> {
-  await sendPrelude(target, plan);
+export async function measure(target: RunningTarget, plan: ShapePlan, settle: QuietOptions | undefined = AFTER_RUN): Promise<Measurement> {
   let next = 0;
   const cpuBefore = cpuMs(target.pids);
   const started = process.hrtime.bigint();

@@ -1,5 +1,6 @@
 // Where each target's Worker comes from: its wrangler config, environment and the variables a
-// local run sets. The gateway is exactly what `npm start` and the load test run.
+// local run sets. The gateway is what `npm start` and the load test run, with an admin token
+// added so the bench can read how it decided.
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
@@ -21,8 +22,15 @@ export interface TargetSpec {
 /** The gateway's config: every target runs on its compatibility date and flags. */
 export const GATEWAY_CONFIG = { config: resolve(ROOT, "wrangler.toml"), env: "us" } as const;
 
+/**
+ * The gateway's admin token, so the bench can read its metrics (decision-mix.ts). It turns on
+ * the admin API under /_tollgate/ and nothing else: no shape's route is under it, and the admin
+ * API is mounted before the rate limiter. At least 16 characters (src/admin/settings.ts).
+ */
+export const BENCH_ADMIN_TOKEN = "tollgate-bench-admin-token";
+
 export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   bare: { name: "bare", config: resolve(FIXTURES, "bare.wrangler.toml"), vars: {} },
-  gateway: { name: "gateway", ...GATEWAY_CONFIG, vars: { ...LOCAL_BINDINGS } },
+  gateway: { name: "gateway", ...GATEWAY_CONFIG, vars: { ...LOCAL_BINDINGS, ADMIN_TOKEN: BENCH_ADMIN_TOKEN } },
   peer: { name: "peer", config: resolve(FIXTURES, "peer.wrangler.toml"), vars: {} },
 };
