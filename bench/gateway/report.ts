@@ -6,7 +6,7 @@ import type { BenchOptions } from "./args.ts";
 import type { BenchResult } from "./bench.ts";
 import { SHAPE_INFO } from "./shape-names.ts";
 import type { Spread } from "./stats.ts";
-import { issueTargets, summarize, type SummaryRow } from "./summary.ts";
+import { issueTargets, summarize, summarizeDecisions, type DecisionMixRow, type SummaryRow } from "./summary.ts";
 import { TARGET_TITLES } from "./target-names.ts";
 
 const thousands = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
@@ -17,6 +17,8 @@ export const formats = {
   ratio: (v: number) => v.toFixed(2),
   ms: (v: number) => (v < 10 ? v.toFixed(1) : thousands.format(v)),
   cpu: (v: number) => v.toFixed(2),
+  /** A share as a whole percentage; a sliver is "<1%" and nearly all ">99%", never a rounded 0% or 100%. */
+  share: (v: number) => (v > 0 && v < 0.005 ? "<1%" : v < 1 && v >= 0.995 ? ">99%" : `${Math.round(v * 100)}%`),
 };
 
 /** "1,293 (1,180-1,320)": the median, and the range when the rounds differ. */
@@ -70,8 +72,34 @@ export function overAdmissionBanner(rows: readonly SummaryRow[]): string | undef
   ].join("\n");
 }
 
+/**
+ * One line per shape: the ways the gateway decided, most used first, e.g. "2 same keys, warm:
+ * lease 97%, object 3%, deny cache 0%"; with the counter failures, and the rounds whose metrics
+ * could not be read, when there were any.
+ */
+export function renderDecisionMix(rows: readonly DecisionMixRow[]): string[] {
+  return rows.map((row) => {
+    const info = SHAPE_INFO[row.shape];
+    const label = `  ${info.number} ${info.title}: `;
+    if (row.read === 0) return `${label}not measured: the gateway's metrics could not be read (${row.rounds} of ${row.rounds} rounds)`;
+    const ways = [
+      { name: "lease", s: row.lease },
+      { name: "deny cache", s: row.denyCache },
+      { name: "object", s: row.object },
+      ...(row.other !== undefined && row.other.max > 0 ? [{ name: "no counter", s: row.other }] : []),
+    ].sort((a, b) => (b.s?.median ?? 0) - (a.s?.median ?? 0));
+    const notes = [
+      ...(row.decisions !== undefined && row.decisions.median !== row.sent ? [`${formatSpread(row.decisions, formats.rate)} decisions for ${formats.rate(row.sent)} requests`] : []),
+      ...(row.failures !== undefined && row.failures.max > 0 ? [`counter failures ${formatSpread(row.failures, formats.rate)}`] : []),
+      ...(row.read < row.rounds ? [`metrics unread in ${row.rounds - row.read} of ${row.rounds} rounds`] : []),
+    ];
+    return `${label}${ways.map((w) => `${w.name} ${formatSpread(w.s, formats.share)}`).join(", ")}${notes.length > 0 ? `; ${notes.join("; ")}` : ""}`;
+  });
+}
+
 export function renderReport(result: BenchResult, options: BenchOptions): string {
   const rows = summarize(result.runs, options.shapes, options.targets);
+  const mix = renderDecisionMix(summarizeDecisions(result.runs, options.shapes));
   const banner = overAdmissionBanner(rows);
   const problems = rows.flatMap((r) => r.problems.map((p) => `  ${r.target}, shape ${SHAPE_INFO[r.shape].number}, ${p}`));
   const targets = issueTargets(rows);
@@ -99,6 +127,14 @@ export function renderReport(result: BenchResult, options: BenchOptions): string
     "           included; a clean-up alarm a whole window later is not). Shape 1's stops at its last",
     "           answer: shape 2 follows at once on the same keys, while their counters are warm",
     "",
+    ...(mix.length > 0
+      ? [
+          "how the gateway decided (median of the rounds): share of the measured requests answered on an",
+          "admission lease or from the deny cache (no counter call), or after a counter object call:",
+          ...mix,
+          "",
+        ]
+      : []),
     "issue 10 targets (gateway req/s over bare, median of the paired rounds):",
     ...targets.map((t) => `  ${t.outcome.padEnd(12)} ${t.what}${t.detail ? `: ${t.detail}` : ""}`),
     ...(problems.length > 0 ? ["", "answers other than the shape demands (!):", ...problems] : []),
@@ -110,5 +146,5 @@ export function renderReport(result: BenchResult, options: BenchOptions): string
 
 export function jsonReport(result: BenchResult, options: BenchOptions): unknown {
   const rows = summarize(result.runs, options.shapes, options.targets);
-  return { ...result, options, summary: rows, issueTargets: issueTargets(rows) };
+  return { ...result, options, summary: rows, decidedBy: summarizeDecisions(result.runs, options.shapes), issueTargets: issueTargets(rows) };
 }

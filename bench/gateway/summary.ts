@@ -1,6 +1,8 @@
 // Pure: the rounds of every (shape, target) reduced to what the table prints, each ratio paired
-// with the bare Worker's run of the same round, and the issue's targets judged from them.
+// with the bare Worker's run of the same round, the issue's targets judged from them, and how the
+// gateway decided each shape's requests.
 import type { RunRecord } from "./bench.ts";
+import type { DecisionTotals } from "./decision-mix.ts";
 import type { ShapeName } from "./shape-names.ts";
 import { pairedRatios, spread, type Spread } from "./stats.ts";
 import type { TargetName } from "./target-names.ts";
@@ -105,4 +107,45 @@ export function issueTargets(rows: readonly SummaryRow[]): TargetCheck[] {
       : { what: "hot-key burst exact", outcome: burst.burst === "exact" ? "met" : "missed", detail: burst.answers },
   );
   return checks;
+}
+
+/** How the gateway decided one shape's measured requests: each way's share of its decisions, over the rounds. */
+export interface DecisionMixRow {
+  readonly shape: ShapeName;
+  /** The gateway's runs of the shape, and how many of them had their metrics read. */
+  readonly rounds: number;
+  readonly read: number;
+  /** Requests each measured run sent. */
+  readonly sent: number;
+  readonly decisions: Spread | undefined;
+  readonly lease: Spread | undefined;
+  readonly denyCache: Spread | undefined;
+  readonly object: Spread | undefined;
+  /** Decided with no counter at all (exempt or blocked by an override). */
+  readonly other: Spread | undefined;
+  readonly failures: Spread | undefined;
+}
+
+export function summarizeDecisions(runs: readonly RunRecord[], shapes: readonly ShapeName[]): DecisionMixRow[] {
+  const rows: DecisionMixRow[] = [];
+  for (const shape of shapes) {
+    const mine = runs.filter((r) => r.shape === shape && r.target === "gateway");
+    if (mine.length === 0) continue;
+    const read = mine.map((r) => r.decidedBy).filter((t): t is DecisionTotals => t !== undefined);
+    // A round that decided nothing has no shares (spread skips its NaN).
+    const share = (part: (t: DecisionTotals) => number) => spread(read.map((t) => part(t) / t.decisions));
+    rows.push({
+      shape,
+      rounds: mine.length,
+      read: read.length,
+      sent: mine[0]!.sent,
+      decisions: spread(read.map((t) => t.decisions)),
+      lease: share((t) => t.lease),
+      denyCache: share((t) => t.denyCache),
+      object: share((t) => t.object),
+      other: share((t) => t.decisions - t.lease - t.denyCache - t.object),
+      failures: spread(read.map((t) => t.failures)),
+    });
+  }
+  return rows;
 }

@@ -1,5 +1,6 @@
 // Synthetic bench runs for the summary and report tests: figures chosen by hand, no server.
 import type { RunRecord } from "../../../bench/gateway/bench.ts";
+import type { DecisionTotals } from "../../../bench/gateway/decision-mix.ts";
 import type { Measurement } from "../../../bench/gateway/drive.ts";
 import type { ShapeName } from "../../../bench/gateway/shape-names.ts";
 import type { TargetName } from "../../../bench/gateway/target-names.ts";
@@ -29,3 +30,6 @@ export const overBurst: AnswerCheck = {
   burst: "over-admitted",
   problem: "admitted 16 of a burst on one key whose limit is 15: the limit did not hold",
 };
+
+/** The gateway's decision totals of a run: every decision made one of the three ways. */
+export const decided = (lease: number, denyCache: number, object: number, failures = 0): DecisionTotals => ({ decisions: lease + denyCache + object, lease, denyCache, object, failures });

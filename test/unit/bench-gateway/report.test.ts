@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { parseBenchArgs } from "../../../bench/gateway/args.ts";
 import type { BenchResult } from "../../../bench/gateway/bench.ts";
-import { formats, formatSpread, jsonReport, overAdmissionBanner, renderReport, renderTable } from "../../../bench/gateway/report.ts";
-import { summarize } from "../../../bench/gateway/summary.ts";
-import { exactBurst, overBurst, run } from "./fixtures.ts";
+import { formats, formatSpread, jsonReport, overAdmissionBanner, renderDecisionMix, renderReport, renderTable } from "../../../bench/gateway/report.ts";
+import { summarize, summarizeDecisions } from "../../../bench/gateway/summary.ts";
+import { decided, exactBurst, overBurst, run } from "./fixtures.ts";
 
 const result = (runs: BenchResult["runs"]): BenchResult => ({
   startedAt: "2026-11-23T07:00:00.000Z",
@@ -46,6 +46,43 @@ describe("overAdmissionBanner", () => {
   });
 });
 
+describe("renderDecisionMix", () => {
+  it("lists the ways the gateway decided each shape, most used first, with the range of the rounds", () => {
+    const rows = summarizeDecisions(
+      [
+        { ...run(1, "new-keys", "gateway", 300, 3), decidedBy: decided(0, 0, 1000) },
+        { ...run(2, "new-keys", "gateway", 300, 3), decidedBy: decided(0, 0, 1000) },
+        { ...run(1, "warm-keys", "gateway", 650, 1.7), decidedBy: decided(970, 0, 30) },
+        { ...run(2, "warm-keys", "gateway", 650, 1.7), decidedBy: decided(950, 0, 50) },
+        { ...run(1, "deny-flood", "gateway", 1000, 1), decidedBy: decided(0, 2998, 2) },
+        { ...run(2, "deny-flood", "gateway", 1000, 1), decidedBy: decided(0, 2999, 1) },
+      ],
+      ["new-keys", "warm-keys", "deny-flood"],
+    );
+    expect(renderDecisionMix(rows)).toEqual([
+      "  1 new API keys: object 100%, lease 0%, deny cache 0%",
+      "  2 same keys, warm: lease 96% (95%-97%), object 4% (3%-5%), deny cache 0%",
+      // A sliver is never printed as 0%, nor nearly all as 100%; more decisions than requests: said.
+      "  4 deny flood: deny cache >99%, object <1%, lease 0%; 3,000 decisions for 1,000 requests",
+    ]);
+  });
+
+  it("says when the gateway's metrics could not be read, and counts counter failures", () => {
+    const rows = summarizeDecisions(
+      [
+        run(1, "one-key", "gateway", 400, 2),
+        { ...run(1, "new-keys", "gateway", 300, 3), decidedBy: decided(0, 0, 1000, 4) },
+        run(2, "new-keys", "gateway", 300, 3),
+      ],
+      ["new-keys", "one-key"],
+    );
+    expect(renderDecisionMix(rows)).toEqual([
+      "  1 new API keys: object 100%, lease 0%, deny cache 0%; counter failures 4; metrics unread in 1 of 2 rounds",
+      "  3 one key: not measured: the gateway's metrics could not be read (1 of 1 rounds)",
+    ]);
+  });
+});
+
 describe("renderReport", () => {
   const options = parseBenchArgs(["--rounds", "1", "--shapes", "1,6"]);
   const runs = [run(1, "new-keys", "bare", 1000, 1), run(1, "new-keys", "gateway", 300, 3), run(1, "new-keys", "peer", 250, 4), run(1, "hot-key", "gateway", 50, 2, overBurst)];
@@ -62,10 +99,27 @@ describe("renderReport", () => {
     expect(text).toContain("wall time 321.4 s");
   });
 
+  it("shows how the gateway decided below the table, only when the gateway ran", () => {
+    const mixed = [runs[0]!, { ...runs[1]!, decidedBy: decided(0, 0, 1000) }];
+    const text = renderReport(result(mixed), options);
+    expect(text).toContain("how the gateway decided (median of the rounds)");
+    expect(text).toContain("\n  1 new API keys: object 100%, lease 0%, deny cache 0%\n");
+    expect(text.indexOf("how the gateway decided")).toBeGreaterThan(text.indexOf("answers  the statuses"));
+    expect(text.indexOf("how the gateway decided")).toBeLessThan(text.indexOf("issue 10 targets"));
+    expect(renderReport(result([run(1, "new-keys", "bare", 1000, 1)]), options)).not.toContain("how the gateway decided");
+  });
+
   it("gives the same figures as JSON", () => {
     const json = jsonReport(result(runs), options) as { summary: { target: string; vsBare?: { median: number } }[]; issueTargets: unknown[]; runs: unknown[] };
     expect(json.runs).toHaveLength(4);
     expect(json.summary.find((r) => r.target === "gateway")!.vsBare!.median).toBe(0.3);
     expect(json.issueTargets).toHaveLength(4);
+  });
+
+  it("gives the decision mix as JSON, with each run's totals", () => {
+    const mixed = [run(1, "new-keys", "bare", 1000, 1), { ...run(1, "new-keys", "gateway", 300, 3), decidedBy: decided(0, 0, 1000) }];
+    const json = JSON.parse(JSON.stringify(jsonReport(result(mixed), options))) as { decidedBy: { shape: string; read: number; object: { median: number } }[]; runs: { decidedBy?: unknown }[] };
+    expect(json.decidedBy).toEqual([expect.objectContaining({ shape: "new-keys", read: 1, object: { median: 1, min: 1, max: 1, n: 1 } })]);
+    expect(json.runs[1]!.decidedBy).toEqual({ decisions: 1000, lease: 0, denyCache: 0, object: 1000, failures: 0 });
   });
 });

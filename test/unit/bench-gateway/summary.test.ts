@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { issueTargets, summarize } from "../../../bench/gateway/summary.ts";
-import { exactBurst, overBurst, run } from "./fixtures.ts";
+import { issueTargets, summarize, summarizeDecisions } from "../../../bench/gateway/summary.ts";
+import { decided, exactBurst, overBurst, run } from "./fixtures.ts";
 
 describe("summarize", () => {
   it("pairs each round with the bare Worker's run of the same round", () => {
@@ -51,5 +51,38 @@ describe("issueTargets", () => {
       { what: "deny flood >= 1.0 of bare", outcome: "not measured", detail: "" },
       { what: "hot-key burst exact", outcome: "met", detail: "15/15 exact" },
     ]);
+  });
+});
+
+describe("summarizeDecisions", () => {
+  it("gives the gateway's share of each way per shape, median and range of the rounds", () => {
+    const rows = summarizeDecisions(
+      [
+        { ...run(1, "warm-keys", "gateway", 650, 1.7), decidedBy: decided(970, 0, 30) },
+        { ...run(2, "warm-keys", "gateway", 650, 1.7), decidedBy: decided(900, 0, 100, 2) },
+        { ...run(3, "warm-keys", "gateway", 650, 1.7), decidedBy: decided(990, 0, 10) },
+        run(1, "warm-keys", "bare", 1000, 1),
+        { ...run(1, "new-keys", "gateway", 300, 3), decidedBy: decided(0, 0, 1000) },
+      ],
+      ["new-keys", "warm-keys"],
+    );
+    expect(rows.map((r) => r.shape)).toEqual(["new-keys", "warm-keys"]);
+    const [fresh, warm] = rows;
+    expect(fresh).toMatchObject({ rounds: 1, read: 1, sent: 1000, object: { median: 1, min: 1, max: 1, n: 1 }, lease: { median: 0, n: 1 } });
+    expect(warm).toMatchObject({ rounds: 3, read: 3, sent: 1000 });
+    expect(warm!.lease).toEqual({ median: 0.97, min: 0.9, max: 0.99, n: 3 });
+    expect(warm!.object).toEqual({ median: 0.03, min: 0.01, max: 0.1, n: 3 });
+    expect(warm!.denyCache).toEqual({ median: 0, min: 0, max: 0, n: 3 });
+    expect(warm!.other).toEqual({ median: 0, min: 0, max: 0, n: 3 });
+    expect(warm!.failures).toEqual({ median: 0, min: 0, max: 2, n: 3 });
+  });
+
+  it("leaves out the rounds whose metrics could not be read, and has nothing to say without the gateway", () => {
+    const [row] = summarizeDecisions(
+      [run(1, "deny-flood", "gateway", 1000, 1), { ...run(2, "deny-flood", "gateway", 1000, 1), decidedBy: decided(0, 999, 1) }],
+      ["deny-flood"],
+    );
+    expect(row).toMatchObject({ rounds: 2, read: 1, denyCache: { median: 0.999, n: 1 }, object: { median: 0.001, n: 1 } });
+    expect(summarizeDecisions([run(1, "deny-flood", "bare", 1000, 1)], ["deny-flood"])).toEqual([]);
   });
 });
