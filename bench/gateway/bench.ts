@@ -80,7 +80,7 @@ async function scrapeOrSay(target: RunningTarget, progress: Progress): Promise<D
 /**
  * The prelude, then the measured run; for the gateway, its metrics read on either side of the
  * run, after the prelude, so a deny flood's exhausting requests are not counted. The reads fall
- * outside the run's time and CPU: before it starts, and after it has settled.
+ * outside the run's time and CPU: before it starts, and once its CPU is taken.
  */
 async function measureRun(target: RunningTarget, plan: ShapePlan, settle: QuietOptions | undefined, progress: Progress): Promise<{ measurement: Measurement; decidedBy?: DecisionTotals }> {
   await sendPrelude(target, plan);
