@@ -37,7 +37,15 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const denied = new DenyCache();
 const fallback = new LocalFallback();
 const leases = new LeaseBook();
-const coalescer = new Coalescer<Queued, Counted>({ sleep, now: () => counterClock.now() });
+/**
+ * Calls one counter object may have in flight from this isolate, each for other identities (a
+ * counter never has two). One would make an identity wait for another's call, storage commit
+ * included, whenever they share an object; a few keep them apart while bounding what one isolate
+ * asks of an object (its soft limit is about 1,000 requests per second): past this, every request
+ * for the object shares the next call.
+ */
+export const MAX_CALLS_PER_OBJECT = 4;
+const coalescer = new Coalescer<Queued, Counted>({ sleep, now: () => counterClock.now(), maxCallsInFlight: MAX_CALLS_PER_OBJECT });
 
 /** One request waiting for its counter object: which counter of it, and how it is counted. */
 interface Queued {
@@ -58,8 +66,8 @@ export function counterFailures(): number {
  * jurisdiction, so identity data stays in its region. A known-exhausted counter is answered from
  * the deny cache with no call, and a warm one from this isolate's lease on it while that lasts
  * (src/limiter/lease.ts: exact, the object counts leased units). Concurrent requests for one
- * object, whichever of its counters they are for, share one call (Coalescer), so a burst on one
- * key reaches its object as a few batches, not as more calls than it can take.
+ * counter share one call, and those for one object at most MAX_CALLS_PER_OBJECT (Coalescer), so a
+ * burst on one key reaches its object as a few batches, not as more calls than it can take.
  * When the call fails or outlives `timeoutMs` (an overloaded object answers "overloaded"), the
  * request is decided by this isolate's local window for the counter (LocalFallback: at most
  * `count` per window from this isolate, each admission reported to the object with the next call

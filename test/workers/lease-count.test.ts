@@ -9,7 +9,7 @@ import type { Region } from "../../src/rules/schema.ts";
 import { gatewayWith, recordingLimiter } from "./support/custom-gateway.ts";
 import { freshIdentity } from "./support/requests.ts";
 import type { Env } from "../../src/env.ts";
-import { count as countRequest, counterClock, type Counted } from "../../src/gateway/counter.ts";
+import { count as countRequest, counterClock, MAX_CALLS_PER_OBJECT, type Counted } from "../../src/gateway/counter.ts";
 import { Counter, LEASE_MIN_COUNT, MemoryCounterStore, verdictOf, type Limit, type Verdict } from "../../src/limiter/index.ts";
 import { stepsArb } from "../unit/limiter/arbitraries.ts";
 import { ReferenceWindow } from "../unit/limiter/reference-model.ts";
@@ -29,11 +29,21 @@ function memoryLimiter(now: () => number, latency?: () => Promise<void>) {
   const store = new MemoryCounterStore();
   const counters = new Map<string, Counter>();
   let calls = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  /** Counters with a call in flight; a second call for one of them is a coalescing failure. */
+  const busy = new Set<string>();
+  let overlapping = 0;
   const namespace = {
     getByName: (object: string) => ({
       async decideMany(batches: (Parameters<Counter["decide"]>[3] & { key?: string; limit: Limit; hits: number })[]) {
         calls++;
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        const names = batches.map((batch) => `${object}/${batch.key ?? ""}`);
+        for (const name of names) (busy.has(name) ? overlapping++ : busy.add(name));
         await latency?.();
+        inFlight--;
+        for (const name of names) busy.delete(name);
         return batches.map((batch) => {
           const name = `${object}/${batch.key ?? ""}`;
           let counter = counters.get(name);
@@ -44,7 +54,7 @@ function memoryLimiter(now: () => number, latency?: () => Promise<void>) {
       },
     }),
   };
-  return { env: { LIMITER: namespace } as unknown as Env, calls: () => calls };
+  return { env: { LIMITER: namespace } as unknown as Env, calls: () => calls, maxInFlight: () => maxInFlight, overlapping: () => overlapping };
 }
 
 let run = 0;
@@ -153,10 +163,10 @@ describe("admission leases through count()", () => {
 });
 
 describe("one call per counter object, for every counter it holds", () => {
-  it("identities sharing an object share its calls; each identity's verdicts are exactly its own window's", async () => {
+  it("identities sharing an object do not wait for each other's call, up to MAX_CALLS_PER_OBJECT at once; each identity's verdicts are exactly its own window's", async () => {
     const now = 9_000_000;
     counterClock.now = () => now;
-    const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 2)));
+    const { env, calls, maxInFlight, overlapping } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 2)));
     // Below LEASE_MIN_COUNT: every request is decided by the object.
     const limit = { count: 15, intervalMs: 10_000 };
     const tag = run++;
@@ -173,8 +183,13 @@ describe("one call per counter object, for every counter it holds", () => {
       expect(own.map((c) => c.remaining)).toEqual(Array.from({ length: 30 }, (_, i) => Math.max(0, 14 - i)));
       expect(own.filter((c) => c.allowed)).toHaveLength(15);
     }
-    // 150 requests for 5 counters of one object: the first call, then everyone queued behind it.
-    expect(calls()).toBe(2);
+    // 150 requests for 5 counters of one object: the first four identities' first requests at once,
+    // then each identity's queued requests go together (one call may carry several identities).
+    expect(MAX_CALLS_PER_OBJECT).toBe(4);
+    expect(maxInFlight()).toBe(MAX_CALLS_PER_OBJECT);
+    expect(calls()).toBeLessThanOrEqual(2 * identities.length);
+    // Never two calls in flight for one identity: its requests are decided in arrival order.
+    expect(overlapping()).toBe(0);
   });
 });
 

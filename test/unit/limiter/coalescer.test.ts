@@ -163,6 +163,81 @@ describe("Coalescer", () => {
     );
   });
 
+  it("property: with several calls in flight per object, a counter never has two, at most maxCallsInFlight at once, each counter's verdicts exactly its own sequence", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 3 }), counter: fc.constantFrom("a", "b", "c", "d", "e") }), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 10 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 10 }),
+        async (count, maxCallsInFlight, arrivals, latencyDraws, localDraws) => {
+          let draw = 0;
+          let localDraw = 0;
+          const windows = new Map<string, SlidingWindow>();
+          const windowOf = (counter: string) => windows.get(counter) ?? windows.set(counter, new SlidingWindow({ count, intervalMs: 1_000 })).get(counter)!;
+          const busy = new Set<string>();
+          let inFlight = 0;
+          let maxInFlight = 0;
+          let overlapping = 0;
+          const send = async (items: readonly Item[]) => {
+            maxInFlight = Math.max(maxInFlight, ++inFlight);
+            const counters = new Set(items.map((item) => item.counter));
+            for (const counter of counters) (busy.has(counter) ? overlapping++ : busy.add(counter));
+            for (let i = latencyDraws[draw++ % latencyDraws.length]!; i > 0; i--) await tick();
+            inFlight--;
+            for (const counter of counters) busy.delete(counter);
+            return items.map((item) => verdictOf(windowOf(item.counter).hit(0), 0));
+          };
+          const local = (item: Item) => (localDraws[localDraw++ % localDraws.length] ? verdictOf(windowOf(item.counter).hit(0), 0) : undefined);
+          const coalescer = new Coalescer<Item, Verdict>({ sleep: () => tick(), now: () => 0, maxCallsInFlight });
+          const pending: Promise<Verdict>[] = [];
+          for (const { gap, counter } of arrivals) {
+            for (let i = 0; i < gap; i++) await tick();
+            pending.push(coalescer.join("object", { counter }, noTimeout, send, local));
+          }
+          const verdicts = await Promise.all(pending);
+          const sequential = new Map(["a", "b", "c", "d", "e"].map((c) => [c, new SlidingWindow({ count, intervalMs: 1_000 })]));
+          expect(verdicts).toEqual(arrivals.map(({ counter }) => verdictOf(sequential.get(counter)!.hit(0), 0)));
+          expect(overlapping).toBe(0);
+          expect(maxInFlight).toBeLessThanOrEqual(maxCallsInFlight);
+          expect(coalescer.size).toBe(0);
+        },
+      ),
+      { numRuns: 300, seed: 20261123 },
+    );
+  });
+
+  it("another counter of the object does not wait for a call in flight; past maxCallsInFlight everyone shares the next call", async () => {
+    const releases: ((results: string[]) => void)[] = [];
+    const sent: string[][] = [];
+    const send = (items: readonly Item[]) => {
+      sent.push(items.map((i) => i.counter));
+      return new Promise<string[]>((resolve) => releases.push(() => resolve(items.map((i) => `object:${i.counter}`))));
+    };
+    const coalescer = new Coalescer<Item, string>({ sleep: () => tick(), now: () => 0, maxCallsInFlight: 2 });
+    const a1 = coalescer.join("object", { counter: "a" }, noTimeout, send);
+    const b1 = coalescer.join("object", { counter: "b" }, noTimeout, send);
+    // Two calls in flight: "a" again waits for its own call, "c" for a free one.
+    const rest = ["a", "c", "b", "c"].map((counter) => coalescer.join("object", { counter }, noTimeout, send));
+    await tick();
+    expect(sent).toEqual([["a"], ["b"]]);
+    releases[0]!([]);
+    expect(await a1).toBe("object:a");
+    await tick();
+    // "a" is free again and one call is: every queued request whose counter is free goes together;
+    // "b" still has its call in flight, so its second request keeps waiting.
+    expect(sent).toEqual([["a"], ["b"], ["a", "c", "c"]]);
+    releases[1]!([]);
+    releases[2]!([]);
+    expect(await b1).toBe("object:b");
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    releases[3]!([]);
+    expect(await Promise.all(rest)).toEqual(["object:a", "object:c", "object:b", "object:c"]);
+    expect(sent).toEqual([["a"], ["b"], ["a", "c", "c"], ["b"]]);
+    expect(coalescer.size).toBe(0);
+  });
+
   it("a counter the local decider refuses keeps its place: its later requests go with it, other counters' are decided", async () => {
     let release!: (v: string[]) => void;
     const sent: string[][] = [];
