@@ -3,7 +3,7 @@ import net from "node:net";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLocalEdge } from "../../src/tools/local-edge/edge.ts";
-import { splitArguments } from "../../src/tools/local-edge/main.ts";
+import { splitArguments, withLogLevel } from "../../src/tools/local-edge/main.ts";
 
 const servers: net.Server[] = [];
 afterEach(async () => {
@@ -113,6 +113,13 @@ describe("the local edge in front of wrangler dev", () => {
 });
 
 describe("npm start's arguments", () => {
+  it("runs wrangler dev at log level warn unless the user chose a level (an option or WRANGLER_LOG)", () => {
+    expect(withLogLevel(["--env", "us"], {})).toEqual(["--env", "us", "--log-level", "warn"]);
+    expect(withLogLevel(["--env", "us", "--log-level", "info"], {})).toEqual(["--env", "us", "--log-level", "info"]);
+    expect(withLogLevel(["--log-level=debug"], {})).toEqual(["--log-level=debug"]);
+    expect(withLogLevel([], { WRANGLER_LOG: "info" })).toEqual([]);
+  });
+
   it("keeps --port and --ip for the edge and passes everything else to wrangler dev", () => {
     expect(splitArguments(["--env", "us", "--port", "18787", "--ip=0.0.0.0", "--var", "A:b"])).toEqual({
       port: 18787,
