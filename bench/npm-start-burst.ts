@@ -26,7 +26,7 @@ for (const [name, value] of [["--requests", requests], ["--connections", connect
 }
 
 const port = await freePort();
-const server = spawn("npm", ["start", "--", "--port", String(port), ...(process.env.EXTRA ? process.env.EXTRA.split(" ") : [])], { stdio: ["ignore", "pipe", "inherit"], detached: true });
+const server = spawn("npm", ["start", "--", "--port", String(port)], { stdio: ["ignore", "pipe", "inherit"], detached: true });
 await new Promise<void>((resolve, reject) => {
   server.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("tollgate is ready on") && resolve());
   server.on("exit", (code) => reject(new Error(`npm start exited (${code}) before it was ready`)));
