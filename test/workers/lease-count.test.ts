@@ -25,7 +25,8 @@ const leasedLimitArb: fc.Arbitrary<Limit> = fc.record({
  * The gateway's own `count()` (deny cache, lease, coalescer, object call) against counter objects
  * run in memory: the same Counter the Durable Object runs, called as RateLimiter.decideBatch does.
  */
-function memoryLimiter(now: () => number, latency?: () => Promise<void>) {
+/** `overloaded`: a call made while another is in flight to the same object fails, as a Durable Object past its capacity does. */
+function memoryLimiter(now: () => number, latency?: () => Promise<void>, options: { overloaded?: boolean } = {}) {
   const store = new MemoryCounterStore();
   const counters = new Map<string, Counter>();
   let calls = 0;
@@ -34,15 +35,19 @@ function memoryLimiter(now: () => number, latency?: () => Promise<void>) {
   /** Counters with a call in flight; a second call for one of them is a coalescing failure. */
   const busy = new Set<string>();
   let overlapping = 0;
+  const objectsInFlight = new Set<string>();
   const namespace = {
     getByName: (object: string) => ({
       async decideMany(batches: (Parameters<Counter["decide"]>[3] & { key?: string; limit: Limit; hits: number })[]) {
         calls++;
+        if (options.overloaded && objectsInFlight.has(object)) throw new Error("Durable Object is overloaded. Too many requests queued.");
+        objectsInFlight.add(object);
         maxInFlight = Math.max(maxInFlight, ++inFlight);
         const names = batches.map((batch) => `${object}/${batch.key ?? ""}`);
         for (const name of names) (busy.has(name) ? overlapping++ : busy.add(name));
         await latency?.();
         inFlight--;
+        objectsInFlight.delete(object);
         for (const name of names) busy.delete(name);
         return batches.map((batch) => {
           const name = `${object}/${batch.key ?? ""}`;
@@ -60,9 +65,9 @@ function memoryLimiter(now: () => number, latency?: () => Promise<void>) {
 let run = 0;
 
 /** One request through the gateway's count() on `address`, as the gateway counts with a lease-capable algorithm. */
-function countOn(env: Env, address: { name: string; object: string; key: string }, limit: Limit, options: { timeoutMs?: number; cacheDenials?: boolean } = {}): Promise<Counted> {
-  const { timeoutMs = 1_000, cacheDenials = true } = options;
-  return countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs, cacheDenials, algorithm: "sliding-window", failMode: "closed" });
+function countOn(env: Env, address: { name: string; object: string; key: string }, limit: Limit, options: { timeoutMs?: number; cacheDenials?: boolean; failMode?: "open" | "closed" } = {}): Promise<Counted> {
+  const { timeoutMs = 1_000, cacheDenials = true, failMode = "closed" } = options;
+  return countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs, cacheDenials, algorithm: "sliding-window", failMode });
 }
 
 // Each test drives counterClock; the real clock comes back after it.
@@ -190,6 +195,29 @@ describe("one call per counter object, for every counter it holds", () => {
     expect(calls()).toBeLessThanOrEqual(2 * identities.length);
     // Never two calls in flight for one identity: its requests are decided in arrival order.
     expect(overlapping()).toBe(0);
+  });
+  it("identities sharing an overloaded object: a 10x burst on each admits at most count per identity, the overflow decided by the local fallback", async () => {
+    const now = 9_500_000;
+    counterClock.now = () => now;
+    // The object refuses any call made while another to it is in flight.
+    const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 2)), { overloaded: true });
+    const limit = { count: 15, intervalMs: 10_000 };
+    const tag = run++;
+    const identities = ["a", "b", "c", "d", "e"].map((who) => ({ name: `overloaded-${tag}-${who}`, object: `overloaded-object-${tag}`, key: who }));
+    const answers = await Promise.all(
+      Array.from({ length: 10 * limit.count * identities.length }, (_, i) => {
+        const address = identities[i % identities.length]!;
+        return countOn(env, address, limit, { timeoutMs: 300_000, cacheDenials: false, failMode: "open" }).then((counted) => ({ key: address.key, counted }));
+      }),
+    );
+    for (const { key } of identities) {
+      const own = answers.filter((a) => a.key === key).map((a) => a.counted);
+      expect(own).toHaveLength(10 * limit.count);
+      expect(own.filter((c) => c.allowed).length).toBeLessThanOrEqual(limit.count);
+    }
+    // Calls beyond the first in flight were refused, and their requests decided locally (counted).
+    expect(answers.some((a) => a.counted.decidedBy === "local-fallback")).toBe(true);
+    expect(calls()).toBeGreaterThan(1);
   });
 });
 
