@@ -40,11 +40,13 @@ export class Coalescer<I extends CoalescedItem, R> {
   }
 
   /**
-   * The result for `item` from a call to the object `key` that decides it together with every
-   * request for that object queued with it. Each call gets `timeoutMs` from the moment it is sent: its requests fail with a
-   * timeout once that passes without an answer, and the call is abandoned, so a call whose request
-   * was cancelled mid-way (a client gone) cannot stall the key. A queued request waits for the call
-   * ahead of it (at most its `timeoutMs`) and then for its own: never longer than two timeouts.
+   * The result for `item` from a call to the object `key` that decides it together with the other
+   * requests queued for that object whose counters have no call in flight. Each call gets
+   * `timeoutMs` from the moment it is sent: its requests fail with a timeout once that passes
+   * without an answer, and the call is abandoned, so a call whose request was cancelled mid-way (a
+   * client gone) cannot stall the object. A queued request waits for a call ahead of it (its
+   * counter's, or a free place among the object's calls: at most `timeoutMs`) and then for its own:
+   * never longer than two timeouts.
    */
   async join(key: string, item: I, timeoutMs: number, send: (items: readonly I[]) => Promise<R[]>, local?: (item: I) => R | undefined): Promise<R> {
     let group = this.#groups.get(key);
