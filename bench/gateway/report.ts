@@ -21,12 +21,15 @@ export const formats = {
   share: (v: number) => (v > 0 && v < 0.005 ? "<1%" : v < 1 && v >= 0.995 ? ">99%" : `${Math.round(v * 100)}%`),
 };
 
-/** "1,293 (1,180-1,320)": the median, and the range when the rounds differ. */
-export function formatSpread(s: Spread | undefined, format: (v: number) => string): string {
+/**
+ * "1,293 (1,180-1,320)": the median, and the range when the rounds differ. Shares read "99% (95% to
+ * >99%)": a dash beside "<1%" or ">99%" would read as an arrow.
+ */
+export function formatSpread(s: Spread | undefined, format: (v: number) => string, separator = "-"): string {
   if (s === undefined) return "-";
   const median = format(s.median);
   const [min, max] = [format(s.min), format(s.max)];
-  return s.n > 1 && min !== max ? `${median} (${min}-${max})` : median;
+  return s.n > 1 && min !== max ? `${median} (${min}${separator}${max})` : median;
 }
 
 function shapeLabel(row: SummaryRow): string {
@@ -93,7 +96,7 @@ export function renderDecisionMix(rows: readonly DecisionMixRow[]): string[] {
       ...(row.failures !== undefined && row.failures.max > 0 ? [`counter failures ${formatSpread(row.failures, formats.rate)}`] : []),
       ...(row.read < row.rounds ? [`metrics unread in ${row.rounds - row.read} of ${row.rounds} rounds`] : []),
     ];
-    return `${label}${ways.map((w) => `${w.name} ${formatSpread(w.s, formats.share)}`).join(", ")}${notes.length > 0 ? `; ${notes.join("; ")}` : ""}`;
+    return `${label}${ways.map((w) => `${w.name} ${formatSpread(w.s, formats.share, " to ")}`).join(", ")}${notes.length > 0 ? `; ${notes.join("; ")}` : ""}`;
   });
 }
 

@@ -61,7 +61,7 @@ describe("renderDecisionMix", () => {
     );
     expect(renderDecisionMix(rows)).toEqual([
       "  1 new API keys: object 100%, lease 0%, deny cache 0%",
-      "  2 same keys, warm: lease 96% (95%-97%), object 4% (3%-5%), deny cache 0%",
+      "  2 same keys, warm: lease 96% (95% to 97%), object 4% (3% to 5%), deny cache 0%",
       // A sliver is never printed as 0%, nor nearly all as 100%; more decisions than requests: said.
       "  4 deny flood: deny cache >99%, object <1%, lease 0%; 3,000 decisions for 1,000 requests",
     ]);
