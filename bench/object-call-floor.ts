@@ -1,0 +1,101 @@
+// npm run bench:object-call: what a Durable Object call and its first write cost in one workerd,
+// side by side with a request that makes none. The floor under bench:gateway's new-identity shapes:
+// a new identity's first request needs its counter call and a durable write (the reservation that
+// keeps its limit across restarts), and locally both run on the Worker's own core.
+//
+//   npm run bench:object-call [-- --requests 2000 --rounds 3]
+//
+// Figures, not a test: server CPU per request (utime+stime of the workerd processes, until quiet),
+// each variant over `requests` requests from 32 keep-alive connections, a fresh key per request,
+// spread over 256 objects as the gateway spreads a rule's counters. The objects are created and
+// live before the first round (an unmeasured pass), so no variant pays for their start-up.
+import { writeFile, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { cpuMs, newWorkerdProcesses, pin } from "./gateway/processes.ts";
+import { AFTER_RUN, waitForQuiet } from "./gateway/quiet.ts";
+
+const { values } = parseArgs({ options: { requests: { type: "string", default: "2000" }, rounds: { type: "string", default: "3" } } });
+const requests = Number(values.requests);
+const rounds = Number(values.rounds);
+if (![requests, rounds].every((n) => Number.isInteger(n) && n >= 1)) {
+  console.error("bench:object-call: --requests and --rounds must be whole numbers from 1");
+  process.exit(2);
+}
+
+// The stored value has the shape of a counter's first reservation (src/limiter/counter.ts).
+const WORKER = `
+import { DurableObject } from "cloudflare:workers";
+export class Counters extends DurableObject {
+  call() { return 1; }
+  write(key) {
+    this.ctx.storage.kv.put("ledger:" + key, { limit: { count: 10000, intervalMs: 60000 }, reservations: [{ at: Date.now(), units: 8 }] });
+    return 1;
+  }
+}
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    if (url.pathname === "/none") return new Response("1");
+    const key = url.searchParams.get("key");
+    const stub = env.COUNTERS.getByName("objects:" + (Number.parseInt(key.slice(-6), 36) % 256));
+    return new Response(String(url.pathname === "/write" ? await stub.write(key) : await stub.call()));
+  },
+};`;
+
+const VARIANTS = [
+  { path: "/none", what: "no object call (the baseline)" },
+  { path: "/call", what: "one object call" },
+  { path: "/write", what: "one object call with one durable write" },
+] as const;
+
+const dir = await mkdtemp(join(tmpdir(), "object-call-"));
+await writeFile(join(dir, "worker.mjs"), WORKER);
+const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
+const { value: mf, pids } = await newWorkerdProcesses(
+  async () => {
+    const options = { host: "127.0.0.1", port: 0, logRequests: false, workers: [{ name: "object-call", modules: [{ type: "ESModule" as const, path: join(dir, "worker.mjs") }], modulesRoot: dir, compatibilityDate: "2026-10-30", durableObjects: { COUNTERS: { className: "Counters", useSQLite: true } } }] };
+    const mf = new Miniflare(convertV4MiniflareOptions(options as Parameters<typeof convertV4MiniflareOptions>[0]));
+    await mf.ready;
+    return mf;
+  },
+  async (started) => void (await (await started.dispatchFetch("http://localhost/none")).text()),
+);
+try {
+  const origin = (await mf.ready).origin;
+  // Client and server on separate cores where there are two, as bench:gateway does.
+  const pinned = pids.every((pid) => pin(pid, "1")) && pin(process.pid, "0");
+  console.log(`object call floor: ${requests} requests per variant, 32 connections, ${rounds} round(s); ${pinned ? "client on CPU 0, workerd on CPU 1" : "not pinned"}`);
+  const cpu: Record<string, number[]> = {};
+  let run = 0;
+  const drive = (path: string) => {
+    const tag = (++run).toString(36);
+    let i = 0;
+    return new Promise((resolve, reject) =>
+      autocannon({ url: origin, connections: 32, amount: requests, requests: [{ method: "GET", setupRequest: (r) => ({ ...r, path: `${path}?key=${tag}x${(i++).toString(36).padStart(6, "0")}` }) }] }, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  };
+  await drive("/call");
+  for (let round = 1; round <= rounds; round++) {
+    for (const { path } of VARIANTS) {
+      await waitForQuiet(pids, AFTER_RUN);
+      const before = cpuMs(pids);
+      await drive(path);
+      await waitForQuiet(pids, AFTER_RUN);
+      const after = cpuMs(pids);
+      if (before === undefined || after === undefined) throw new Error("cannot read the workerd processes' CPU time (/proc)");
+      (cpu[path] ??= []).push((after - before) / requests);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const base = median(cpu["/none"]!);
+  for (const { path, what } of VARIANTS) {
+    const ms = median(cpu[path]!);
+    console.log(`  ${what.padEnd(40)} ${ms.toFixed(2)} ms CPU/request  (+${(ms - base).toFixed(2)} ms, x${(ms / base).toFixed(2)} the baseline)  rounds: ${cpu[path]!.map((v) => v.toFixed(2)).join(", ")}`);
+  }
+} finally {
+  await mf.dispose();
+  await rm(dir, { recursive: true, force: true });
+}
