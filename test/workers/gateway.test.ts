@@ -2,6 +2,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { identityDigest } from "../../src/rules/identity.ts";
+import { counterAddress } from "../../src/limiter/index.ts";
+import { MAX_CALLS_PER_OBJECT } from "../../src/gateway/counter.ts";
 import { compileClassifier } from "../../src/rules/classify.ts";
 import { loadRuleTable } from "../../src/rules/load.ts";
 import rules from "../../rules/hosted-api.json" with { type: "json" };
@@ -314,6 +316,31 @@ describe("counter policy", () => {
     expect(limiter.calls.batches.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(150);
     expect(limiter.calls.hits).toBeLessThan(150);
     expect(Math.max(...limiter.calls.batches)).toBeGreaterThan(1);
+  });
+
+  it("decides identities sharing a counter object each exactly, their calls in parallel up to MAX_CALLS_PER_OBJECT (real object)", async () => {
+    // Five API keys whose counters on row 12 live in one object (found by the gateway's own naming).
+    const secret = env.IDENTITY_HMAC_SECRET || undefined;
+    const objectOf = async (apiKey: string) => counterAddress(env.REGION, 12, await identityDigest({ kind: "api-key", apiKey }, secret)).object;
+    const tag = freshIdentity().apiKey;
+    const keys = [`${tag}-0`];
+    const shared = await objectOf(keys[0]!);
+    for (let i = 1; keys.length < 5; i++) if ((await objectOf(`${tag}-${i}`)) === shared) keys.push(`${tag}-${i}`);
+    const limiter = recordingLimiter();
+    const send = gatewayWith({ LIMITER: limiter.namespace, LIMITER_TIMEOUT_MS: "300000" });
+    const responses = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => keys[i % keys.length]!).map(async (apiKey) => ({ apiKey, res: await send("/runs/query", { method: "POST", headers: { "x-api-key": apiKey } }) })),
+    );
+    for (const apiKey of keys) {
+      const own = responses.filter((r) => r.apiKey === apiKey).map((r) => r.res);
+      expect(own.filter((r) => r.status === 200)).toHaveLength(15);
+      expect(own.filter((r) => r.status === 429)).toHaveLength(15);
+    }
+    expect(new Set(limiter.calls.names)).toEqual(new Set([shared]));
+    expect(limiter.calls.maxInFlight).toBeGreaterThan(1);
+    expect(limiter.calls.maxInFlight).toBeLessThanOrEqual(MAX_CALLS_PER_OBJECT);
+    // Nothing fell back to a local window: every answer is the object's.
+    expect(responses.filter((r) => r.res.headers.has("x-tollgate-counter"))).toEqual([]);
   });
 
   it("stays exact under a 10x burst on an object that refuses concurrent calls (overloaded)", async () => {
