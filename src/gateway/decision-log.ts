@@ -28,8 +28,11 @@ export interface DecisionLine {
   readonly sampled?: number;
 }
 
-/** What the rate-limit middleware knows once a request is decided. */
-export interface Decision {
+/**
+ * What the rate-limit middleware knows once a request is decided: what the decision log and the
+ * metrics record (the limiter's own answer is `Verdict`, src/limiter/types.ts).
+ */
+export interface DecisionRecord {
   readonly rule: Rule;
   readonly region: string;
   /** The counter's name (hashed identity), as logs have always carried it. */
@@ -42,7 +45,7 @@ export interface Decision {
 }
 
 /** Everything one decision leaves behind: its metrics (metrics.ts) and its log line. */
-export function observeDecision(c: Context<GatewayEnv>, config: GatewayConfig, d: Decision): void {
+export function observeDecision(c: Context<GatewayEnv>, config: GatewayConfig, d: DecisionRecord): void {
   const { counted } = d;
   countDecision(c, config, {
     rule: d.rule.id,
@@ -64,13 +67,13 @@ export function observeDecision(c: Context<GatewayEnv>, config: GatewayConfig, d
  * deny cache (a flood would otherwise cost a line per request), are logged with probability
  * `sample` (DECISION_LOG_SAMPLE), and say so (`sampled`). A line not written is never built.
  */
-export function logDecision(d: Decision, sample: number, random: () => number = Math.random): void {
+export function logDecision(d: DecisionRecord, sample: number, random: () => number = Math.random): void {
   const sampled = d.outcome === "admitted" || d.counted?.decidedBy === "deny-cache";
   if (sampled && !(random() < sample)) return;
   console.log(JSON.stringify(decisionLine(d, sampled ? sample : undefined)));
 }
 
-function decisionLine(d: Decision, sampled: number | undefined): DecisionLine {
+function decisionLine(d: DecisionRecord, sampled: number | undefined): DecisionLine {
   const { counted } = d;
   // Keys in this order, absent ones left out (JSON.stringify drops undefined).
   return {
