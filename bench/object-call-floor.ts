@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { cpuMs, newWorkerdProcesses, pin } from "./gateway/processes.ts";
 import { AFTER_RUN, waitForQuiet } from "./gateway/quiet.ts";
+import { median } from "./gateway/stats.ts";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "2000" }, rounds: { type: "string", default: "3" } } });
 const requests = Number(values.requests);
@@ -89,7 +90,6 @@ try {
       (cpu[path] ??= []).push((after - before) / requests);
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const base = median(cpu["/none"]!);
   for (const { path, what } of VARIANTS) {
     const ms = median(cpu[path]!);
