@@ -24,8 +24,10 @@ const leasedLimitArb: fc.Arbitrary<Limit> = fc.record({
 /**
  * The gateway's own `count()` (deny cache, lease, coalescer, object call) against counter objects
  * run in memory: the same Counter the Durable Object runs, called as RateLimiter.decideBatch does.
+ * It records calls in flight (per isolate, and per counter: two at once for one counter is a
+ * coalescing failure). `overloaded`: a call made while another is in flight to the same object
+ * fails, as a Durable Object past its capacity does.
  */
-/** `overloaded`: a call made while another is in flight to the same object fails, as a Durable Object past its capacity does. */
 function memoryLimiter(now: () => number, latency?: () => Promise<void>, options: { overloaded?: boolean } = {}) {
   const store = new MemoryCounterStore();
   const counters = new Map<string, Counter>();
