@@ -85,7 +85,7 @@ export async function explainReport(q: ExplainQuestion): Promise<ExplainAnswer> 
   const { rule, matcher, root, identity } = classification;
   const limit = rule.limits[region];
   const secret = q.secret;
-  const digest = await identityDigest(identity, secret);
+  const digest = identityDigest(identity, secret);
   const counter = counterAddress(region, rule.id, digest).name;
   const passedOver = verdicts.filter((v) => v.outcome === "no-identity" || v.outcome === "outranked");
 

@@ -151,7 +151,7 @@ export function effectiveRule(env: Env, config: GatewayConfig, rule: Rule, reque
 
 async function effectiveRuleAfterRead(env: Env, config: GatewayConfig, rule: Rule, request: RequestIdentities): Promise<Effective> {
   const compiled = await currentOverrides(env, config);
-  const digests = compiled.byIdentity.size > 0 ? await requestDigests(request, compiled.needs, config.hmacSecret) : NO_DIGESTS;
+  const digests = compiled.byIdentity.size > 0 ? requestDigests(request, compiled.needs, config.hmacSecret) : NO_DIGESTS;
   return resolve(compiled, rule, config.region, digests, overridesClock.now());
 }
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { counterAddress, type Limit } from "../limiter/index.ts";
-import { identityDigest, knownDigest } from "../rules/identity.ts";
+import { identityDigest } from "../rules/identity.ts";
 import type { Classifier } from "../rules/classify.ts";
 import { describeMatcher } from "../rules/match.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
@@ -32,8 +32,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     const { apiKey, userId, clientIp } = request;
     // Each upstream is counted by its own table (src/rules/tables.ts).
     const { rule, matcher, root, identity } = classifiers[request.upstream].classify({ method: c.req.method, path: request.path, apiKey, userId, clientIp });
-    // A warm identity is hashed already: no promise to wait on.
-    const digest = knownDigest(identity, config.hmacSecret) ?? (await identityDigest(identity, config.hmacSecret));
+    const digest = identityDigest(identity, config.hmacSecret);
     const address = counterAddress(config.region, rule.id, digest);
     // blocked > exempt > identity limit > rule override > published (src/overrides/resolve.ts).
     const resolving = effectiveRule(c.env, config, rule, { apiKey, userId, clientIp });

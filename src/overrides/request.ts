@@ -55,7 +55,7 @@ const IdentityChangeSchema = z
  * copy run through the strict loader (loadRuleTable). Raw identity values are hashed here; the
  * result holds digests only. Every refusal names its field (`loc`), FastAPI-style.
  */
-export async function parseOverrideRequest(body: unknown, tables: Readonly<Record<string, RuleTable>>, secret: string | undefined): Promise<ParsedChange> {
+export function parseOverrideRequest(body: unknown, tables: Readonly<Record<string, RuleTable>>, secret: string | undefined): ParsedChange {
   const identity = typeof body === "object" && body !== null && "identity" in body;
   const parsed = (identity ? IdentityChangeSchema : RuleChangeSchema).safeParse(body);
   if (!parsed.success) return refuse(toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc, msg, type })));
@@ -80,7 +80,7 @@ export async function parseOverrideRequest(body: unknown, tables: Readonly<Recor
   let subject;
   if (hash !== undefined) subject = { kind, digest: hash };
   else {
-    const hashed = await subjectOf(kind, value!, secret);
+    const hashed = subjectOf(kind, value!, secret);
     if (!hashed.ok) return refuse([{ loc: ["body", "identity", "value"], msg: hashed.why, type: "value_error" }]);
     subject = hashed.subject;
   }

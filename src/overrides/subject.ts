@@ -28,20 +28,20 @@ function identityOf(kind: Exclude<SubjectKind, "ipv6-prefix">, value: string): I
  * The stored subject for a raw value, or why the value cannot name one. IPs are first turned into
  * client keys (an IPv6 address into its /64), exactly as requests are keyed.
  */
-export async function subjectOf(kind: SubjectKind, value: string, secret: string | undefined): Promise<{ ok: true; subject: Subject } | { ok: false; why: string }> {
+export function subjectOf(kind: SubjectKind, value: string, secret: string | undefined): { ok: true; subject: Subject } | { ok: false; why: string } {
   if (kind === "ipv6-prefix") {
     const parsed = parsePrefix(value);
     if (!parsed.ok) return parsed;
-    return { ok: true, subject: { kind, digest: await identityDigest({ kind: "ip", ip: parsed.prefix }, secret), prefixLength: parsed.length } };
+    return { ok: true, subject: { kind, digest: identityDigest({ kind: "ip", ip: parsed.prefix }, secret), prefixLength: parsed.length } };
   }
   if (kind === "ip") {
     const key = clientIpKey(value);
     if (key === UNKNOWN_CLIENT) return { ok: false, why: `"${value}" is not an IPv4 or IPv6 address` };
-    return { ok: true, subject: { kind, digest: await identityDigest(identityOf(kind, key), secret) } };
+    return { ok: true, subject: { kind, digest: identityDigest(identityOf(kind, key), secret) } };
   }
   // The gateway refuses identity headers holding a comma (read-request.ts): no request could match.
   if (value.includes(",")) return { ok: false, why: "an identity value never holds a comma (the gateway refuses such headers)" };
-  return { ok: true, subject: { kind, digest: await identityDigest(identityOf(kind, value), secret) } };
+  return { ok: true, subject: { kind, digest: identityDigest(identityOf(kind, value), secret) } };
 }
 
 /** What a request carries, as the gateway read it. */
@@ -70,14 +70,14 @@ export interface DigestNeeds {
  * Hashes only the identities some override could match (identityDigest caches them per isolate,
  * so a warm request hashes nothing).
  */
-export async function requestDigests(request: RequestIdentities, needs: DigestNeeds, secret: string | undefined): Promise<RequestDigests> {
+export function requestDigests(request: RequestIdentities, needs: DigestNeeds, secret: string | undefined): RequestDigests {
   const hash = (kind: Exclude<SubjectKind, "ipv6-prefix">, value: string | null) =>
     value && needs.kinds.has(kind) ? identityDigest(identityOf(kind, value), secret) : undefined;
-  const [apiKey, userId, ip] = await Promise.all([hash("api-key", request.apiKey), hash("user-id", request.userId), hash("ip", request.clientIp)]);
+  const [apiKey, userId, ip] = [hash("api-key", request.apiKey), hash("user-id", request.userId), hash("ip", request.clientIp)];
   const prefixes = new Map<number, string>();
   for (const length of needs.prefixLengths) {
     const prefix = prefixOfClient(request.clientIp, length);
-    if (prefix) prefixes.set(length, await identityDigest({ kind: "ip", ip: prefix }, secret));
+    if (prefix) prefixes.set(length, identityDigest({ kind: "ip", ip: prefix }, secret));
   }
   return { "api-key": apiKey, "user-id": userId, ip, prefixes };
 }

@@ -48,10 +48,10 @@ export function counterRoutes(tables: Readonly<Record<string, RuleTable>>) {
     if (ip !== undefined && clientIp === UNKNOWN_CLIENT) return unprocessable([{ loc: ["body", "ip"], msg: `"${ip}" is not an IPv4 or IPv6 address`, type: "value_error" }]);
     const identity = identityOf(rule.identity, { apiKey, userId, clientIp: ip === undefined ? undefined : clientIp });
     if (!givenDigest && "missing" in identity) return unprocessable([identity.missing]);
-    const digest = givenDigest ?? (await identityDigest(identity as Identity, config.hmacSecret));
+    const digest = givenDigest ?? identityDigest(identity as Identity, config.hmacSecret);
 
     const compiled = await currentOverrides(c.env, config);
-    const digests = await requestDigests({ apiKey: apiKey ?? null, userId: userId ?? null, clientIp }, compiled.needs, config.hmacSecret);
+    const digests = requestDigests({ apiKey: apiKey ?? null, userId: userId ?? null, clientIp }, compiled.needs, config.hmacSecret);
     // Given only a digest, it is the counter's own: for key and IP rows that is the subject's digest too.
     const byDigest = givenDigest && rule.identity !== "user-ip" ? { ...digests, [rule.identity]: givenDigest } : digests;
     const effective = resolve(compiled, rule, config.region, byDigest, overridesClock.now());

@@ -25,7 +25,7 @@ export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
     })
     .post("/overrides", async (c) => {
       const config = gatewayConfig(c.env);
-      const parsed = await parseOverrideRequest(await jsonBody(c), tables, config.hmacSecret);
+      const parsed = parseOverrideRequest(await jsonBody(c), tables, config.hmacSecret);
       if (!parsed.ok) return unprocessable(parsed.detail);
       const startedAt = overridesClock.now();
       const result = await configStore(c.env, config).set(parsed.change, c.var.actor);
