@@ -19,5 +19,5 @@ export { FixedWindow } from "./fixed-window.ts";
 /** Which counter a limiter object runs. Only "sliding-window" is ever deployed (see fixed-window.ts). */
 export type Algorithm = "sliding-window" | "fixed-window";
 export { Coalescer } from "./coalescer.ts";
-export { counterAddress } from "./counter-name.ts";
+export { counterAddress, OBJECTS_PER_RULE } from "./counter-name.ts";
 export type { CounterAddress } from "./counter-name.ts";

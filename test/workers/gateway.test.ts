@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { identityDigest } from "../../src/rules/identity.ts";
-import { counterAddress } from "../../src/limiter/index.ts";
+import { counterAddress, OBJECTS_PER_RULE } from "../../src/limiter/index.ts";
 import { MAX_CALLS_PER_OBJECT } from "../../src/gateway/counter.ts";
 import { compileClassifier } from "../../src/rules/classify.ts";
 import { loadRuleTable } from "../../src/rules/load.ts";
@@ -232,10 +232,10 @@ describe("identity", () => {
     const send = gatewayWith({ LIMITER: limiter.namespace });
     const headers = { "x-api-key": secretKey, "cf-connecting-ip": "198.18.0.1" };
     for (let i = 0; i < 17; i++) await send("/runs/query", { method: "POST", headers });
-    const digest = await identityDigest({ kind: "api-key", apiKey: secretKey });
+    const digest = identityDigest({ kind: "api-key", apiKey: secretKey });
     // The rule's objects hold counters by digest: the object's name carries the region, the rule
-    // and 8 bits of the digest, never the key.
-    expect(limiter.calls.names[0]).toBe(`${region}:12:objects-256:${Number.parseInt(digest.slice(0, 8), 16) % 256}`);
+    // and a few bits of the digest, never the key.
+    expect(limiter.calls.names[0]).toBe(`${region}:12:objects-${OBJECTS_PER_RULE}:${Number.parseInt(digest.slice(0, 8), 16) % OBJECTS_PER_RULE}`);
     expect(limiter.calls.keys[0]).toBe(digest);
     expect(logs.some((l) => l.includes('"event":"denied"'))).toBe(true);
     for (const text of [...limiter.calls.names, ...limiter.calls.keys, ...logs]) expect(text).not.toContain(secretKey);

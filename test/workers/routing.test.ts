@@ -1,6 +1,7 @@
 // Each upstream on its own address (issue 11 part 1) and each counted by its own table (part 2).
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { burst, freshIdentity, gateway } from "./support/requests.ts";
+import { OBJECTS_PER_RULE } from "../../src/limiter/index.ts";
 import { gatewayWith, recordingLimiter } from "./support/custom-gateway.ts";
 
 afterEach(() => vi.restoreAllMocks());
@@ -80,7 +81,7 @@ describe("each upstream is counted by its own table", () => {
     const res = await gatewayWith({ LIMITER: limiter.namespace, ...upstreams.bindings })(path, { method, headers: keyed() });
     expect(res.headers.get("ratelimit-policy")).toBe(policy);
     expect(limiter.calls.names).toHaveLength(1);
-    expect(limiter.calls.names[0]).toMatch(new RegExp(`^(us|eu):${row}:objects-256:\\d+$`));
+    expect(limiter.calls.names[0]).toMatch(new RegExp(`^(us|eu):${row}:objects-${OBJECTS_PER_RULE}:\\d+$`));
   });
 
   it("an anonymous caller of the agent server meets the agent server's catch-all (100 per 60 s per IP)", async () => {
