@@ -9,9 +9,14 @@ import { usLimit } from "./rule-limits.ts";
 export const SERVINGS = ["miniflare", "wrangler-dev"] as const;
 export type Serving = (typeof SERVINGS)[number];
 
+/** Where the targets' Durable Objects keep their SQLite files (bench.ts, storageRoot). */
+export const STORAGES = ["ram", "tmpdir"] as const;
+export type Storage = (typeof STORAGES)[number];
+
 export const USAGE = `usage: npm run bench:gateway -- [--rounds N] [--serving miniflare|wrangler-dev]
-                             [--targets bare,gateway,peer] [--shapes 1-6|all] [--keys N]
-                             [--warm-passes N] [--requests N] [--burst-factor F]
+                             [--storage ram|tmpdir] [--targets bare,gateway,peer]
+                             [--shapes 1-6|all] [--keys N] [--warm-passes N]
+                             [--requests N] [--burst-factor F]
                              [--connections N] [--warmup N] [--no-pin] [--json]
 
 Starts the gateway (wrangler.toml env us, local bindings), a bare pass-through Worker and
@@ -33,6 +38,11 @@ busy 2-core machine.
   --serving S        miniflare: Miniflare's API on the wrangler dry-run bundle, one workerd
                      per target (default, lowest overhead); wrangler-dev: wrangler's
                      unstable_startWorker, as the load test serves the gateway
+  --storage S        where the Durable Objects' SQLite files go: ram, a fresh directory under
+                     /dev/shm (default: the same SQLite commits, no wait for a disk's fsync,
+                     which on one workerd holds up the Worker's own thread; deployed, an
+                     object's commit is never the gateway's wait); tmpdir, the OS temporary
+                     directory, where Miniflare and wrangler put them by default
   --targets LIST     which targets (default bare,gateway,peer; bare is always run: it is the
                      baseline every ratio divides by)
   --shapes LIST      which shapes, e.g. 1,2,6 or 1-4 (default all; 2 needs 1)
@@ -59,6 +69,7 @@ gateway over-admitting in the burst included); 2 bad arguments; 3 a target could
 export interface BenchOptions {
   readonly rounds: number;
   readonly serving: Serving;
+  readonly storage: Storage;
   readonly targets: readonly TargetName[];
   readonly shapes: readonly ShapeName[];
   readonly keys: number;
@@ -75,6 +86,7 @@ export interface BenchOptions {
 export const DEFAULTS = {
   rounds: 3,
   serving: "miniflare",
+  storage: "ram",
   keys: 1000,
   warmPasses: 3,
   requests: 3000,
@@ -88,6 +100,7 @@ export { BadArgument };
 const OPTIONS = {
   rounds: { type: "string" },
   serving: { type: "string" },
+  storage: { type: "string" },
   targets: { type: "string" },
   shapes: { type: "string" },
   keys: { type: "string" },
@@ -120,6 +133,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const serving = str("serving") ?? DEFAULTS.serving;
   if (!(SERVINGS as readonly string[]).includes(serving)) throw new BadArgument(`--serving: must be one of ${SERVINGS.join(", ")} (got "${serving}")`);
 
+  const storage = str("storage") ?? DEFAULTS.storage;
+  if (!(STORAGES as readonly string[]).includes(storage)) throw new BadArgument(`--storage: must be one of ${STORAGES.join(", ")} (got "${storage}")`);
+
   const targets = parseTargets(str("targets"));
   const shapes = parseShapes(str("shapes"));
 
@@ -137,6 +153,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   return {
     rounds,
     serving: serving as Serving,
+    storage: storage as Storage,
     targets,
     shapes,
     keys,

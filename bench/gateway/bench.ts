@@ -1,10 +1,10 @@
 // The whole run: bundle and start the targets, check them, pin them, warm them up, then for every
 // round and shape drive each target in turn (the order rotating each round, so no target always
 // runs first or last), and stop everything whatever happens.
-import { mkdtemp, rm } from "node:fs/promises";
+import { access, constants, mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BenchOptions } from "./args.ts";
+import type { BenchOptions, Storage } from "./args.ts";
 import { diffTotals, scrapeDecisionTotals, type DecisionTotals } from "./decision-mix.ts";
 import { drive, measure, sendPrelude, type Measurement } from "./drive.ts";
 import { pin } from "./processes.ts";
@@ -44,6 +44,8 @@ export interface Machine {
 export interface BenchResult {
   readonly startedAt: string;
   readonly machine: Machine;
+  /** The directory the targets' Durable Objects kept their SQLite files in (one folder per target). */
+  readonly storageDir: string;
   /** What was pinned where, or why nothing was. */
   readonly pinning: string;
   readonly runs: readonly RunRecord[];
@@ -119,14 +121,39 @@ function pinAll(targets: readonly RunningTarget[]): string {
   return pinned ? `client (this process) on CPU 0, every workerd on CPU ${servers}` : "not pinned: taskset failed or is missing";
 }
 
+/** A RAM-backed file system on Linux; elsewhere `--storage tmpdir` is the choice. */
+const RAM_DIR = "/dev/shm";
+
+/**
+ * A fresh directory for the targets' Durable Object storage. On one workerd the Worker and its
+ * objects share a thread, and SQLite waits for an fsync on every commit (one per new identity's
+ * first write, seen with strace), so on a disk the gateway's thread waits for the disk, which a
+ * deployed gateway never does (its objects commit on their own machines). RAM keeps every commit
+ * and its CPU, without that wait; `tmpdir` is Miniflare's and wrangler's own default.
+ *
+ * @throws Error when `ram` is asked for where there is no writable /dev/shm
+ */
+export async function storageRoot(storage: Storage, workdir: string): Promise<{ dir: string; owned: boolean }> {
+  if (storage === "tmpdir") return { dir: join(workdir, "storage"), owned: false };
+  try {
+    await access(RAM_DIR, constants.W_OK);
+  } catch {
+    throw new Error(`--storage ram needs a writable ${RAM_DIR} (a RAM-backed file system); run with --storage tmpdir`);
+  }
+  return { dir: await mkdtemp(join(RAM_DIR, "tollgate-bench-")), owned: true };
+}
+
 export async function runBench(options: BenchOptions, progress: Progress): Promise<BenchResult> {
   const startedAt = new Date();
   const machine: Machine = { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? "unknown", loadAverageAtStart: loadavg(), node: process.version };
   const workdir = await mkdtemp(join(tmpdir(), "tollgate-bench-"));
   const running: RunningTarget[] = [];
+  let storage: { dir: string; owned: boolean } | undefined;
   try {
-    progress(`bundling ${options.targets.join(", ")} (${options.serving})...`);
-    const prepared = await Promise.all(options.targets.map((name) => prepareTarget(TARGET_SPECS[name], options.serving, workdir)));
+    storage = await storageRoot(options.storage, workdir);
+    const storageDir = storage.dir;
+    progress(`bundling ${options.targets.join(", ")} (${options.serving}), Durable Object storage in ${storageDir}...`);
+    const prepared = await Promise.all(options.targets.map((name) => prepareTarget(TARGET_SPECS[name], options.serving, workdir, join(storageDir, name))));
     // One at a time: the workerd processes that appear during a start belong to that target.
     for (const target of prepared) {
       const started = await target.start();
@@ -163,9 +190,10 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
         }
       }
     }
-    return { startedAt: startedAt.toISOString(), machine, pinning, runs, wallSeconds: (Date.now() - startedAt.getTime()) / 1000 };
+    return { startedAt: startedAt.toISOString(), machine, storageDir, pinning, runs, wallSeconds: (Date.now() - startedAt.getTime()) / 1000 };
   } finally {
     await Promise.allSettled(running.map((t) => t.stop()));
     await rm(workdir, { recursive: true, force: true });
+    if (storage?.owned) await rm(storage.dir, { recursive: true, force: true });
   }
 }

@@ -2,12 +2,17 @@
 // the JSON one. Over-admission gets its own banner above everything else: it is a broken limit,
 // not a slow one.
 import Table from "cli-table3";
-import type { BenchOptions } from "./args.ts";
+import type { BenchOptions, Storage } from "./args.ts";
 import type { BenchResult } from "./bench.ts";
 import { SHAPE_INFO } from "./shape-names.ts";
 import type { Spread } from "./stats.ts";
 import { issueTargets, summarize, summarizeDecisions, type DecisionMixRow, type SummaryRow } from "./summary.ts";
 import { TARGET_TITLES } from "./target-names.ts";
+
+const STORAGE_TITLES: Readonly<Record<Storage, string>> = {
+  ram: "SQLite files in RAM (commits without waiting for a disk)",
+  tmpdir: "SQLite files in the OS temporary directory (Miniflare's default; on a disk, each commit waits for its fsync)",
+};
 
 const thousands = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 
@@ -117,6 +122,7 @@ export function renderReport(result: BenchResult, options: BenchOptions): string
     ...(banner ? [banner, ""] : []),
     `gateway bench, ${result.startedAt.slice(0, 10)}: ${m.cpus} CPU (${m.cpuModel}), Node ${m.node}, load average at start ${m.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`,
     `serving ${options.serving}; ${options.rounds} round(s), targets alternating; ${result.pinning}`,
+    `Durable Object storage (--storage ${options.storage}): ${STORAGE_TITLES[options.storage]}, ${result.storageDir}`,
     `median of the rounds, (min-max) when they differ; "x bare" pairs each round with the bare Worker's run of the same round`,
     "",
     renderTable(rows),

@@ -20,8 +20,13 @@ async function moduleType(rules: readonly V4ModuleRule[], path: string): Promise
   throw new Error(`${path}: no module rule of the config says what this bundled module is`);
 }
 
-/** @param inspectorPort where workerd's inspector listens (a CPU profile, see profile.ts); none when undefined */
-export async function withMiniflare(spec: TargetSpec, bundle: Bundle, inspectorPort?: number): Promise<Started> {
+/**
+ * @param options.inspectorPort where workerd's inspector listens (a CPU profile); none when undefined
+ * @param options.storageDir where the Durable Objects' SQLite files go (Miniflare's own temporary
+ *   directory when undefined)
+ */
+export async function withMiniflare(spec: TargetSpec, bundle: Bundle, options: { inspectorPort?: number; storageDir?: string } = {}): Promise<Started> {
+  const { inspectorPort, storageDir } = options;
   const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import("wrangler");
   const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
   // The bindings, Durable Objects and service bindings exactly as wrangler reads the config.
@@ -29,7 +34,7 @@ export async function withMiniflare(spec: TargetSpec, bundle: Bundle, inspectorP
   const { name } = unstable_readConfig({ config: spec.config, env: spec.env });
   // Miniflare 5 no longer discovers modules: the bundle's modules are listed explicitly, typed
   // by the config's rules, so the rules and root path wrangler returns have nothing left to do.
-  const { modulesRules = [], rootPath: _root, ...options } = workerOptions;
+  const { modulesRules = [], rootPath: _root, ...worker } = workerOptions;
   const modules = [
     { type: "ESModule" as const, path: bundle.entry },
     ...(await Promise.all(bundle.others.map(async (path) => ({ type: await moduleType(modulesRules, path), path })))),
@@ -39,19 +44,20 @@ export async function withMiniflare(spec: TargetSpec, bundle: Bundle, inspectorP
       host: "127.0.0.1",
       port: 0,
       ...(inspectorPort !== undefined && { inspectorPort }),
+      ...(storageDir !== undefined && { resourcePersistencePath: storageDir }),
       // No per-request log line through Node, and the gateway's denial logs go nowhere: the
       // bench's table is the record, and neither may cost the client's core anything.
       logRequests: false,
       handleStructuredLogs: () => undefined,
       workers: [
         {
-          ...options,
+          ...worker,
           ...(await gatewayRuntime()),
           name,
           modules,
           // Module names are paths relative to this; the bundle lives outside the project.
           modulesRoot: dirname(bundle.entry),
-          bindings: { ...(options.bindings as Record<string, Json> | undefined), ...spec.vars },
+          bindings: { ...(worker.bindings as Record<string, Json> | undefined), ...spec.vars },
         },
       ],
     }),

@@ -4,6 +4,7 @@ import { serveWithWranglerDev } from "../../src/tools/wrangler-dev.ts";
 import type { TargetSpec } from "./targets.ts";
 import { gatewayRuntime, type Started } from "./worker-runtime.ts";
 
-export async function withWranglerDev(spec: TargetSpec): Promise<Started> {
-  return serveWithWranglerDev({ config: spec.config, env: spec.env, vars: spec.vars, runtime: await gatewayRuntime() });
+/** @param storageDir where the Durable Objects' SQLite files go (wrangler's temporary directory when undefined) */
+export async function withWranglerDev(spec: TargetSpec, storageDir?: string): Promise<Started> {
+  return serveWithWranglerDev({ config: spec.config, env: spec.env, vars: spec.vars, runtime: await gatewayRuntime(), ...(storageDir !== undefined && { storageDir }) });
 }

@@ -29,14 +29,16 @@ export interface PreparedTarget {
  * then started one at a time: the workerd processes that appear during a start are that target's.
  *
  * @param workdir a directory this call may write the bundle into
+ * @param storageDir where the target's Durable Objects keep their SQLite files (the serving's
+ *   own temporary directory when undefined)
  */
-export async function prepareTarget(spec: TargetSpec, serving: Serving, workdir: string): Promise<PreparedTarget> {
+export async function prepareTarget(spec: TargetSpec, serving: Serving, workdir: string, storageDir?: string): Promise<PreparedTarget> {
   quietEnvironment();
   const { unstable_readConfig } = await import("wrangler");
   const { main } = unstable_readConfig({ config: spec.config, env: spec.env });
   if (!main) throw new Error(`${spec.config} names no main module`);
   const bundle = serving === "miniflare" ? await buildBundle(spec, main, join(workdir, spec.name)) : undefined;
-  const launch = () => (bundle === undefined ? withWranglerDev(spec) : withMiniflare(spec, bundle));
+  const launch = () => (bundle === undefined ? withWranglerDev(spec, storageDir) : withMiniflare(spec, bundle, { storageDir }));
   return {
     spec,
     async start() {

@@ -11,6 +11,8 @@ export interface WranglerDevOptions {
   readonly port?: number;
   /** Overrides of the config's compatibility date and flags. */
   readonly runtime?: { readonly compatibilityDate: string; readonly compatibilityFlags: string[] };
+  /** Where the bindings' data (the Durable Objects' SQLite files) goes; wrangler's temporary directory by default. */
+  readonly storageDir?: string;
 }
 
 export interface ServedWorker {
@@ -18,7 +20,10 @@ export interface ServedWorker {
   stop(): Promise<void>;
 }
 
-/** Starts the Worker on 127.0.0.1, offline and in memory; the Worker's own logs go nowhere. */
+/**
+ * Starts the Worker on 127.0.0.1, offline, its storage in a temporary directory (or `storageDir`)
+ * that nothing reads afterwards; the Worker's own logs go nowhere.
+ */
 export async function serveWithWranglerDev(options: WranglerDevOptions): Promise<ServedWorker> {
   process.env.WRANGLER_SEND_METRICS ??= "false";
   // Miniflare would otherwise try to download the Request.cf placeholder: no network is needed.
@@ -33,8 +38,8 @@ export async function serveWithWranglerDev(options: WranglerDevOptions): Promise
     dev: {
       server: { hostname: "127.0.0.1", port: options.port ?? 0 },
       inspector: false,
-      // In memory: counters start empty and nothing touches .wrangler/state.
-      persist: false,
+      // Counters start empty and nothing touches .wrangler/state.
+      persist: options.storageDir ?? false,
       watch: false,
       logLevel: "error",
       // The gateway logs a line per denial; the callers' own output is the record.

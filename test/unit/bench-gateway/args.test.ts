@@ -21,11 +21,11 @@ describe("parseBenchArgs", () => {
 
   it("reads every option", () => {
     const options = parseBenchArgs([
-      "--rounds", "5", "--serving", "wrangler-dev", "--targets", "gateway", "--shapes", "1-2,6", "--keys", "50",
+      "--rounds", "5", "--serving", "wrangler-dev", "--storage", "tmpdir", "--targets", "gateway", "--shapes", "1-2,6", "--keys", "50",
       "--warm-passes", "2", "--requests", "100", "--burst-factor", "4", "--connections", "8", "--warmup", "0", "--no-pin", "--json",
     ]);
     expect(options).toEqual({
-      rounds: 5, serving: "wrangler-dev", targets: ["bare", "gateway"], shapes: ["new-keys", "warm-keys", "hot-key"], keys: 50,
+      rounds: 5, serving: "wrangler-dev", storage: "tmpdir", targets: ["bare", "gateway"], shapes: ["new-keys", "warm-keys", "hot-key"], keys: 50,
       warmPasses: 2, requests: 100, burstFactor: 4, connections: 8, warmup: 0, pin: false, json: true, help: false,
     });
   });
@@ -54,8 +54,15 @@ describe("parseBenchArgs", () => {
     refuses(["--warm-passes", "10000"], "--warm-passes");
   });
 
-  it("refuses an unknown serving, option or value where none is taken", () => {
+  it("keeps Durable Object storage in RAM unless told otherwise", () => {
+    expect(parseBenchArgs([]).storage).toBe("ram");
+    expect(parseBenchArgs(["--storage", "tmpdir"]).storage).toBe("tmpdir");
+    expect(USAGE).toContain("--storage S");
+  });
+
+  it("refuses an unknown serving, storage, option or value where none is taken", () => {
     refuses(["--serving", "docker"], "--serving");
+    refuses(["--storage", "ssd"], "--storage");
     refuses(["--fast"], "--fast");
     refuses(["--json=yes"], "--json");
     refuses(["--rounds"], "--rounds");

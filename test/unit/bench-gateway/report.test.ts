@@ -8,6 +8,7 @@ import { decided, exactBurst, overBurst, run } from "./fixtures.ts";
 const result = (runs: BenchResult["runs"]): BenchResult => ({
   startedAt: "2026-11-23T07:00:00.000Z",
   machine: { cpus: 2, cpuModel: "Test CPU", loadAverageAtStart: [0.5, 0.4, 0.3], node: "v24.21.0" },
+  storageDir: "/dev/shm/tollgate-bench-abc",
   pinning: "client (this process) on CPU 0, every workerd on CPU 1",
   runs,
   wallSeconds: 321.4,
@@ -92,6 +93,7 @@ describe("renderReport", () => {
     expect(text.startsWith("!!!")).toBe(true);
     expect(text.indexOf("OVER-ADMISSION")).toBeLessThan(text.indexOf("gateway bench, 2026-11-23: 2 CPU (Test CPU)"));
     expect(text).toContain("client (this process) on CPU 0");
+    expect(text).toContain("Durable Object storage (--storage ram): SQLite files in RAM (commits without waiting for a disk), /dev/shm/tollgate-bench-abc");
     expect(text).toContain("hono-rate-limiter");
     expect(text).toContain("missed       new keys >= 0.5 of bare: 0.30");
     expect(text).toContain("missed       hot-key burst exact: 16/15 OVER-ADMITTED");

@@ -1,7 +1,7 @@
 // Starts the bare fixture and the gateway through the bench's own serving code (bundles from the
 // wrangler dry run, one Miniflare each) and drives them with its own shape plans. It asserts what
 // was answered, never how fast.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,7 +23,8 @@ describe("serving the bench's targets", () => {
 
   beforeAll(async () => {
     workdir = await mkdtemp(join(tmpdir(), "tollgate-bench-test-"));
-    const prepared = await Promise.all([prepareTarget(TARGET_SPECS.bare, "miniflare", workdir), prepareTarget(TARGET_SPECS.gateway, "miniflare", workdir)]);
+    // The gateway's Durable Objects in a directory of the test's (the bench's --storage).
+    const prepared = await Promise.all([prepareTarget(TARGET_SPECS.bare, "miniflare", workdir), prepareTarget(TARGET_SPECS.gateway, "miniflare", workdir, join(workdir, "gateway-storage"))]);
     // One at a time, as the bench does: each start's new workerd processes are that target's.
     for (const target of prepared) running[target.spec.name as "bare" | "gateway"] = await target.start();
   }, SETUP_CEILING_MS);
@@ -63,5 +64,11 @@ describe("serving the bench's targets", () => {
 
     const bare = await drive(started("bare"), plan, BEFORE_RUN);
     expect(bare).toMatchObject({ answered: 45, admitted: 45 });
+  });
+
+  it("keeps the gateway's counter objects in the storage directory it was given", async () => {
+    const files = (await readdir(join(workdir, "gateway-storage"), { recursive: true })).map(String);
+    // The counters written by the runs above: a SQLite file per Durable Object.
+    expect(files.filter((f) => f.endsWith(".sqlite")).length).toBeGreaterThan(0);
   });
 });
