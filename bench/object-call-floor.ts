@@ -7,8 +7,9 @@
 //
 // Figures, not a test: server CPU per request (utime+stime of the workerd processes, until quiet),
 // each variant over `requests` requests from 32 keep-alive connections, a fresh key per request,
-// spread over 256 objects as the gateway spreads a rule's counters. The objects are created and
-// live before the first round (an unmeasured pass), so no variant pays for their start-up.
+// spread over OBJECTS_PER_RULE objects as the gateway spreads a rule's counters. The objects are
+// created and live before the first round (an unmeasured pass), so no variant pays for their
+// start-up.
 import { writeFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,7 @@ import autocannon from "autocannon";
 import { cpuMs, newWorkerdProcesses, pin } from "./gateway/processes.ts";
 import { AFTER_RUN, waitForQuiet } from "./gateway/quiet.ts";
 import { median } from "./gateway/stats.ts";
+import { OBJECTS_PER_RULE } from "../src/limiter/counter-name.ts";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "2000" }, rounds: { type: "string", default: "3" } } });
 const requests = Number(values.requests);
@@ -41,7 +43,7 @@ export default {
     const url = new URL(request.url);
     if (url.pathname === "/none") return new Response("1");
     const key = url.searchParams.get("key");
-    const stub = env.COUNTERS.getByName("objects:" + (Number.parseInt(key.slice(-6), 36) % 256));
+    const stub = env.COUNTERS.getByName("objects:" + (Number.parseInt(key.slice(-6), 36) % ${OBJECTS_PER_RULE}));
     return new Response(String(url.pathname === "/write" ? await stub.write(key) : await stub.call()));
   },
 };`;
