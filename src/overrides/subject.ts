@@ -73,13 +73,12 @@ export interface DigestNeeds {
 export function requestDigests(request: RequestIdentities, needs: DigestNeeds, secret: string | undefined): RequestDigests {
   const hash = (kind: Exclude<SubjectKind, "ipv6-prefix">, value: string | null) =>
     value && needs.kinds.has(kind) ? identityDigest(identityOf(kind, value), secret) : undefined;
-  const [apiKey, userId, ip] = [hash("api-key", request.apiKey), hash("user-id", request.userId), hash("ip", request.clientIp)];
   const prefixes = new Map<number, string>();
   for (const length of needs.prefixLengths) {
     const prefix = prefixOfClient(request.clientIp, length);
     if (prefix) prefixes.set(length, identityDigest({ kind: "ip", ip: prefix }, secret));
   }
-  return { "api-key": apiKey, "user-id": userId, ip, prefixes };
+  return { "api-key": hash("api-key", request.apiKey), "user-id": hash("user-id", request.userId), ip: hash("ip", request.clientIp), prefixes };
 }
 
 /** How a subject is shown in the audit log and the dashboard: its kind and a shortened digest. */
