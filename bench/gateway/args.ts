@@ -42,7 +42,9 @@ busy 2-core machine.
                      /dev/shm (default: the same SQLite commits, no wait for a disk's fsync,
                      which on one workerd holds up the Worker's own thread; deployed, an
                      object's commit is never the gateway's wait); tmpdir, the OS temporary
-                     directory, where Miniflare and wrangler put them by default
+                     directory, where Miniflare and wrangler put them by default. A full run
+                     keeps thousands of objects (the peer makes one per key): where /dev/shm
+                     is small (64 MB in a Docker container by default), use tmpdir
   --targets LIST     which targets (default bare,gateway,peer; bare is always run: it is the
                      baseline every ratio divides by)
   --shapes LIST      which shapes, e.g. 1,2,6 or 1-4 (default all; 2 needs 1)
