@@ -1,6 +1,8 @@
 // Runs one shape's plan against one running target with autocannon and measures it: answers by
-// status, req/s, latency percentiles, and the CPU time the target's workerd processes used.
+// status, req/s, latency percentiles, and the CPU time and instructions the target's workerd
+// processes used.
 import autocannon from "autocannon";
+import { startInstructionCount } from "./instructions.ts";
 import { cpuMs } from "./processes.ts";
 import { AFTER_RUN, waitForQuiet, type QuietOptions } from "./quiet.ts";
 import type { RunningTarget } from "./serving.ts";
@@ -21,7 +23,12 @@ export interface Measurement {
    * (quiet.ts): work the run caused but deferred is the run's. Undefined when /proc is unreadable.
    */
   readonly cpuMsPerRequest: number | undefined;
-  /** The part of it spent after the last answer. */
+  /**
+   * User-mode instructions the target's workerd processes executed per answered request, over the
+   * same span as `cpuMsPerRequest` (instructions.ts). Undefined without perf.
+   */
+  readonly instructionsPerRequest: number | undefined;
+  /** The part of the CPU spent after the last answer. */
   readonly deferredCpuMsPerRequest: number | undefined;
   /** Whether the target went quiet after the run (false: it gave up, and CPU may be short). */
   readonly settled: boolean;
@@ -55,6 +62,7 @@ export async function drive(target: RunningTarget, plan: ShapePlan, settle: Quie
  */
 export async function measure(target: RunningTarget, plan: ShapePlan, settle: QuietOptions | undefined = AFTER_RUN): Promise<Measurement> {
   let next = 0;
+  const instructions = await startInstructionCount(target.pids);
   const cpuBefore = cpuMs(target.pids);
   const started = process.hrtime.bigint();
   let lastAnswer = started;
@@ -89,6 +97,7 @@ export async function measure(target: RunningTarget, plan: ShapePlan, settle: Qu
   const cpuAtEnd = cpuMs(target.pids);
   const { quiet } = settle === undefined ? { quiet: true } : await waitForQuiet(target.pids, settle);
   const cpuAfter = cpuMs(target.pids);
+  const instructionsCounted = await instructions?.stop();
 
   const statuses: Record<string, number> = {};
   for (const [status, { count = 0 }] of Object.entries(result.statusCodeStats ?? {})) statuses[status] = count;
@@ -105,6 +114,7 @@ export async function measure(target: RunningTarget, plan: ShapePlan, settle: Qu
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     cpuMsPerRequest: perRequest(cpuBefore, cpuAfter, answered),
+    instructionsPerRequest: perRequest(0, instructionsCounted, answered),
     deferredCpuMsPerRequest: perRequest(cpuAtEnd, cpuAfter, answered),
     settled: quiet,
     admitted,

@@ -44,13 +44,13 @@ function shapeLabel(row: SummaryRow): string {
 
 export function renderTable(rows: readonly SummaryRow[]): string {
   const table = new Table({
-    head: ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", "answers"],
+    head: ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", "instr x bare", "answers"],
     style: { head: [], border: [], compact: true },
-    colAligns: ["left", "left", "right", "right", "right", "right", "right", "right", "left"],
+    colAligns: ["left", "left", "right", "right", "right", "right", "right", "right", "right", "left"],
   });
   let previous: string | undefined;
   for (const row of rows) {
-    if (previous !== undefined && previous !== row.shape) table.push([{ colSpan: 9, content: "" }]);
+    if (previous !== undefined && previous !== row.shape) table.push([{ colSpan: 10, content: "" }]);
     table.push([
       previous === row.shape ? "" : shapeLabel(row),
       row.target,
@@ -60,6 +60,7 @@ export function renderTable(rows: readonly SummaryRow[]): string {
       formatSpread(row.p99Ms, formats.ms),
       formatSpread(row.cpuMsPerRequest, formats.cpu),
       formatSpread(row.cpuVsBare, formats.ratio),
+      formatSpread(row.instructionsVsBare, formats.ratio),
       row.problems.length > 0 ? `${row.answers} (!)` : row.answers,
     ]);
     previous = row.shape;
@@ -135,6 +136,9 @@ export function renderReport(result: BenchResult, options: BenchOptions): string
     "           the run until they were quiet again (deferred work, e.g. a counter's idle snapshot,",
     "           included; a clean-up alarm a whole window later is not). Shape 1's stops at its last",
     "           answer: shape 2 follows at once on the same keys, while their counters are warm",
+    "  instr    user-mode instructions the target's workerd processes executed per answered request",
+    "           (perf stat, over the same span as CPU): the work itself, which the machine's load and",
+    `           speed do not move as they move CPU time and req/s${instructionsCounted(result) ? "" : "; not counted in this run (no perf, or no access to the counter)"}`,
     "",
     ...(mix.length > 0
       ? [
@@ -151,6 +155,11 @@ export function renderReport(result: BenchResult, options: BenchOptions): string
     "",
     `wall time ${result.wallSeconds.toFixed(1)} s`,
   ].join("\n");
+}
+
+/** Whether any run counted instructions. */
+function instructionsCounted(result: BenchResult): boolean {
+  return result.runs.some((r) => r.measurement.instructionsPerRequest !== undefined);
 }
 
 export function jsonReport(result: BenchResult, options: BenchOptions): unknown {

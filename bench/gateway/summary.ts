@@ -19,6 +19,10 @@ export interface SummaryRow {
   readonly cpuMsPerRequest: Spread | undefined;
   /** CPU per request over the bare Worker's in the same round. */
   readonly cpuVsBare: Spread | undefined;
+  /** User-mode instructions per request (undefined without perf). */
+  readonly instructionsPerRequest: Spread | undefined;
+  /** Instructions per request over the bare Worker's in the same round. */
+  readonly instructionsVsBare: Spread | undefined;
   /**
    * The answers: the summary every round shared; else, when rounds were off, the first one off and
    * how many were (each is in `problems`); else the distinct summaries.
@@ -52,11 +56,13 @@ export function summarize(runs: readonly RunRecord[], shapes: readonly ShapeName
     const bare = runs.filter((r) => r.shape === shape && r.target === "bare");
     const bareRps = byRound(bare, rounds, (r) => r.measurement.reqPerSec);
     const bareCpu = byRound(bare, rounds, (r) => r.measurement.cpuMsPerRequest);
+    const bareInstructions = byRound(bare, rounds, (r) => r.measurement.instructionsPerRequest);
     for (const target of targets) {
       const mine = runs.filter((r) => r.shape === shape && r.target === target);
       if (mine.length === 0) continue;
       const rps = byRound(mine, rounds, (r) => r.measurement.reqPerSec);
       const cpu = byRound(mine, rounds, (r) => r.measurement.cpuMsPerRequest);
+      const instructions = byRound(mine, rounds, (r) => r.measurement.instructionsPerRequest);
       const summaries = [...new Set(mine.map((r) => r.check.summary))];
       const verdicts = mine.map((r) => r.check.burst).filter((v): v is BurstVerdict => v !== undefined);
       const worst = verdicts.sort((a, b) => BURST_SEVERITY[b] - BURST_SEVERITY[a])[0];
@@ -69,6 +75,8 @@ export function summarize(runs: readonly RunRecord[], shapes: readonly ShapeName
         p99Ms: spread(mine.map((r) => r.measurement.p99Ms)),
         cpuMsPerRequest: spread(cpu),
         cpuVsBare: target === "bare" ? undefined : spread(pairedRatios(cpu, bareCpu)),
+        instructionsPerRequest: spread(instructions),
+        instructionsVsBare: target === "bare" ? undefined : spread(pairedRatios(instructions, bareInstructions)),
         answers: answersOf(mine, summaries),
         problems: mine.filter((r) => !r.check.ok).map((r) => `round ${r.round}: ${r.check.problem}`),
         ...(worst !== undefined ? { burst: worst } : {}),

@@ -6,7 +6,15 @@ import type { ShapeName } from "../../../bench/gateway/shape-names.ts";
 import type { TargetName } from "../../../bench/gateway/target-names.ts";
 import type { AnswerCheck } from "../../../bench/gateway/verdict.ts";
 
-export function run(round: number, shape: ShapeName, target: TargetName, reqPerSec: number, cpuMsPerRequest: number, check: AnswerCheck = { ok: true, summary: "200 x1000" }): RunRecord {
+export function run(
+  round: number,
+  shape: ShapeName,
+  target: TargetName,
+  reqPerSec: number,
+  cpuMsPerRequest: number,
+  check: AnswerCheck = { ok: true, summary: "200 x1000" },
+  instructionsPerRequest?: number,
+): RunRecord {
   const measurement: Measurement = {
     answered: 1000,
     errors: 0,
@@ -16,6 +24,7 @@ export function run(round: number, shape: ShapeName, target: TargetName, reqPerS
     p50Ms: 20,
     p99Ms: 80,
     cpuMsPerRequest,
+    instructionsPerRequest,
     deferredCpuMsPerRequest: 0,
     settled: true,
     admitted: 1000,

@@ -32,9 +32,20 @@ describe("renderTable", () => {
   it("has a row per shape and target, the shape named once, with every column", () => {
     const rows = summarize([run(1, "warm-keys", "bare", 1296, 0.9), run(1, "warm-keys", "gateway", 651, 1.7)], ["warm-keys"], ["bare", "gateway"]);
     const text = renderTable(rows);
-    for (const head of ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", "answers"]) expect(text).toContain(head);
+    for (const head of ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", "instr x bare", "answers"]) expect(text).toContain(head);
     expect(text).toMatch(/2 same keys, warm \(row 16\)\s+│ bare\s+│\s+1,296 │/);
-    expect(text).toMatch(/│\s+│ gateway │\s+651 │\s+0\.50 │ +20 │ +80 │ +1\.70 │ +1\.89 │ 200 x1000/);
+    // No instructions counted: a dash, never a ratio of nothing.
+    expect(text).toMatch(/│\s+│ gateway │\s+651 │\s+0\.50 │ +20 │ +80 │ +1\.70 │ +1\.89 │ +- │ 200 x1000/);
+  });
+
+  it("prints instructions per request over bare's, paired by round", () => {
+    const ok = { ok: true, summary: "200 x1000" };
+    const rows = summarize(
+      [run(1, "warm-keys", "bare", 1296, 0.9, ok, 1_600_000), run(1, "warm-keys", "gateway", 651, 1.7, ok, 1_680_000)],
+      ["warm-keys"],
+      ["bare", "gateway"],
+    );
+    expect(renderTable(rows)).toMatch(/│ gateway │\s+651 │\s+0\.50 │ +20 │ +80 │ +1\.70 │ +1\.89 │ +1\.05 │ 200 x1000/);
   });
 });
 
@@ -99,6 +110,11 @@ describe("renderReport", () => {
     expect(text).toContain("missed       hot-key burst exact: 16/15 OVER-ADMITTED");
     expect(text).toContain("gateway, shape 6, round 1: admitted 16");
     expect(text).toContain("wall time 321.4 s");
+    // These runs counted no instructions, and the legend says so.
+    expect(text).toContain("not counted in this run (no perf, or no access to the counter)");
+    const counted = renderReport(result([run(1, "new-keys", "bare", 1000, 1, undefined, 1e6)]), options);
+    expect(counted).toContain("instr    user-mode instructions");
+    expect(counted).not.toContain("not counted in this run");
   });
 
   it("shows how the gateway decided below the table, only when the gateway ran", () => {

@@ -15,6 +15,30 @@ describe("summarize", () => {
     expect(gateway.reqPerSec).toEqual({ median: 1150, min: 500, max: 1800, n: 2 });
     expect(gateway.cpuVsBare).toEqual({ median: 1.75, min: 1.5, max: 2, n: 2 });
     expect(rows.find((r) => r.target === "bare")!.vsBare).toBeUndefined();
+    // Counted by no run: no instruction figures at all.
+    expect(gateway.instructionsPerRequest).toBeUndefined();
+    expect(gateway.instructionsVsBare).toBeUndefined();
+  });
+
+  it("pairs instructions per request by round too, skipping rounds either side did not count", () => {
+    const ok = { ok: true, summary: "200 x1000" };
+    const rows = summarize(
+      [
+        run(1, "warm-keys", "bare", 1000, 1, ok, 1_000_000),
+        run(1, "warm-keys", "gateway", 800, 1, ok, 1_100_000),
+        run(2, "warm-keys", "bare", 1000, 1, ok, 2_000_000),
+        run(2, "warm-keys", "gateway", 800, 1, ok, 2_100_000),
+        run(3, "warm-keys", "bare", 1000, 1, ok, undefined),
+        run(3, "warm-keys", "gateway", 800, 1, ok, 9_000_000),
+      ],
+      ["warm-keys"],
+      ["bare", "gateway"],
+    );
+    const gateway = rows.find((r) => r.target === "gateway")!;
+    const ratios = gateway.instructionsVsBare!;
+    expect([ratios.median, ratios.min, ratios.max, ratios.n]).toEqual([expect.closeTo(1.075), expect.closeTo(1.05), expect.closeTo(1.1), 2]);
+    expect(gateway.instructionsPerRequest).toEqual({ median: 2_100_000, min: 1_100_000, max: 9_000_000, n: 3 });
+    expect(rows.find((r) => r.target === "bare")!.instructionsVsBare).toBeUndefined();
   });
 
   it("keeps the worst burst verdict of the rounds and lists each round's problem", () => {
