@@ -17,7 +17,8 @@ export const USAGE = `usage: npm run bench:gateway -- [--rounds N] [--serving mi
                              [--storage ram|tmpdir] [--targets bare,gateway,peer]
                              [--shapes 1-6|all] [--keys N] [--warm-passes N]
                              [--requests N] [--burst-factor F]
-                             [--connections N] [--warmup N] [--no-pin] [--json]
+                             [--connections N] [--warmup N] [--instructions]
+                             [--no-pin] [--json]
 
 Starts the gateway (wrangler.toml env us, local bindings), a bare pass-through Worker and
 hono-rate-limiter with its Durable Object store, each on a free port and served the same way,
@@ -55,6 +56,11 @@ busy 2-core machine.
   --connections N    keep-alive connections for shapes 1-5 (default 32)
   --warmup N         before the first round, every shape once per target with N requests,
                      not measured (default 300; 0 skips it)
+  --instructions     also count the user-mode instructions each target's workerd executes per
+                     request, with perf stat (Linux perf, and access to the CPU's counter):
+                     the work itself, which the machine's load does not move as it moves CPU
+                     time. Off by default: counting slows the measured workerd (about a
+                     tenth on a virtual machine), so the req/s figures are taken without it
   --no-pin           do not pin the client to CPU 0 and the servers to the other CPUs
   --json             print the results as JSON on stdout (progress still goes to stderr)
   -h, --help         this text
@@ -62,6 +68,7 @@ busy 2-core machine.
 examples:
   npm run bench:gateway
   npm run bench:gateway -- --rounds 5 --shapes 1,2,4
+  npm run bench:gateway -- --instructions --targets bare,gateway
   npm run bench:gateway -- --serving wrangler-dev --targets bare,gateway --rounds 2
   npm run -s bench:gateway -- --json > bench-gateway.json
 
@@ -80,6 +87,7 @@ export interface BenchOptions {
   readonly burstFactor: number;
   readonly connections: number;
   readonly warmup: number;
+  readonly instructions: boolean;
   readonly pin: boolean;
   readonly json: boolean;
   readonly help: boolean;
@@ -111,6 +119,7 @@ const OPTIONS = {
   "burst-factor": { type: "string" },
   connections: { type: "string" },
   warmup: { type: "string" },
+  instructions: { type: "boolean" },
   "no-pin": { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -164,6 +173,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     burstFactor,
     connections,
     warmup,
+    instructions: Boolean(values.instructions),
     pin: !values["no-pin"],
     json: Boolean(values.json),
     help: Boolean(values.help),

@@ -6,7 +6,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BenchOptions, Storage } from "./args.ts";
 import { diffTotals, scrapeDecisionTotals, type DecisionTotals } from "./decision-mix.ts";
-import { drive, measure, sendPrelude, type Measurement } from "./drive.ts";
+import { drive, measure, sendPrelude, type Measurement, type MeasureOptions } from "./drive.ts";
 import { pin } from "./processes.ts";
 import { probe } from "./probe.ts";
 import { AFTER_RUN, BEFORE_RUN, waitForQuiet, type QuietOptions } from "./quiet.ts";
@@ -84,11 +84,11 @@ async function scrapeOrSay(target: RunningTarget, progress: Progress): Promise<D
  * run, after the prelude, so a deny flood's exhausting requests are not counted. The reads fall
  * outside the run's time and CPU: before it starts, and once its CPU is taken.
  */
-async function measureRun(target: RunningTarget, plan: ShapePlan, settle: QuietOptions | undefined, progress: Progress): Promise<{ measurement: Measurement; decidedBy?: DecisionTotals }> {
+async function measureRun(target: RunningTarget, plan: ShapePlan, settle: QuietOptions | undefined, measuring: MeasureOptions, progress: Progress): Promise<{ measurement: Measurement; decidedBy?: DecisionTotals }> {
   await sendPrelude(target, plan);
-  if (target.name !== "gateway") return { measurement: await measure(target, plan, settle) };
+  if (target.name !== "gateway") return { measurement: await measure(target, plan, settle, measuring) };
   const before = await scrapeOrSay(target, progress);
-  const measurement = await measure(target, plan, settle);
+  const measurement = await measure(target, plan, settle, measuring);
   const after = before && (await scrapeOrSay(target, progress));
   return { measurement, decidedBy: before && after && diffTotals(after, before) };
 }
@@ -182,7 +182,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
             const first = i === 0;
             const last = i === group.length - 1;
             const { quiet } = first ? await waitForQuiet(everyPid, BEFORE_RUN) : { quiet: true };
-            const { measurement, decidedBy } = await measureRun(target, plan, last ? AFTER_RUN : undefined, progress);
+            const { measurement, decidedBy } = await measureRun(target, plan, last ? AFTER_RUN : undefined, { instructions: options.instructions }, progress);
             const check = checkAnswers(expectationFor(plan, target.name), measurement, plan.amount);
             runs.push({ round, shape, target: target.name, sent: plan.amount, measurement, check, quietBefore: quiet, decidedBy });
             progress(`round ${round}/${options.rounds} ${shape} ${target.name}: ${Math.round(measurement.reqPerSec)} req/s, ${check.summary}${check.ok ? "" : " (!)"}`);

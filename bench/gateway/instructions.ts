@@ -50,25 +50,40 @@ export async function startInstructionCount(pids: readonly number[], command = "
     stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
   });
   let output = "";
-  perf.stderr!.on("data", (chunk: Buffer) => (output += chunk));
-  const ended = new Promise<void>((resolve) => {
+  const stderr = perf.stderr!;
+  stderr.on("data", (chunk: Buffer) => (output += chunk));
+  const outputEnded = new Promise<void>((resolve) => stderr.once("close", () => resolve()));
+  // `exit`, not `close`: perf is gone even if a pipe it shared is not.
+  const exited = new Promise<void>((resolve) => {
     perf.once("error", () => resolve());
-    perf.once("close", () => resolve());
+    perf.once("exit", () => resolve());
   });
   const control = perf.stdio[3] as Writable;
   const acks = perf.stdio[4] as Readable;
   // A write to a perf that is gone must not throw out of the bench.
   control.on("error", () => {});
-  /** Sends one command and waits for perf's "ack"; false if perf ended or did not answer. */
+  // Every ack is read as it comes (perf may split one across writes): the count of acks so far.
+  let acked = 0;
+  let onAck = () => {};
+  acks.on("data", (chunk: Buffer) => {
+    acked += String(chunk).split("ack").length - 1;
+    onAck();
+  });
+  let sent = 0;
+  /** Sends one command and waits for its "ack"; false if perf ended or did not answer. */
   const send = async (name: "enable" | "disable"): Promise<boolean> => {
-    const ack = once(acks, "data").then(() => true, () => false);
+    const want = ++sent;
+    const acknowledged = new Promise<boolean>((resolve) => {
+      onAck = () => acked >= want && resolve(true);
+    });
     control.write(`${name}\n`);
-    return Promise.race([ack, ended.then(() => false), sleep(GIVE_UP_MS).then(() => false)]);
+    return Promise.race([acknowledged, exited.then(() => false), giveUp().then(() => false)]);
   };
   const finish = async (): Promise<number | undefined> => {
     perf.kill("SIGINT");
-    await Promise.race([ended, sleep(GIVE_UP_MS)]);
+    await Promise.race([exited, giveUp()]);
     perf.kill("SIGKILL");
+    await Promise.race([outputEnded, giveUp()]);
     return parsePerfStat(output);
   };
   if (!(await send("enable"))) {
@@ -82,4 +97,9 @@ export async function startInstructionCount(pids: readonly number[], command = "
       return disabled ? count : undefined;
     },
   };
+}
+
+/** Resolves after GIVE_UP_MS without keeping the bench alive. */
+function giveUp(): Promise<void> {
+  return sleep(GIVE_UP_MS, undefined, { ref: false });
 }

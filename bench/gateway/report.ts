@@ -43,14 +43,17 @@ function shapeLabel(row: SummaryRow): string {
 }
 
 export function renderTable(rows: readonly SummaryRow[]): string {
+  // The instructions column only when some run counted them (--instructions).
+  const instructions = rows.some((r) => r.instructionsPerRequest !== undefined);
+  const head = ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", ...(instructions ? ["instr x bare"] : []), "answers"];
   const table = new Table({
-    head: ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", "instr x bare", "answers"],
+    head,
     style: { head: [], border: [], compact: true },
-    colAligns: ["left", "left", "right", "right", "right", "right", "right", "right", "right", "left"],
+    colAligns: [...head.slice(0, -1).map((_, i): "left" | "right" => (i < 2 ? "left" : "right")), "left"],
   });
   let previous: string | undefined;
   for (const row of rows) {
-    if (previous !== undefined && previous !== row.shape) table.push([{ colSpan: 10, content: "" }]);
+    if (previous !== undefined && previous !== row.shape) table.push([{ colSpan: head.length, content: "" }]);
     table.push([
       previous === row.shape ? "" : shapeLabel(row),
       row.target,
@@ -60,7 +63,7 @@ export function renderTable(rows: readonly SummaryRow[]): string {
       formatSpread(row.p99Ms, formats.ms),
       formatSpread(row.cpuMsPerRequest, formats.cpu),
       formatSpread(row.cpuVsBare, formats.ratio),
-      formatSpread(row.instructionsVsBare, formats.ratio),
+      ...(instructions ? [formatSpread(row.instructionsVsBare, formats.ratio)] : []),
       row.problems.length > 0 ? `${row.answers} (!)` : row.answers,
     ]);
     previous = row.shape;
@@ -136,9 +139,7 @@ export function renderReport(result: BenchResult, options: BenchOptions): string
     "           the run until they were quiet again (deferred work, e.g. a counter's idle snapshot,",
     "           included; a clean-up alarm a whole window later is not). Shape 1's stops at its last",
     "           answer: shape 2 follows at once on the same keys, while their counters are warm",
-    "  instr    user-mode instructions the target's workerd processes executed per answered request",
-    "           (perf stat, over the same span as CPU): the work itself, which the machine's load and",
-    `           speed do not move as they move CPU time and req/s${instructionsCounted(result) ? "" : "; not counted in this run (no perf, or no access to the counter)"}`,
+    ...(options.instructions ? instructionsLegend(instructionsCounted(result)) : []),
     "",
     ...(mix.length > 0
       ? [
@@ -155,6 +156,17 @@ export function renderReport(result: BenchResult, options: BenchOptions): string
     "",
     `wall time ${result.wallSeconds.toFixed(1)} s`,
   ].join("\n");
+}
+
+/** What the instructions column means (--instructions), or why it is missing. */
+function instructionsLegend(counted: boolean): string[] {
+  if (!counted) return ["  instr    not counted: perf is missing here, or has no access to the CPU's instruction counter"];
+  return [
+    "  instr    user-mode instructions the target's workerd processes executed per answered request",
+    "           (perf stat, over the same span as CPU): the work itself, which the machine's load and",
+    "           speed do not move as they move CPU time and req/s; counting slows every target a little,",
+    "           so the req/s and CPU of this run are not those of a run without --instructions",
+  ];
 }
 
 /** Whether any run counted instructions. */

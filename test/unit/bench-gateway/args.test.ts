@@ -13,6 +13,7 @@ describe("parseBenchArgs", () => {
       ...DEFAULTS,
       targets: ["bare", "gateway", "peer"],
       shapes: [...SHAPE_NAMES],
+      instructions: false,
       pin: true,
       json: false,
       help: false,
@@ -22,11 +23,11 @@ describe("parseBenchArgs", () => {
   it("reads every option", () => {
     const options = parseBenchArgs([
       "--rounds", "5", "--serving", "wrangler-dev", "--storage", "tmpdir", "--targets", "gateway", "--shapes", "1-2,6", "--keys", "50",
-      "--warm-passes", "2", "--requests", "100", "--burst-factor", "4", "--connections", "8", "--warmup", "0", "--no-pin", "--json",
+      "--warm-passes", "2", "--requests", "100", "--burst-factor", "4", "--connections", "8", "--warmup", "0", "--instructions", "--no-pin", "--json",
     ]);
     expect(options).toEqual({
       rounds: 5, serving: "wrangler-dev", storage: "tmpdir", targets: ["bare", "gateway"], shapes: ["new-keys", "warm-keys", "hot-key"], keys: 50,
-      warmPasses: 2, requests: 100, burstFactor: 4, connections: 8, warmup: 0, pin: false, json: true, help: false,
+      warmPasses: 2, requests: 100, burstFactor: 4, connections: 8, warmup: 0, instructions: true, pin: false, json: true, help: false,
     });
   });
 

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parsePerfStat, startInstructionCount } from "../../../bench/gateway/instructions.ts";
 
@@ -23,6 +26,38 @@ describe("parsePerfStat", () => {
 describe("startInstructionCount", () => {
   it("counts nothing, and says so, when perf is missing", async () => {
     await expect(startInstructionCount([process.pid], "tollgate-no-such-perf")).resolves.toBeUndefined();
+  });
+
+  // A stand-in for perf stat --control fd:3,4 that acknowledges each command in two writes (as
+  // perf's "ack\n\0" may arrive), records the commands, and prints its count when interrupted.
+  it("enables counting, disables it and reads the count through perf's control protocol", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "fake-perf-"));
+    try {
+      const log = join(dir, "commands");
+      const fake = join(dir, "perf");
+      await writeFile(
+        fake,
+        [
+          "#!/bin/sh",
+          `trap 'echo "Events disabled" >&2; echo "12345,,instructions:u,1,100.00,," >&2; exit 0' INT`,
+          `echo "$@" > ${log}`,
+          "while read -r command <&3; do",
+          `  echo "$command" >> ${log}`,
+          "  printf 'ack\\n' >&4",
+          "  printf '\\000' >&4",
+          "done",
+        ].join("\n"),
+      );
+      await chmod(fake, 0o755);
+      const count = await startInstructionCount([101, 202], fake);
+      expect(count).toBeDefined();
+      await expect(count!.stop()).resolves.toBe(12345);
+      const [args, ...commands] = (await readFile(log, "utf8")).trim().split("\n");
+      expect(args).toBe("stat -D -1 --control fd:3,4 -x , -e instructions:u -p 101,202");
+      expect(commands).toEqual(["enable", "disable"]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("counts nothing for no process", async () => {

@@ -32,20 +32,24 @@ describe("renderTable", () => {
   it("has a row per shape and target, the shape named once, with every column", () => {
     const rows = summarize([run(1, "warm-keys", "bare", 1296, 0.9), run(1, "warm-keys", "gateway", 651, 1.7)], ["warm-keys"], ["bare", "gateway"]);
     const text = renderTable(rows);
-    for (const head of ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", "instr x bare", "answers"]) expect(text).toContain(head);
+    for (const head of ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", "answers"]) expect(text).toContain(head);
     expect(text).toMatch(/2 same keys, warm \(row 16\)\s+│ bare\s+│\s+1,296 │/);
-    // No instructions counted: a dash, never a ratio of nothing.
-    expect(text).toMatch(/│\s+│ gateway │\s+651 │\s+0\.50 │ +20 │ +80 │ +1\.70 │ +1\.89 │ +- │ 200 x1000/);
+    expect(text).toMatch(/│\s+│ gateway │\s+651 │\s+0\.50 │ +20 │ +80 │ +1\.70 │ +1\.89 │ 200 x1000/);
+    // No run counted instructions: no column for them.
+    expect(text).not.toContain("instr x bare");
   });
 
-  it("prints instructions per request over bare's, paired by round", () => {
+  it("prints instructions per request over bare's, paired by round, when they were counted", () => {
     const ok = { ok: true, summary: "200 x1000" };
     const rows = summarize(
       [run(1, "warm-keys", "bare", 1296, 0.9, ok, 1_600_000), run(1, "warm-keys", "gateway", 651, 1.7, ok, 1_680_000)],
       ["warm-keys"],
       ["bare", "gateway"],
     );
-    expect(renderTable(rows)).toMatch(/│ gateway │\s+651 │\s+0\.50 │ +20 │ +80 │ +1\.70 │ +1\.89 │ +1\.05 │ 200 x1000/);
+    const text = renderTable(rows);
+    expect(text).toContain("instr x bare");
+    expect(text).toMatch(/│ gateway │\s+651 │\s+0\.50 │ +20 │ +80 │ +1\.70 │ +1\.89 │ +1\.05 │ 200 x1000/);
+    expect(text).toMatch(/│ bare\s+│\s+1,296 │\s+- │ +20 │ +80 │ +0\.90 │ +- │ +- │ 200 x1000/);
   });
 });
 
@@ -110,11 +114,18 @@ describe("renderReport", () => {
     expect(text).toContain("missed       hot-key burst exact: 16/15 OVER-ADMITTED");
     expect(text).toContain("gateway, shape 6, round 1: admitted 16");
     expect(text).toContain("wall time 321.4 s");
-    // These runs counted no instructions, and the legend says so.
-    expect(text).toContain("not counted in this run (no perf, or no access to the counter)");
-    const counted = renderReport(result([run(1, "new-keys", "bare", 1000, 1, undefined, 1e6)]), options);
-    expect(counted).toContain("instr    user-mode instructions");
-    expect(counted).not.toContain("not counted in this run");
+    // Instructions were not asked for: not a word about them.
+    expect(text).not.toContain("instr");
+  });
+
+  it("explains the instructions column when asked for, or says why it is missing", () => {
+    const asked = parseBenchArgs(["--rounds", "1", "--shapes", "1", "--instructions"]);
+    const counted = renderReport(result([run(1, "new-keys", "bare", 1000, 1, undefined, 1e6)]), asked);
+    expect(counted).toContain("instr    user-mode instructions the target's workerd processes executed");
+    expect(counted).toContain("instr x bare");
+    const uncounted = renderReport(result([run(1, "new-keys", "bare", 1000, 1)]), asked);
+    expect(uncounted).toContain("instr    not counted: perf is missing here, or has no access to the CPU's instruction counter");
+    expect(uncounted).not.toContain("instr x bare");
   });
 
   it("shows how the gateway decided below the table, only when the gateway ran", () => {

@@ -64,7 +64,7 @@ describe("serving the bench's targets", () => {
     expect(plan.amount).toBe(45);
 
     // Settling as before a run (short): the bench's longer wait after a run is for CPU figures.
-    const gateway = await drive(started("gateway"), plan, BEFORE_RUN);
+    const gateway = await drive(started("gateway"), plan, BEFORE_RUN, { instructions: true });
     expect(gateway).toMatchObject({ answered: 45, admitted: 15, statuses: { 200: 15, 429: 30 } });
     expect(checkAnswers(expectationFor(plan, "gateway"), gateway, plan.amount)).toMatchObject({ ok: true, summary: "15/15 exact" });
     expect(gateway.cpuMsPerRequest).toBeGreaterThanOrEqual(0);
@@ -74,6 +74,8 @@ describe("serving the bench's targets", () => {
 
     const bare = await drive(started("bare"), plan, BEFORE_RUN);
     expect(bare).toMatchObject({ answered: 45, admitted: 45 });
+    // Not asked for: not counted.
+    expect(bare.instructionsPerRequest).toBeUndefined();
   });
 
   it("keeps the gateway's counter objects in the storage directory it was given", async () => {
