@@ -42,7 +42,7 @@ const GIVE_UP_MS = 10_000;
  * perf is missing, cannot attach, or does not answer. Counting starts only once perf has attached
  * and acknowledged (`--control` with events disabled at first), so nothing before is counted.
  *
- * @param command the perf executable (tests name one that does not exist)
+ * @param command the perf executable (tests name a missing one, or a stand-in)
  */
 export async function startInstructionCount(pids: readonly number[], command = "perf"): Promise<InstructionCount | undefined> {
   if (pids.length === 0) return undefined;
@@ -62,7 +62,8 @@ export async function startInstructionCount(pids: readonly number[], command = "
   const acks = perf.stdio[4] as Readable;
   // A write to a perf that is gone must not throw out of the bench.
   control.on("error", () => {});
-  // Every ack is read as it comes (perf may split one across writes): the count of acks so far.
+  // Acks are read as they come (perf writes "ack\n\0" for each command), so nothing waits unread
+  // in the pipe: the count of acks so far.
   let acked = 0;
   let onAck = () => {};
   acks.on("data", (chunk: Buffer) => {

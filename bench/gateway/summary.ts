@@ -19,7 +19,7 @@ export interface SummaryRow {
   readonly cpuMsPerRequest: Spread | undefined;
   /** CPU per request over the bare Worker's in the same round. */
   readonly cpuVsBare: Spread | undefined;
-  /** User-mode instructions per request (undefined without perf). */
+  /** User-mode instructions per request (undefined unless counted: --instructions, and perf). */
   readonly instructionsPerRequest: Spread | undefined;
   /** Instructions per request over the bare Worker's in the same round. */
   readonly instructionsVsBare: Spread | undefined;
