@@ -100,6 +100,12 @@ export async function startInstructionCount(pids: readonly number[], command = "
   };
 }
 
+/** Whether perf can count instructions here (this process's own, briefly). */
+export async function canCountInstructions(command = "perf"): Promise<boolean> {
+  const count = await startInstructionCount([process.pid], command);
+  return (await count?.stop()) !== undefined;
+}
+
 /** Resolves after GIVE_UP_MS without keeping the bench alive. */
 function giveUp(): Promise<void> {
   return sleep(GIVE_UP_MS, undefined, { ref: false });

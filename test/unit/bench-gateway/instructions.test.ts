@@ -4,7 +4,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parsePerfStat, startInstructionCount } from "../../../bench/gateway/instructions.ts";
+import { canCountInstructions, parsePerfStat, startInstructionCount } from "../../../bench/gateway/instructions.ts";
 
 describe("parsePerfStat", () => {
   it("reads the count of user-mode instructions from perf stat's CSV output", () => {
@@ -60,6 +60,10 @@ describe("startInstructionCount", () => {
     }
   });
 
+  it("says it cannot count without perf", async () => {
+    await expect(canCountInstructions("tollgate-no-such-perf")).resolves.toBe(false);
+  });
+
   it("counts nothing for no process", async () => {
     await expect(startInstructionCount([])).resolves.toBeUndefined();
   });
@@ -68,8 +72,7 @@ describe("startInstructionCount", () => {
     let available = false;
     let child: ChildProcess | undefined;
     beforeAll(async () => {
-      const probe = await startInstructionCount([process.pid]);
-      available = (await probe?.stop()) !== undefined;
+      available = await canCountInstructions();
     });
     afterEach(() => child?.kill());
 

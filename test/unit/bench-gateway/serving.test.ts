@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drive } from "../../../bench/gateway/drive.ts";
-import { startInstructionCount } from "../../../bench/gateway/instructions.ts";
+import { canCountInstructions } from "../../../bench/gateway/instructions.ts";
 import { probe } from "../../../bench/gateway/probe.ts";
 import { BEFORE_RUN } from "../../../bench/gateway/quiet.ts";
 import { prepareTarget, type RunningTarget } from "../../../bench/gateway/serving.ts";
@@ -16,12 +16,6 @@ import { checkAnswers } from "../../../bench/gateway/verdict.ts";
 
 // Ceilings for bundling and starting on a busy machine, not speed checks.
 const SETUP_CEILING_MS = 120_000;
-
-/** Whether perf can count instructions on this machine (without it the figure is absent). */
-async function perfCounts(): Promise<boolean> {
-  const count = await startInstructionCount([process.pid]);
-  return (await count?.stop()) !== undefined;
-}
 
 describe("serving the bench's targets", () => {
   let workdir: string;
@@ -70,7 +64,7 @@ describe("serving the bench's targets", () => {
     expect(gateway.cpuMsPerRequest).toBeGreaterThanOrEqual(0);
     // Where perf can count (instructions.ts), the run's instructions are counted: a workerd
     // answering 45 requests executes far more than one per request.
-    if (await perfCounts()) expect(gateway.instructionsPerRequest).toBeGreaterThan(1000);
+    if (await canCountInstructions()) expect(gateway.instructionsPerRequest).toBeGreaterThan(1000);
 
     const bare = await drive(started("bare"), plan, BEFORE_RUN);
     expect(bare).toMatchObject({ answered: 45, admitted: 45 });
