@@ -5,7 +5,6 @@
 // does, whatever the machine's speed. Without perf (or without access to the counter), the figure
 // is simply absent.
 import { spawn } from "node:child_process";
-import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 

@@ -44,7 +44,7 @@ function shapeLabel(row: SummaryRow): string {
 
 export function renderTable(rows: readonly SummaryRow[]): string {
   // The instructions column only when some run counted them (--instructions).
-  const instructions = rows.some((r) => r.instructionsPerRequest !== undefined);
+  const instructions = instructionsCounted(rows);
   const head = ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", ...(instructions ? ["instr x bare"] : []), "answers"];
   const table = new Table({
     head,
@@ -139,7 +139,7 @@ export function renderReport(result: BenchResult, options: BenchOptions): string
     "           the run until they were quiet again (deferred work, e.g. a counter's idle snapshot,",
     "           included; a clean-up alarm a whole window later is not). Shape 1's stops at its last",
     "           answer: shape 2 follows at once on the same keys, while their counters are warm",
-    ...(options.instructions ? instructionsLegend(instructionsCounted(result)) : []),
+    ...(options.instructions ? instructionsLegend(instructionsCounted(rows)) : []),
     "",
     ...(mix.length > 0
       ? [
@@ -169,9 +169,9 @@ function instructionsLegend(counted: boolean): string[] {
   ];
 }
 
-/** Whether any run counted instructions. */
-function instructionsCounted(result: BenchResult): boolean {
-  return result.runs.some((r) => r.measurement.instructionsPerRequest !== undefined);
+/** Whether any run counted instructions (a row has them only then). */
+function instructionsCounted(rows: readonly SummaryRow[]): boolean {
+  return rows.some((r) => r.instructionsPerRequest !== undefined);
 }
 
 export function jsonReport(result: BenchResult, options: BenchOptions): unknown {
