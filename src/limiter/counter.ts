@@ -1,7 +1,8 @@
-import { fitsLease, planLease, type LeaseGrant, type LeaseRequest, type LeaseReturn } from "./lease.ts";
+import { CallerHistory, fitsLease, planLease, type LeaseGrant, type LeaseRequest, type LeaseReturn } from "./lease.ts";
 import { ReservationLedger, restoreAdmissions, type LedgerOptions, type Reservation, type Snapshot } from "./ledger.ts";
 import { SlidingWindow } from "./sliding-window.ts";
-import { verdictOf, type Limit, type Verdict } from "./types.ts";
+import type { FallbackReport } from "./fallback.ts";
+import { verdictOf, type Decision, type Limit, type Verdict } from "./types.ts";
 
 /** What storage holds for one counter: its reservations and, once it went idle, its exact window. */
 export interface StoredCounter {
@@ -46,9 +47,9 @@ export interface Inspection {
 
 /** What a call brings besides its hits. */
 export interface DecideExtras {
-  /** Admissions made elsewhere (an isolate's local fallback) that this counter has not seen. */
-  readonly recorded?: readonly number[];
-  /** Units the calling isolate would lease, and a lease it gives back (lease.ts). */
+  /** Admissions made elsewhere (an isolate's local fallback) that this counter may not have seen. */
+  readonly recorded?: readonly FallbackReport[];
+  /** Which isolate calls, units it would lease, and a lease it gives back (lease.ts). */
   readonly lease?: LeaseRequest;
 }
 
@@ -87,7 +88,11 @@ export class Counter {
   /** Time of the last reservation this instance wrote (its last burst of activity). */
   #lastWrite = Number.NEGATIVE_INFINITY;
   /** Leases granted by this instance and not given back, by id (a restart forgets them: safe). */
-  readonly #leases = new Map<string, { until: number; units: number; spanMs: number }>();
+  readonly #leases = new Map<string, { until: number; units: number; spanMs: number; caller: string }>();
+  /** Who has been calling (lease.ts, "sole caller"): leases go only to an isolate calling alone. */
+  readonly #callers = new CallerHistory();
+  /** Fallback reports already counted, until they can no longer matter (a report may come twice). */
+  readonly #reports = new Map<string, number>();
   /** Lease ids: unique per instance, and unlike another instance's (a lease outlives a restart). */
   readonly #leasePrefix = Math.random().toString(36).slice(2, 10);
   #leaseSeq = 0;
@@ -109,8 +114,9 @@ export class Counter {
   decide(limit: Limit, hits: number, now: number, { recorded = [], lease }: DecideExtras = {}): Decided {
     const { window, ledger } = this.#load(limit, now);
     let reserved = false;
+    if (lease) this.#callers.called(lease.caller, now);
     const tookBack = lease?.returned !== undefined && this.#takeBack(lease.returned, window);
-    const elsewhere = recorded.filter((t) => Number.isFinite(t)).slice(-limit.count);
+    const elsewhere = this.#newReports(recorded, limit, now);
     if (elsewhere.length > 0) {
       window.seed(elsewhere);
       // Reserved as if made now: later than the truth, so a restart can only over-count them.
@@ -120,18 +126,19 @@ export class Counter {
     for (let i = 0; i < hits; i++) {
       const decision = window.hit(now);
       if (decision.allowed && ledger.onAdmit(now)) reserved = true;
-      verdicts.push(verdictOf(decision, now));
+      verdicts.push(this.#verdict(decision, now, lease?.caller, limit));
     }
     let granted: LeaseGrant | undefined;
-    if (lease && lease.want > 0 && verdicts.every((v) => v.allowed)) {
-      const plan = planLease(limit, window, now, lease.want);
+    const cap = lease && lease.want > 0 && verdicts.every((v) => v.allowed) ? this.#callers.leaseCap(lease.caller, limit, now) : 0;
+    if (lease && cap > 0) {
+      const plan = planLease(limit, window, now, Math.min(lease.want, cap));
       if (plan) {
         window.reserve(plan.until, plan.grant.units, now);
         ledger.lease(plan.until, plan.grant.units, now);
         reserved = true;
         for (const [id, held] of this.#leases) if (held.until + limit.intervalMs <= now) this.#leases.delete(id);
         granted = { id: `${this.#leasePrefix}-${++this.#leaseSeq}`, ...plan.grant };
-        this.#leases.set(granted.id, { until: plan.until, units: granted.units, spanMs: granted.spanMs });
+        this.#leases.set(granted.id, { until: plan.until, units: granted.units, spanMs: granted.spanMs, caller: lease.caller });
       }
     }
     let settleAt = this.#lastWrite + SETTLE_MS;
@@ -163,6 +170,35 @@ export class Counter {
     if (returned.usedAtMs.length > 0) window.seed(returned.usedAtMs.map((t) => grantedAt + t));
     this.#takenBack = true;
     return true;
+  }
+
+  /**
+   * The verdict for `caller`. A denial while another isolate holds a lease says how long it may be
+   * cached (`cacheForMs`): that lease may come back unused before the window frees a unit, and a
+   * cached denial must never outlast the object's own answer.
+   */
+  #verdict(decision: Decision, now: number, caller: string | undefined, limit: Limit): Verdict {
+    const verdict = verdictOf(decision, now);
+    if (verdict.allowed) return verdict;
+    let until = Number.POSITIVE_INFINITY;
+    for (const held of this.#leases.values()) {
+      if (held.caller !== caller && held.until + limit.intervalMs > now) until = Math.min(until, held.until);
+    }
+    return until < now + verdict.retryInMs ? { ...verdict, cacheForMs: Math.max(0, until - now) } : verdict;
+  }
+
+  /** The admission times of reports not counted yet, at the object's clock (their ages are durations). */
+  #newReports(reports: readonly FallbackReport[], limit: Limit, now: number): number[] {
+    const times: number[] = [];
+    for (const [id, until] of this.#reports) if (until <= now) this.#reports.delete(id);
+    for (const { id, agesMs } of reports) {
+      if (this.#reports.has(id) || !Array.isArray(agesMs)) continue;
+      this.#reports.set(id, now + limit.intervalMs);
+      // An age is measured up to when the call was sent, before `now`: the time it gives is no
+      // earlier than the admission was made, so it leaves the window no earlier.
+      for (const age of agesMs) if (Number.isFinite(age) && age >= 0 && age < limit.intervalMs) times.push(now - age);
+    }
+    return times;
   }
 
   /** Whether a restart now would rebuild exactly the window in memory (no snapshot needed). */
@@ -249,7 +285,8 @@ export class Counter {
   #load(limit: Limit, now: number): { window: SlidingWindow; ledger: ReservationLedger } {
     if (!this.#window || !this.#ledger) {
       const stored = this.#store.get(this.#key);
-      this.#window = new SlidingWindow(limit);
+      // Storage holds one interval: what came before it is unknown (setLimit assumes the worst).
+      this.#window = new SlidingWindow(limit, { forgottenUpTo: now - limit.intervalMs });
       this.#ledger = new ReservationLedger(limit, this.#options);
       if (stored) {
         // After an eviction or restart: the snapshot's times are exact; every reservation written
@@ -262,7 +299,7 @@ export class Counter {
       this.#limit = limit;
     } else if (this.#limit && (this.#limit.count !== limit.count || this.#limit.intervalMs !== limit.intervalMs)) {
       // The rule table changed (a deploy): keep counting under the new limit.
-      this.#window.setLimit(limit);
+      this.#window.setLimit(limit, now);
       this.#ledger.setLimit(limit);
       this.#limit = limit;
     }

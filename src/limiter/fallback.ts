@@ -1,33 +1,62 @@
 import { setBounded } from "./bounded-map.ts";
 import { SlidingWindow } from "./sliding-window.ts";
-import type { Decision, Limit, Verdict } from "./types.ts";
+import type { Decision, Limit } from "./types.ts";
+
+/**
+ * Admissions an isolate made on its own, as it reports them to the counter's object: an id, so
+ * that a report sent twice (its first answer lost: a timeout, a cancelled request) is counted
+ * once, and the age of each admission when the call was sent, so the object places them by its own
+ * clock, never earlier than they were made, whatever this isolate's clock says.
+ */
+export interface FallbackReport {
+  readonly id: string;
+  readonly agesMs: readonly number[];
+}
+
+/** What the object last said of a counter, seen from this isolate's clock. */
+export interface Observed {
+  /** Admissions in the window after the call (`count - remaining`, the units leased included). */
+  readonly used: number;
+  /** When the answer arrived. */
+  readonly at: number;
+  /** Units this isolate was leased with it, usable until `until` (they count until then). */
+  readonly leased?: { readonly units: number; readonly until: number };
+}
 
 /**
  * What an isolate does for a counter whose object fails or is overloaded: decide locally, with a
  * sliding window of the same limit, instead of admitting uncounted traffic (README, "Counting").
  *
- * The local window starts from what the object last said: the `count - remaining` admissions it
- * reported, placed at the moment it reported them (the latest they can have happened, so they
- * expire no earlier than the real ones). Every local admission is remembered and handed to the
- * object on the next call that succeeds (`takeUnreported`), so the object counts it too. An isolate
- * therefore admits at most `count` per window for a counter while its object is down, whatever
- * the burst; across isolates the bound is `count` per isolate.
+ * The local window starts from what the object last said: its admissions, placed at the moment it
+ * said so (the latest they can have happened, so they expire no earlier than the real ones), and
+ * the units it leased to this isolate, at the lease's end. So an isolate admits at most `count` per
+ * window for a counter while its object is down, its lease included; across K isolates the bound
+ * is K x `count` (each only knows its own admissions). Every local admission is reported to the
+ * object with the calls that follow, and forgotten only once a call carrying it was answered
+ * (`delivered`): a report lost with a cancelled request is sent again, and counted once.
  */
 export class LocalFallback {
-  readonly #seen = new Map<string, { at: number; used: number }>();
+  readonly #seen = new Map<string, Observed>();
   readonly #windows = new Map<string, SlidingWindow>();
-  readonly #unreported = new Map<string, number[]>();
+  /** Local admissions not yet in a report, by counter. */
+  readonly #open = new Map<string, number[]>();
+  /** Reports sent (or about to be) and not yet acknowledged, by counter. */
+  readonly #pending = new Map<string, { id: string; times: number[] }[]>();
   readonly #maxCounters: number;
+  readonly #prefix: string;
+  #seq = 0;
 
-  constructor(maxCounters = 10_000) {
-    this.#maxCounters = maxCounters;
+  /** @param options.caller this isolate's id, the prefix of its report ids */
+  constructor(options: { caller?: string; maxCounters?: number } = {}) {
+    this.#prefix = options.caller ?? Math.random().toString(36).slice(2, 12);
+    this.#maxCounters = options.maxCounters ?? 10_000;
   }
 
-  /** Notes what the object answered at `now` (the seed of a later local window). */
-  observe(key: string, verdict: Verdict, now: number): void {
-    setBounded(this.#seen, key, { at: now, used: verdict.limit - verdict.remaining }, this.#maxCounters);
+  /** Notes what the object answered (the seed of a later local window). */
+  observe(key: string, observed: Observed): void {
+    setBounded(this.#seen, key, observed, this.#maxCounters);
     // The object answers again: it is the authority once it has been told of local admissions.
-    if (!this.#unreported.has(key)) this.#windows.delete(key);
+    if (!this.#open.has(key) && !this.#pending.has(key)) this.#windows.delete(key);
   }
 
   /** Decides one request locally, recording it when admitted. */
@@ -36,38 +65,59 @@ export class LocalFallback {
     if (!window) {
       window = new SlidingWindow(limit);
       const seen = this.#seen.get(key);
-      if (seen && seen.at > now - limit.intervalMs) window.seed(new Array<number>(Math.min(seen.used, limit.count)).fill(seen.at));
+      if (seen && seen.at > now - limit.intervalMs) {
+        const { used, at, leased } = seen;
+        const units = leased && leased.until + limit.intervalMs > now ? Math.min(leased.units, used) : 0;
+        window.seed([...new Array<number>(used - units).fill(at), ...new Array<number>(units).fill(Math.max(at, leased?.until ?? at))]);
+      }
       setBounded(this.#windows, key, window, this.#maxCounters);
     } else {
       window.setLimit(limit);
     }
     const decision = window.hit(now);
     if (decision.allowed) {
-      const times = this.#unreported.get(key) ?? [];
+      const times = this.#open.get(key) ?? [];
       times.push(now);
-      // Only admissions still inside a window can matter to the object.
-      while (times.length > 0 && times[0]! <= now - limit.intervalMs) times.shift();
-      setBounded(this.#unreported, key, times, this.#maxCounters);
+      setBounded(this.#open, key, times, this.#maxCounters);
     }
     return decision;
   }
 
-  /** Local admissions the object has not been told of; handed out once. */
-  takeUnreported(key: string): number[] {
-    const times = this.#unreported.get(key) ?? [];
-    this.#unreported.delete(key);
-    return times;
+  /**
+   * The reports for `key` to send with a call sent at `now`: every one not yet acknowledged, the
+   * admissions made since the last call sealed into a new one. Those already out of any window
+   * are left out.
+   */
+  reports(key: string, limit: Limit, now: number): FallbackReport[] {
+    const open = this.#open.get(key);
+    this.#open.delete(key);
+    let pending = this.#pending.get(key) ?? [];
+    if (open && open.length > 0) pending.push({ id: `${this.#prefix}-${++this.#seq}`, times: open });
+    pending = pending.filter((r) => r.times.some((t) => t > now - limit.intervalMs));
+    if (pending.length === 0) {
+      this.#pending.delete(key);
+      return [];
+    }
+    setBounded(this.#pending, key, pending, this.#maxCounters);
+    return pending.map(({ id, times }) => ({ id, agesMs: times.map((t) => Math.max(0, now - t)) }));
   }
 
-  /** Gives back admissions a failed call could not deliver, to go with the next one. */
-  restoreUnreported(key: string, times: readonly number[]): void {
-    if (times.length === 0) return;
-    const merged = [...times, ...(this.#unreported.get(key) ?? [])].sort((a, b) => a - b);
-    setBounded(this.#unreported, key, merged, this.#maxCounters);
+  /** A call carrying `reports` was answered: the object has counted them. */
+  delivered(key: string, reports: readonly FallbackReport[]): void {
+    if (reports.length === 0) return;
+    const ids = new Set(reports.map((r) => r.id));
+    const left = (this.#pending.get(key) ?? []).filter((r) => !ids.has(r.id));
+    if (left.length > 0) this.#pending.set(key, left);
+    else this.#pending.delete(key);
   }
 
   /** True while `key` has a local window (its object failed and has not been told since). */
   isActive(key: string): boolean {
     return this.#windows.has(key);
+  }
+
+  /** Counters this isolate is deciding locally now (their objects failed), for health and metrics. */
+  get active(): number {
+    return this.#windows.size;
   }
 }

@@ -13,10 +13,15 @@ import type { Limit, Verdict } from "./types.ts";
  *
  * The object also sends what the isolate needs to answer exactly as the object would: how many
  * admissions stay in the window for the whole lease (`base`) and the times of those that leave it
- * during the lease (`expiringMs`). With one isolate per counter (tests, `npm start`, most keys)
- * every decision and every header is the exact sliding window's; with several, an isolate's unused
- * units can only make another deny early (never admit more), at most `count / 16` units per lease
- * and never more than a quarter of the room left, for at most the lease plus one interval.
+ * during the lease (`expiringMs`), so every decision and every header is the exact sliding window's.
+ *
+ * Sole caller: units leased to one isolate and not used are units another isolate cannot admit, so
+ * a client spread over several isolates would be refused early. The object therefore leases only
+ * to an isolate that calls a counter alone: none while another isolate has called it within the
+ * last interval (`CallerHistory`). An isolate that has not yet called alone for SOLE_CALLS calls
+ * gets at most 1% of `count` (the first call of a counter can not tell who comes next); one that
+ * has, the usual sizes. What a second isolate can meet unused is therefore at most 1% of `count`,
+ * or one lease of an isolate that served the counter alone before it (README, "Counting").
  */
 
 /** Counters below this count are never leased: every request asks the object. */
@@ -32,10 +37,43 @@ const FIRST_WANT = 8;
 const MIN_WANT = 4;
 const MAX_WANT = 4_096;
 
-/** What an isolate asks of the object with a call: units to lease, and a lease it gives back. */
+/** Calls an isolate makes alone before it is leased the usual sizes rather than 1% of `count`. */
+export const SOLE_CALLS = 3;
+
+/** What an isolate asks of the object with a call: who it is, units to lease, and a lease it gives back. */
 export interface LeaseRequest {
+  /** The calling isolate: an id it chose at random, the same for all its calls. */
+  readonly caller: string;
   readonly want: number;
   readonly returned?: LeaseReturn;
+}
+
+/**
+ * Who has been calling one counter, as the object sees it: the last caller, how many calls in a
+ * row it made, and when a different caller was last seen. In memory only: a restarted object
+ * starts again from "nobody yet", which leases at most 1%.
+ */
+export class CallerHistory {
+  #last: string | undefined;
+  #streak = 0;
+  #sharedAt = Number.NEGATIVE_INFINITY;
+
+  /** Notes a call from `caller` at `now`. */
+  called(caller: string, now: number): void {
+    if (caller === this.#last) {
+      this.#streak++;
+      return;
+    }
+    if (this.#last !== undefined) this.#sharedAt = now;
+    this.#last = caller;
+    this.#streak = 1;
+  }
+
+  /** The most units `caller` may be leased now: none while the counter is shared. */
+  leaseCap(caller: string, limit: Limit, now: number): number {
+    if (caller !== this.#last || now - this.#sharedAt < limit.intervalMs) return 0;
+    return this.#streak >= SOLE_CALLS ? Number.POSITIVE_INFINITY : Math.floor(limit.count / 100);
+  }
 }
 
 /** A lease given back: which one, and when its units were used (ms after it was granted). */
@@ -120,9 +158,13 @@ export class LeaseBook {
   readonly #ended = new Map<string, { returned: LeaseReturn; next: number }>();
   readonly #wants = new Map<string, number>();
   readonly #max: number;
+  /** This isolate, as the objects know it (`LeaseRequest.caller`). */
+  readonly caller: string;
 
-  constructor(maxCounters = 10_000) {
-    this.#max = maxCounters;
+  /** @param options.caller this isolate's id (random by default); options.maxCounters bounds its memory */
+  constructor(options: { caller?: string; maxCounters?: number } = {}) {
+    this.caller = options.caller ?? Math.random().toString(36).slice(2, 12);
+    this.#max = options.maxCounters ?? 10_000;
   }
 
   /**
@@ -161,7 +203,7 @@ export class LeaseBook {
     const ended = this.#ended.get(name);
     this.#ended.delete(name);
     const want = ended?.next ?? this.#wants.get(name) ?? FIRST_WANT;
-    return ended ? { want, returned: ended.returned } : { want };
+    return ended ? { caller: this.caller, want, returned: ended.returned } : { caller: this.caller, want };
   }
 
   /** The call carrying `request` failed: its lease goes back with the next call. */

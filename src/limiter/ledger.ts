@@ -193,8 +193,8 @@ export interface Snapshot {
  * times exactly, and each record not covered by it (until > snapshot.at)
  * contributes n admissions at min(until, now) (the latest they can have
  * happened, so the restored window can only over-count); anything out of the
- * window at `now` dropped, at most limit.count kept (the latest). Returned in
- * ascending order.
+ * window at `now` dropped. Every one in the window is kept, even past
+ * `count`: under a limit raised later they still count. Ascending order.
  * @throws RangeError on an invalid limit, `now`, or malformed record.
  */
 export function restoreAdmissions(records: readonly Reservation[], limit: Limit, now: number, snapshot?: Snapshot): number[] {
@@ -203,25 +203,17 @@ export function restoreAdmissions(records: readonly Reservation[], limit: Limit,
   for (const r of records) assertReservation(r);
   const cutoff = now - limit.intervalMs;
   // Snapshot times are kept as they are, even ahead of `now` (units leased until then).
-  const exact = (snapshot?.times ?? []).filter((t) => t > cutoff).map((t) => ({ at: t, n: 1 }));
-  const latestFirst = records
+  const out = (snapshot?.times ?? []).filter((t) => t > cutoff);
+  for (const r of records) {
     // `>=`: a record made in the same millisecond as the snapshot, after it, is not in it (an
     // exact one-admission record has `until` = its admission time).
-    .filter((r) => r.until > cutoff && (snapshot === undefined || r.until >= snapshot.at))
+    if (!(r.until > cutoff && (snapshot === undefined || r.until >= snapshot.at))) continue;
     // A batch reservation's unused slots died with the old instance (its admissions happened by
     // `now`); leased units may still be used until `until` by the isolate holding them.
-    .map((r) => ({ at: r.leased ? r.until : Math.min(r.until, now), n: r.n }))
-    .concat(exact)
-    .sort((a, b) => b.at - a.at);
-  // Keeping only the latest `count` changes no decision: they alone fill the
-  // window for as long as any older one would still be in it.
-  const out: number[] = [];
-  for (const { at, n } of latestFirst) {
-    const take = Math.min(n, limit.count - out.length);
-    for (let i = 0; i < take; i++) out.push(at);
-    if (out.length === limit.count) break;
+    const at = r.leased ? r.until : Math.min(r.until, now);
+    for (let i = 0; i < r.n; i++) out.push(at);
   }
-  return out.reverse();
+  return out.sort((a, b) => a - b);
 }
 
 function copyOf(r: Reservation): Reservation {

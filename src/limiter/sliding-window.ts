@@ -11,46 +11,49 @@ import { assertLimit, assertTime } from "./validate.ts";
  * admissions, whatever the arrival pattern (unlike fixed windows, which allow
  * 2x at a boundary, or the weighted two-counter approximation).
  *
- * It keeps the admission timestamps themselves, at most `count` of them,
- * in a lazily grown ring buffer. Time is always passed in. If the clock
- * steps back, entries already dropped as expired stay dropped: they were
- * out of the window at a `now` already seen.
+ * It keeps the admission timestamps themselves in a lazily grown ring buffer: every one still in
+ * the window, and, of those that left it, the newest ones up to `count` in all, so that a limit
+ * whose interval grows is decided on the history it now covers (`setLimit`). What it no longer
+ * holds it remembers as a bound (`#forgottenUpTo`), never as nothing. Time is always passed in.
  */
 export class SlidingWindow {
   #count: number;
   #intervalMs: number;
   readonly #ring: TimestampRing;
+  /**
+   * Admissions at or before this time may have been forgotten (dropped to keep the buffer at
+   * `count`, or never loaded: a window rebuilt from storage knows only its last interval).
+   */
+  #forgottenUpTo = Number.NEGATIVE_INFINITY;
 
-  /** @throws RangeError if `count` or `intervalMs` is not a positive integer. */
-  constructor(limit: Limit) {
+  /**
+   * @param options.forgottenUpTo admissions at or before this time are unknown to this window (a
+   *   window rebuilt from storage, which holds one interval): `setLimit` assumes the worst of them.
+   * @throws RangeError if `count` or `intervalMs` is not a positive integer.
+   */
+  constructor(limit: Limit, options: { forgottenUpTo?: number } = {}) {
     assertLimit(limit);
     this.#count = limit.count;
     this.#intervalMs = limit.intervalMs;
     this.#ring = new TimestampRing(limit.count);
+    if (options.forgottenUpTo !== undefined) this.#forgottenUpTo = options.forgottenUpTo;
   }
 
   /**
    * Decides the request at `now` and records it if admitted.
-   * O(1) amortized: expired entries are dropped from the head as time passes.
+   * O(log n) to find the window's start, O(1) amortized to record.
    */
   hit(now: number): Decision {
     // Checked inline: this is the per-request path, the helper only builds the error.
     if (!Number.isFinite(now)) assertTime(now);
     const ring = this.#ring;
-    // Entries are non-decreasing, so once the head is inside the window every
-    // entry is: the in-window count is simply the length.
-    ring.dropAtMost(now - this.#intervalMs);
-    const inWindow = ring.length;
+    const first = ring.firstAbove(now - this.#intervalMs);
+    const inWindow = ring.length - first;
     // After a limit shrank the window may hold more than `count`: the entry whose expiry brings
     // it back under the limit is the (inWindow - count)-th oldest.
-    if (inWindow >= this.#count) return this.#decision(now, false, inWindow, ring.at(inWindow - this.#count));
-    // Recorded at its own time, in order: entries ahead of `now` (units leased ahead of time, a
-    // clock that stepped back) stay where they are. Each admission was checked against every
-    // entry above `now - intervalMs`, whatever their order, so no window holds more than `count`.
-    const newest = ring.newest();
-    if (newest === undefined || newest <= now) ring.push(now);
-    else ring.insert(now);
-    return this.#decision(now, true, inWindow + 1, ring.at(0));
+    if (inWindow >= this.#count) return this.#decision(now, false, inWindow, ring.at(first + inWindow - this.#count));
+    this.#record(now, 1, now);
+    return this.#decision(now, true, inWindow + 1, ring.at(ring.firstAbove(now - this.#intervalMs)));
   }
 
   /**
@@ -77,8 +80,7 @@ export class SlidingWindow {
    */
   reserve(at: number, n: number, now: number): void {
     assertTime(at, "reserved time");
-    this.#ring.dropAtMost(now - this.#intervalMs);
-    for (let i = 0; i < n; i++) this.#ring.insert(at);
+    this.#record(at, n, now);
   }
 
   /** Forgets up to `n` admissions recorded at exactly `at` (a lease given back); returns how many. */
@@ -113,40 +115,79 @@ export class SlidingWindow {
   }
 
   /**
-   * Diagnostics: entries the storage can hold without growing. Never exceeds
-   * `count`, and stays small for identities that made few requests.
+   * Diagnostics: entries the storage can hold without growing. Stays small for identities that
+   * made few requests, and beyond `count` only while the window itself holds more (seeded, or a
+   * limit lowered).
    */
   get capacity(): number {
     return this.#ring.capacity;
   }
 
   /**
-   * Restores persisted state: records `times` (any order) as admissions,
-   * together with those already held, keeping at most the `count` latest.
-   * Dropping the oldest never changes a decision: the in-window entries are
-   * always a newest-suffix, so with `count` newer entries kept the window is
-   * full whenever the dropped ones would have counted.
+   * Adds admissions made elsewhere or before a restart: records `times` (any order) together with
+   * those already held, every one of them. None is dropped to make room: a window that holds more
+   * than `count` denies until enough have expired, and one given back later (a lease, `release`)
+   * must not bring back room that a dropped real admission still takes.
    * @throws RangeError on a non-finite timestamp.
    */
   seed(times: readonly number[]): void {
     for (const t of times) assertTime(t, "seeded timestamp");
     const merged = this.#ring.toArray().concat(times);
     merged.sort((a, b) => a - b);
+    this.#ring.setMaxLength(Math.max(this.#count, merged.length));
     this.#ring.replace(merged);
   }
 
   /**
-   * Switches to a new limit (the rule table may change between deploys).
-   * When `count` shrinks every held entry is kept: dropping some would let
-   * extra requests through if the limit grew back within the window. Entries
-   * already dropped as expired are not brought back if `intervalMs` grows.
+   * Switches to a new limit (the rule table or an override changed it) at `now`.
+   * Every entry held is kept, so a limit that shrinks and grows back frees nothing early. When
+   * the window can now reach further back than the history it holds (a longer interval, or a
+   * larger count than the entries it kept), it assumes the forgotten span was as full as the old
+   * limit allowed, placed at the latest moment it can have been: it may refuse early after such
+   * a change, never admit more than the new limit.
    * @throws RangeError if `count` or `intervalMs` is not a positive integer.
    */
-  setLimit(limit: Limit): void {
+  setLimit(limit: Limit, now?: number): void {
     assertLimit(limit);
+    const old = { count: this.#count, intervalMs: this.#intervalMs };
     this.#count = limit.count;
     this.#intervalMs = limit.intervalMs;
-    this.#ring.setMaxLength(Math.max(limit.count, this.#ring.length));
+    const forgotten = this.#forgottenUpTo;
+    if (now === undefined || !(forgotten > now - limit.intervalMs)) return;
+    // Entries newer than what was forgotten are all held; the window needs `count` of them.
+    const held = this.#ring.length - this.#ring.firstAbove(forgotten);
+    if (held >= limit.count) return;
+    // At most `old.count` admissions per old interval in the forgotten span within the new window.
+    const span = forgotten - (now - limit.intervalMs);
+    const possible = old.count * Math.ceil(span / old.intervalMs);
+    const assumed = Math.min(limit.count - held, possible);
+    if (assumed > 0) this.seed(new Array<number>(assumed).fill(forgotten));
+  }
+
+  /**
+   * Records `n` admissions at `at` in order (entries ahead of `at`, units leased ahead of time or
+   * a clock that stepped back, stay where they are). Each was checked against every entry above
+   * `now - intervalMs`, whatever their order, so no window holds more than `count`. To keep the
+   * buffer at `count` entries it forgets the oldest ones already out of the window at `now`.
+   */
+  #record(at: number, n: number, now: number): void {
+    const ring = this.#ring;
+    const cutoff = now - this.#intervalMs;
+    const spare = ring.length + n - Math.max(this.#count, ring.length - ring.firstAbove(cutoff) + n);
+    if (spare > 0) {
+      const drop = Math.min(spare, ring.firstAbove(cutoff));
+      if (drop > 0) {
+        this.#forgottenUpTo = Math.max(this.#forgottenUpTo, ring.at(drop - 1));
+        ring.dropFirst(drop);
+      }
+    }
+    // The buffer grows to `count`, and past it only while the window itself holds more.
+    ring.setMaxLength(Math.max(this.#count, ring.length + n));
+    for (let i = 0; i < n; i++) {
+      const newest = ring.newest();
+      if (newest === undefined || newest <= at) ring.push(at);
+      else ring.insert(at);
+    }
   }
 
   /**

@@ -80,11 +80,14 @@ export class TimestampRing {
 
   /** Drops entries `<= cutoff` from the old end. Amortized O(1) per entry ever pushed. */
   dropAtMost(cutoff: number): void {
-    const buf = this.#buf;
-    while (this.#length > 0 && buf[this.#head]! <= cutoff) {
-      this.#head = this.#head + 1 === buf.length ? 0 : this.#head + 1;
-      this.#length--;
-    }
+    this.dropFirst(this.firstAbove(cutoff));
+  }
+
+  /** Drops the `n` oldest entries (`n <= length`). */
+  dropFirst(n: number): void {
+    if (n <= 0) return;
+    this.#head = (this.#head + n) % this.#buf.length;
+    this.#length -= n;
     if (this.#length === 0) this.#head = 0;
   }
 

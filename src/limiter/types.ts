@@ -44,6 +44,11 @@ export interface Verdict {
   readonly resetInMs: number;
   /** ms until a request could be admitted (0 when there is room now). */
   readonly retryInMs: number;
+  /**
+   * On a denial, when shorter than `retryInMs`: how long an isolate may answer it again from its
+   * deny cache. Units leased to another isolate may be given back before `retryInMs`.
+   */
+  readonly cacheForMs?: number;
 }
 
 /** The Verdict of `decision`, made at `now`. */

@@ -85,9 +85,10 @@ describe("admission leases", () => {
 
   it("a lease outlives a restart of its object: its units are restored at the lease's end, not at the restart", () => {
     const store = new MemoryCounterStore();
-    const limit = { count: 160, intervalMs: 10_000 };
+    // 800: a first call is leased at most 1% of count (lease.ts, "sole caller").
+    const limit = { count: 800, intervalMs: 10_000 };
     const counter = new Counter(store, "k");
-    const { lease } = counter.decide(limit, 1, 1_000, { lease: { want: 8 } });
+    const { lease } = counter.decide(limit, 1, 1_000, { lease: { caller: "a", want: 8 } });
     expect(lease).toMatchObject({ units: 8, spanMs: 2_500 });
     // Restarted at 1,100; the isolate may use its 8 units until 3,500, so they count until 13,500.
     const restarted = new Counter(store, "k");
@@ -95,32 +96,33 @@ describe("admission leases", () => {
     expect(restarted.size(limit, 13_499)).toBe(8);
     expect(restarted.size(limit, 13_500)).toBe(0);
     // The restarted object does not know the lease: given back, it stays counted in full.
-    restarted.decide(limit, 1, 1_200, { lease: { want: 0, returned: { id: lease!.id, units: 8, spanMs: 2_500, usedAtMs: [10] } } });
+    restarted.decide(limit, 1, 1_200, { lease: { caller: "a", want: 0, returned: { id: lease!.id, units: 8, spanMs: 2_500, usedAtMs: [10] } } });
     expect(restarted.size(limit, 1_200)).toBe(10);
   });
 
   it("a lease given back is replaced by its uses, at their times; a second return of it changes nothing", () => {
-    const limit = { count: 160, intervalMs: 10_000 };
+    // 800: a first call is leased at most 1% of count (lease.ts, "sole caller").
+    const limit = { count: 800, intervalMs: 10_000 };
     const counter = new Counter(new MemoryCounterStore(), "k");
-    const { lease } = counter.decide(limit, 1, 1_000, { lease: { want: 8 } });
+    const { lease } = counter.decide(limit, 1, 1_000, { lease: { caller: "a", want: 8 } });
     const returned = { id: lease!.id, units: 8, spanMs: 2_500, usedAtMs: [100, 300] };
-    counter.decide(limit, 1, 1_500, { lease: { want: 0, returned } });
+    counter.decide(limit, 1, 1_500, { lease: { caller: "a", want: 0, returned } });
     expect(counter.inspect(limit, 1_500).ages).toEqual([500, 400, 200, 0]);
-    counter.decide(limit, 1, 1_600, { lease: { want: 0, returned } });
+    counter.decide(limit, 1, 1_600, { lease: { caller: "a", want: 0, returned } });
     expect(counter.inspect(limit, 1_600).admissions).toBe(5);
     // A return that does not fit the lease (more uses than units) is refused: the units stay.
-    const next = counter.decide(limit, 1, 1_700, { lease: { want: 8 } }).lease!;
-    counter.decide(limit, 1, 1_800, { lease: { want: 0, returned: { id: next.id, units: next.units, spanMs: next.spanMs, usedAtMs: Array(next.units + 1).fill(1) } } });
+    const next = counter.decide(limit, 1, 1_700, { lease: { caller: "a", want: 8 } }).lease!;
+    counter.decide(limit, 1, 1_800, { lease: { caller: "a", want: 0, returned: { id: next.id, units: next.units, spanMs: next.spanMs, usedAtMs: Array(next.units + 1).fill(1) } } });
     expect(counter.inspect(limit, 1_800).admissions).toBe(7 + next.units);
   });
 
   it("counters below LEASE_MIN_COUNT are never leased; a lease leaves three quarters of the room to others", () => {
     const small = new Counter(new MemoryCounterStore(), "s");
-    expect(small.decide({ count: LEASE_MIN_COUNT - 1, intervalMs: 1_000 }, 1, 0, { lease: { want: 8 } }).lease).toBeUndefined();
+    expect(small.decide({ count: LEASE_MIN_COUNT - 1, intervalMs: 1_000 }, 1, 0, { lease: { caller: "a", want: 8 } }).lease).toBeUndefined();
     const big = new Counter(new MemoryCounterStore(), "b");
     const limit = { count: 1_000, intervalMs: 1_000 };
     big.decide(limit, 980, 0);
     // 19 left after its own request: a quarter of that, 4.
-    expect(big.decide(limit, 1, 0, { lease: { want: 50 } }).lease?.units).toBe(4);
+    expect(big.decide(limit, 1, 0, { lease: { caller: "a", want: 50 } }).lease?.units).toBe(4);
   });
 });

@@ -93,14 +93,15 @@ describe("restoreAdmissions", () => {
     expect(restoreAdmissions(records, limit, 1300)).toEqual([301, 1200, 1300, 1300]);
   });
 
-  test("keeps at most count, the latest", () => {
+  test("keeps every admission still in the window, past count too: a limit raised later must see them", () => {
     const records = [
       { until: 900, n: 3 },
       { until: 950, n: 2 },
       { until: 500, n: 1000 },
     ];
-    expect(restoreAdmissions(records, { count: 4, intervalMs: 1000 }, 1000)).toEqual([900, 900, 950, 950]);
-    expect(restoreAdmissions(records, { count: 1000, intervalMs: 1000 }, 1000)).toHaveLength(1000);
+    expect(restoreAdmissions(records, { count: 4, intervalMs: 1000 }, 1000)).toHaveLength(1005);
+    expect(restoreAdmissions(records, { count: 4, intervalMs: 1000 }, 1000).slice(-5)).toEqual([900, 900, 900, 950, 950]);
+    expect(restoreAdmissions(records, { count: 4, intervalMs: 400 }, 1000)).toEqual([900, 900, 900, 950, 950]);
   });
 
   test("nothing persisted restores nothing; bad input throws", () => {

@@ -72,15 +72,37 @@ describe("SlidingWindow edge cases", () => {
     expect(w.hit(550)).toMatchObject({ allowed: true, remaining: 0, resetAt: 600, retryAt: 600 });
   });
 
-  test("seed keeps only the count latest of more than count timestamps, in any order", () => {
+  test("seed keeps every timestamp, past count too, in any order: the window denies until enough expire", () => {
     const w = new SlidingWindow({ count: 3, intervalMs: 100 });
     w.seed([50, 10, 90, 30, 70]);
-    expect(w.size(90)).toBe(3);
-    expect(w.capacity).toBeLessThanOrEqual(3);
+    expect(w.size(90)).toBe(5);
     expect(w.newestAdmission()).toBe(90);
-    // 50, 70, 90 kept: room opens when 50 expires.
+    // 5 held, 3 allowed: room opens when the third oldest (50) expires.
     expect(w.hit(90)).toEqual({ allowed: false, limit: 3, remaining: 0, resetAt: 150, retryAt: 150 });
     expect(w.hit(150)).toMatchObject({ allowed: true, remaining: 0, retryAt: 170 });
+    // Recording trims what left the window: the buffer stays at count.
+    expect(w.capacity).toBeLessThanOrEqual(8);
+    expect(w.admissions(150)).toEqual([70, 90, 150]);
+  });
+
+  test("a lengthened interval is decided on the entries kept beyond the old window, never on less", () => {
+    const w = new SlidingWindow({ count: 3, intervalMs: 100 });
+    for (const t of [0, 10, 20]) w.hit(t);
+    // Out of the 100 ms window, but the newest count are kept.
+    expect(w.hit(150).allowed).toBe(true);
+    w.setLimit({ count: 3, intervalMs: 1000 }, 160);
+    // 10, 20 and 150 are in a 1 s window: full (0 was forgotten, and is older than all three).
+    expect(w.hit(160)).toMatchObject({ allowed: false, retryAt: 1010 });
+  });
+
+  test("a lengthened interval and a larger count assume the forgotten span was full, never under-count", () => {
+    const w = new SlidingWindow({ count: 2, intervalMs: 100 });
+    for (const t of [0, 50, 200, 250]) w.hit(t);
+    // 0 and 50 were forgotten to keep the buffer at 2; under 10 per 1 s they would still count.
+    w.setLimit({ count: 10, intervalMs: 1000 }, 260);
+    let admitted = 0;
+    while (w.hit(260).allowed) admitted++;
+    expect(admitted).toBeLessThanOrEqual(6);
   });
 
   test("seed merges with entries already held", () => {

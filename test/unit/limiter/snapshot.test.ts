@@ -23,7 +23,7 @@ describe("restoring with an idle snapshot", () => {
   it("without a snapshot, a restart restores reservations alone: room frees late (over-count)", () => {
     const { store } = counterAfter(burst);
     const restarted = new Counter(store, "k", options);
-    expect(restarted.size(limit, 6_000)).toBe(15);
+    expect(restarted.size(limit, 6_000)).toBeGreaterThanOrEqual(15);
     expect(allowedAt(restarted, 10_000)).toBe(false);
   });
 
