@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { Isolate } from "../gateway/isolate.ts";
 import type { UpstreamName } from "../gateway/routes.ts";
 import type { RuleTable } from "../rules/load.ts";
 import { adminAuth, notFound } from "./auth.ts";
@@ -21,11 +22,15 @@ export const ADMIN_PREFIX = "/_tollgate";
  * prefix belongs to it: an unknown path under it is a 404 here, never forwarded to an upstream.
  *
  * @example
- * app.route(ADMIN_PREFIX, adminApi({ tables }));
+ * app.route(ADMIN_PREFIX, adminApi({ tables, isolate }));
  */
-export function adminApi(options: { tables: Readonly<Record<UpstreamName, RuleTable>> }) {
-  const { tables } = options;
+export function adminApi(options: { tables: Readonly<Record<UpstreamName, RuleTable>>; isolate: Isolate }) {
+  const { tables, isolate } = options;
   return new Hono<AdminEnv>()
+    .use("*", async (c, next) => {
+      c.set("isolate", isolate);
+      await next();
+    })
     .route("/", healthRoutes)
     .use("*", adminAuth())
     .route("/", rulesRoutes(tables))

@@ -1,4 +1,5 @@
 import type { Env } from "../env.ts";
+import type { Isolate } from "../gateway/isolate.ts";
 
 /** Hono environment of the admin API. */
 export interface AdminEnv {
@@ -6,5 +7,7 @@ export interface AdminEnv {
   Variables: {
     /** The admin token's name (adminAuth): who the audit log says made a change. */
     actor: string;
+    /** The memory of the isolate serving it (src/gateway/isolate.ts), the gateway's own. */
+    isolate: Isolate;
   };
 }

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { Counter, FixedWindow, verdictOf } from "../limiter/index.ts";
-import type { Algorithm, CounterStore, Inspection, LeaseGrant, LeaseRequest, Limit, StoredCounter, Verdict } from "../limiter/index.ts";
+import type { Algorithm, CounterStore, FallbackReport, Inspection, LeaseGrant, LeaseRequest, Limit, StoredCounter, Verdict } from "../limiter/index.ts";
 
 /** What the counter answers per hit (the limiter's one answer type, see src/limiter/types.ts). */
 export type { Verdict } from "../limiter/index.ts";
@@ -17,11 +17,11 @@ export interface HitBatch {
   /** How many requests, decided in order. */
   readonly hits: number;
   /**
-   * Admissions the isolate made on its own while this object did not answer (LocalFallback),
-   * recorded before the hits are decided, so the object counts them too.
+   * Admissions the isolate made on its own while this object did not answer (LocalFallback), by
+   * age, recorded before the hits are decided, so the object counts them too (each report once).
    */
-  readonly recorded?: readonly number[];
-  /** Units the isolate would lease, and a lease it gives back (src/limiter/lease.ts). */
+  readonly recorded?: readonly FallbackReport[];
+  /** Which isolate calls, units it would lease, and a lease it gives back (src/limiter/lease.ts). */
   readonly lease?: LeaseRequest;
 }
 

@@ -6,6 +6,7 @@ import type { Classifier } from "../rules/classify.ts";
 import type { RuleTable } from "../rules/load.ts";
 import { classifiers as publishedClassifiers } from "../rules/tables.ts";
 import { ConfigError, gatewayConfig } from "./config.ts";
+import { Isolate, type Clock } from "./isolate.ts";
 import { forward } from "./proxy.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { requestReading } from "./request-reading.ts";
@@ -21,13 +22,16 @@ import type { GatewayEnv } from "./types.ts";
  * stack trace.
  *
  * @example
- * export default createGateway(); // the rule tables in rules/
+ * export default createGateway(); // the rule tables in rules/, the runtime's clock
  */
-export function createGateway(options: { classifier?: Classifier } = {}) {
+export function createGateway(options: { classifier?: Classifier; clock?: Clock; isolateId?: string } = {}) {
   // `classifier` replaces the hosted API's table (tests of custom tables).
   const classifiers = { ...publishedClassifiers, ...(options.classifier && { "hosted-api": options.classifier }) };
   const tables = Object.fromEntries(Object.entries(classifiers).map(([name, c]) => [name, c.table])) as Record<UpstreamName, RuleTable>;
-  const admin = new Hono().route(ADMIN_PREFIX, adminApi({ tables })).onError((error) => renderError(error));
+  // Everything this gateway keeps between requests: one per isolate in production, one per
+  // gateway in a test that runs several side by side.
+  const isolate = new Isolate({ ...(options.clock && { clock: options.clock }), ...(options.isolateId && { id: options.isolateId }) });
+  const admin = new Hono().route(ADMIN_PREFIX, adminApi({ tables, isolate })).onError((error) => renderError(error));
   const read = requestReading({ classifiers });
   const limit = rateLimit({ classifiers });
 
@@ -39,6 +43,7 @@ export function createGateway(options: { classifier?: Classifier } = {}) {
     // `c.req.path` is the path Hono routes by (decoded), so the admin API sees the same requests
     // as when it was mounted on this app.
     if (isAdminPath(c.req.path)) return admin.fetch(c.req.raw, c.env, executionContext(c));
+    c.set("isolate", isolate);
     // A misconfigured gateway answers every request with its 500, before reading anything.
     const config = gatewayConfig(c.env);
     const request = read(c, config);

@@ -3,6 +3,7 @@ import type { Env } from "../env.ts";
 import { operatingSettings } from "../admin/settings.ts";
 import { emptyBatch, isEmpty, mergeBatch, recordDecision, recordFailure, recordUpstream, statusClass, type DecisionSample, type MetricsBatch, type UpstreamSample } from "../admin/metrics/aggregate.ts";
 import type { GatewayConfig } from "./config.ts";
+import type { Clock } from "./isolate.ts";
 import type { GatewayEnv } from "./types.ts";
 
 /*
@@ -14,9 +15,17 @@ import type { GatewayEnv } from "./types.ts";
  * (the ANALYTICS binding), which is built for one data point per event.
  */
 
-let pending: MetricsBatch = emptyBatch();
-let lastFlush = 0;
-let flushing: Promise<void> | undefined;
+/** An isolate's counts not yet handed to the region's metrics object (src/gateway/isolate.ts). */
+export class MetricsBuffer {
+  pending: MetricsBatch = emptyBatch();
+  lastFlush = Number.NEGATIVE_INFINITY;
+  flushing: Promise<void> | undefined;
+  readonly clock: Clock;
+
+  constructor(clock: Clock) {
+    this.clock = clock;
+  }
+}
 
 /** The region's metrics object, in the region's jurisdiction (its names hold identity digests). */
 export function metricsStore(env: Env, config: Pick<GatewayConfig, "region" | "jurisdiction">) {
@@ -26,8 +35,9 @@ export function metricsStore(env: Env, config: Pick<GatewayConfig, "region" | "j
 
 /** Counts one rate-limit decision (and writes it to Analytics Engine when bound). */
 export function countDecision(c: Context<GatewayEnv>, config: GatewayConfig, sample: DecisionSample): void {
-  const now = Date.now();
-  recordDecision(pending, sample, now);
+  const buffer = c.var.isolate.metrics;
+  const now = buffer.clock.now();
+  recordDecision(buffer.pending, sample, now);
   c.env.ANALYTICS?.writeDataPoint({
     indexes: [String(sample.rule)],
     blobs: ["decision", config.region, String(sample.rule), sample.ruleName, sample.outcome, sample.decidedBy ?? "", sample.counter ?? ""],
@@ -38,23 +48,26 @@ export function countDecision(c: Context<GatewayEnv>, config: GatewayConfig, sam
 
 /** Counts a counter failure that decided nothing (failing closed: 503). */
 export function countFailure(c: Context<GatewayEnv>, config: GatewayConfig, rule: { id: number; name: string }): void {
-  recordFailure(pending, rule.id, rule.name);
-  scheduleFlush(c, config, Date.now());
+  const buffer = c.var.isolate.metrics;
+  recordFailure(buffer.pending, rule.id, rule.name);
+  scheduleFlush(c, config, buffer.clock.now());
 }
 
 /** Counts one forwarded request: its upstream, status class and time to response headers. */
 export function countUpstream(c: Context<GatewayEnv>, config: GatewayConfig, sample: UpstreamSample): void {
-  recordUpstream(pending, sample);
+  const buffer = c.var.isolate.metrics;
+  recordUpstream(buffer.pending, sample);
   c.env.ANALYTICS?.writeDataPoint({
     indexes: [sample.upstream],
     blobs: ["upstream", config.region, sample.upstream, statusClass(sample.status)],
     doubles: [1, sample.ms, sample.status],
   });
-  scheduleFlush(c, config, Date.now());
+  scheduleFlush(c, config, buffer.clock.now());
 }
 
 function scheduleFlush(c: Context<GatewayEnv>, config: GatewayConfig, now: number): void {
-  if (flushing || now - lastFlush < operatingSettings(c.env).metricsFlushMs) return;
+  const buffer = c.var.isolate.metrics;
+  if (buffer.flushing || now - buffer.lastFlush < operatingSettings(c.env).metricsFlushMs) return;
   let waitUntil: (promise: Promise<unknown>) => void;
   try {
     const ctx = c.executionCtx;
@@ -62,7 +75,7 @@ function scheduleFlush(c: Context<GatewayEnv>, config: GatewayConfig, now: numbe
   } catch {
     return; // no execution context (a bare app.fetch): the admin API's read flushes instead
   }
-  waitUntil(flushMetrics(c.env, config));
+  waitUntil(flushMetrics(buffer, c.env, config));
 }
 
 /**
@@ -70,27 +83,27 @@ function scheduleFlush(c: Context<GatewayEnv>, config: GatewayConfig, now: numbe
  * kept and goes with the next flush: counts are never added twice, and never lost while the
  * isolate lives.
  */
-export function flushMetrics(env: Env, config: GatewayConfig): Promise<void> {
-  flushing ??= (async () => {
-    lastFlush = Date.now();
-    const batch = pending;
-    pending = emptyBatch();
+export function flushMetrics(buffer: MetricsBuffer, env: Env, config: GatewayConfig): Promise<void> {
+  buffer.flushing ??= (async () => {
+    buffer.lastFlush = buffer.clock.now();
+    const batch = buffer.pending;
+    buffer.pending = emptyBatch();
     if (isEmpty(batch)) return;
     try {
       await metricsStore(env, config).add(batch);
     } catch (error) {
-      mergeBatch(batch, pending);
-      pending = batch;
+      mergeBatch(batch, buffer.pending);
+      buffer.pending = batch;
       console.log(JSON.stringify({ event: "metrics_flush_failed", region: config.region, error: String(error) }));
     }
-  })().finally(() => (flushing = undefined));
-  return flushing;
+  })().finally(() => (buffer.flushing = undefined));
+  return buffer.flushing;
 }
 
 /** Before the admin API reads the totals: this isolate's counts, including those a flush under way missed. */
-export async function flushAll(env: Env, config: GatewayConfig): Promise<void> {
+export async function flushAll(buffer: MetricsBuffer, env: Env, config: GatewayConfig): Promise<void> {
   // A flush under way belongs to another request: wait for it on this request's own timer, never
   // on its promise (workerd refuses a request I/O resumed in another request's context).
-  while (flushing) await new Promise((resolve) => setTimeout(resolve, 1));
-  await flushMetrics(env, config);
+  while (buffer.flushing) await new Promise((resolve) => setTimeout(resolve, 1));
+  await flushMetrics(buffer, env, config);
 }

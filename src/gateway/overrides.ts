@@ -7,6 +7,7 @@ import type { Rule } from "../rules/load.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
 import type { CounterAddress } from "../limiter/index.ts";
 import type { GatewayConfig } from "./config.ts";
+import type { Isolate } from "./isolate.ts";
 
 /*
  * Each isolate's copy of the region's overrides (README, "Operating the gateway"). The bound: a
@@ -20,15 +21,12 @@ import type { GatewayConfig } from "./config.ts";
  * the clock.
  */
 
-/** The clock overrides are applied by; tests replace `now` to move time. */
-export const overridesClock = { now: (): number => Date.now() };
-
 /** How long a failed read is trusted to stay failed before the next try. */
 const RETRY_MS = 1_000;
 
 interface Copy {
   compiled: CompiledOverrides;
-  /** When the read that produced it started (epoch ms by overridesClock). */
+  /** When the read that produced it started (epoch ms by the isolate's clock). */
   readAt: number;
   /** Not before this time is the object asked again. */
   nextReadAt: number;
@@ -37,14 +35,11 @@ interface Copy {
   failing: boolean;
 }
 
-let copies = new WeakMap<object, Map<string, Copy>>();
-/** The copy each configuration uses (a configuration belongs to one env, so to one CONFIG binding). */
-let copyOfConfig = new WeakMap<GatewayConfig, Copy>();
-
-/** Drops this isolate's copies, so the next request reads the configuration again (tests). */
-export function forgetOverrides(): void {
-  copies = new WeakMap();
-  copyOfConfig = new WeakMap();
+/** An isolate's copies of the overrides (src/gateway/isolate.ts), by CONFIG binding and region. */
+export class OverrideCopies {
+  readonly copies = new WeakMap<object, Map<string, Copy>>();
+  /** The copy each configuration uses (a configuration belongs to one env, so to one CONFIG binding). */
+  readonly ofConfig = new WeakMap<GatewayConfig, Copy>();
 }
 
 /** The region's configuration object, in the region's jurisdiction like the counters. */
@@ -53,14 +48,15 @@ export function configStore(env: Env, config: Pick<GatewayConfig, "region" | "ju
   return namespace.getByName(`config:${config.region}`);
 }
 
-function copyOf(env: Env, config: GatewayConfig): Copy {
-  let copy = copyOfConfig.get(config);
-  if (!copy) copyOfConfig.set(config, (copy = sharedCopy(env, config)));
+function copyOf(isolate: Isolate, env: Env, config: GatewayConfig): Copy {
+  const { ofConfig } = isolate.overrides;
+  let copy = ofConfig.get(config);
+  if (!copy) ofConfig.set(config, (copy = sharedCopy(isolate.overrides, env, config)));
   return copy;
 }
 
 /** Configurations of one region and jurisdiction on one CONFIG binding share their copy. */
-function sharedCopy(env: Env, config: GatewayConfig): Copy {
+function sharedCopy({ copies }: OverrideCopies, env: Env, config: GatewayConfig): Copy {
   let byRegion = copies.get(env.CONFIG);
   if (!byRegion) copies.set(env.CONFIG, (byRegion = new Map()));
   const key = `${config.region}:${config.jurisdiction ?? "none"}`;
@@ -70,9 +66,9 @@ function sharedCopy(env: Env, config: GatewayConfig): Copy {
 }
 
 /** The overrides in force for this isolate now, read again first when the copy is too old. */
-export async function currentOverrides(env: Env, config: GatewayConfig): Promise<CompiledOverrides> {
-  const copy = copyOf(env, config);
-  const now = overridesClock.now();
+export async function currentOverrides(isolate: Isolate, env: Env, config: GatewayConfig): Promise<CompiledOverrides> {
+  const copy = copyOf(isolate, env, config);
+  const now = isolate.clock.now();
   // One request reads; the others meanwhile keep the copy they have. They must not wait on its
   // read: in workerd a request waiting on another request's I/O is cancelled as hung, or resumes
   // in that request's context, where its own I/O is refused ("Cannot perform I/O on behalf of a
@@ -129,8 +125,8 @@ function install(copy: Copy, snapshot: ConfigSnapshot, startedAt: number, refres
  * After the admin API changed the configuration: this isolate takes the new snapshot at once
  * (the object answered it, so it is current as of when the change started).
  */
-export function adoptSnapshot(env: Env, config: GatewayConfig, snapshot: ConfigSnapshot, startedAt: number): void {
-  install(copyOf(env, config), snapshot, startedAt, operatingSettings(env).configRefreshMs);
+export function adoptSnapshot(isolate: Isolate, env: Env, config: GatewayConfig, snapshot: ConfigSnapshot, startedAt: number): void {
+  install(copyOf(isolate, env, config), snapshot, startedAt, operatingSettings(env).configRefreshMs);
 }
 
 /** Digests of no identity: what `resolve` gets when no identity override exists. */
@@ -142,17 +138,17 @@ const NO_DIGESTS: RequestDigests = { prefixes: new Map() };
  * once (no promise, so no wait) in the common case: a copy that needs no read and no identity
  * override in it.
  */
-export function effectiveRule(env: Env, config: GatewayConfig, rule: Rule, request: RequestIdentities): Effective | Promise<Effective> {
-  const copy = copyOf(env, config);
-  const now = overridesClock.now();
+export function effectiveRule(isolate: Isolate, env: Env, config: GatewayConfig, rule: Rule, request: RequestIdentities): Effective | Promise<Effective> {
+  const copy = copyOf(isolate, env, config);
+  const now = isolate.clock.now();
   if (!readDue(copy, now) && copy.compiled.byIdentity.size === 0) return resolve(copy.compiled, rule, config.region, NO_DIGESTS, now);
-  return effectiveRuleAfterRead(env, config, rule, request);
+  return effectiveRuleAfterRead(isolate, env, config, rule, request);
 }
 
-async function effectiveRuleAfterRead(env: Env, config: GatewayConfig, rule: Rule, request: RequestIdentities): Promise<Effective> {
-  const compiled = await currentOverrides(env, config);
+async function effectiveRuleAfterRead(isolate: Isolate, env: Env, config: GatewayConfig, rule: Rule, request: RequestIdentities): Promise<Effective> {
+  const compiled = await currentOverrides(isolate, env, config);
   const digests = compiled.byIdentity.size > 0 ? requestDigests(request, compiled.needs, config.hmacSecret) : NO_DIGESTS;
-  return resolve(compiled, rule, config.region, digests, overridesClock.now());
+  return resolve(compiled, rule, config.region, digests, isolate.clock.now());
 }
 
 /**

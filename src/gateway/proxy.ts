@@ -17,7 +17,8 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  * `headers` and is measured (metrics.ts).
  */
 export async function forward(c: Context<GatewayEnv>, config: GatewayConfig, request: GatewayRequest, headers?: Readonly<Record<string, string>>): Promise<Response> {
-  const started = Date.now();
+  const { clock } = c.var.isolate;
+  const started = clock.now();
   const name = request.upstream;
   const upstream = config.upstreams[name];
   const incoming = c.req.raw;
@@ -28,7 +29,7 @@ export async function forward(c: Context<GatewayEnv>, config: GatewayConfig, req
   const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: incoming.headers, body: incoming.body, signal: incoming.signal });
   const refused = prepareUpstreamHeaders(outgoing.headers, incoming.headers, request.url, request.edgeAddress);
   const response = refused === undefined ? await answer(config, name, upstream, outgoing, headers) : Response.json({ detail: refused }, { status: 400, headers });
-  countUpstream(c, config, { upstream: name, status: response.status, ms: Date.now() - started });
+  countUpstream(c, config, { upstream: name, status: response.status, ms: clock.now() - started });
   return response;
 }
 

@@ -6,7 +6,7 @@ import type { Classifier } from "../rules/classify.ts";
 import { describeMatcher } from "../rules/match.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
 import type { GatewayConfig } from "./config.ts";
-import { count, counterFailures, CounterUnavailable, type Counted } from "./counter.ts";
+import { CounterUnavailable, type Counted } from "./counter.ts";
 import { observeDecision } from "./decision-log.ts";
 import { countFailure } from "./metrics.ts";
 import { countedAddress, effectiveRule } from "./overrides.ts";
@@ -35,7 +35,8 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     const digest = identityDigest(identity, config.hmacSecret);
     const address = counterAddress(config.region, rule.id, digest);
     // blocked > exempt > identity limit > rule override > published (src/overrides/resolve.ts).
-    const resolving = effectiveRule(c.env, config, rule, { apiKey, userId, clientIp });
+    const { isolate } = c.var;
+    const resolving = effectiveRule(isolate, c.env, config, rule, { apiKey, userId, clientIp });
     const effective = resolving instanceof Promise ? await resolving : resolving;
     if (effective.verdict !== "count") {
       observeDecision(c, config, { rule, region: config.region, counter: address.name, outcome: effective.verdict === "block" ? "blocked" : "exempt", override: effective.by.id });
@@ -46,10 +47,11 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     const enforce = effective.mode === "enforce";
     const policy = policyHeader(rule, limit);
 
-    const started = Date.now();
+    const { clock, counting } = isolate;
+    const started = clock.now();
     let counted: Counted;
     try {
-      counted = await count(c.env, {
+      counted = await counting.count(c.env, {
         jurisdiction: config.jurisdiction,
         address: countedAddress(address, limit, rule.limits[config.region]),
         limit: limiterLimit(limit, config.timeScale),
@@ -60,12 +62,12 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
       });
     } catch (error) {
       if (!(error instanceof CounterUnavailable)) throw error;
-      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: address.name, error: error.message, failures: counterFailures(), failMode: config.failMode, decidedBy: "none" });
+      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: address.name, error: error.message, failures: counting.failures, failMode: config.failMode, decidedBy: "none" });
       countFailure(c, config, rule);
       throw new HTTPException(503, { res: limiterUnavailable(rule, { "ratelimit-policy": policy }) });
     }
     if (counted.decidedBy === "local-fallback") {
-      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: address.name, error: counted.failure, failures: counterFailures(), failMode: config.failMode, decidedBy: "local-fallback" });
+      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: address.name, error: counted.failure, failures: counting.failures, fallbackCounters: counting.fallbackCounters, failMode: config.failMode, decidedBy: "local-fallback" });
     }
 
     const headers: Record<string, string> = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, counted) };
@@ -82,7 +84,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
       override: (effective.limitBy ?? effective.modeBy)?.id,
       outcome,
       counted,
-      counterMs: counted.decidedBy === "deny-cache" || counted.decidedBy === "lease" ? undefined : Date.now() - started,
+      counterMs: counted.decidedBy === "deny-cache" || counted.decidedBy === "lease" ? undefined : clock.now() - started,
     });
     if (!counted.allowed && enforce) {
       const retryAfter = ceilSeconds(counted.retryInMs);

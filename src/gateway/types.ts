@@ -1,4 +1,5 @@
 import type { Env } from "../env.ts";
+import type { Isolate } from "./isolate.ts";
 import type { UpstreamName } from "./routes.ts";
 
 /**
@@ -29,5 +30,7 @@ export interface GatewayEnv {
   Variables: {
     /** Set once the request is read, so the error handler can say which path failed. */
     request: GatewayRequest;
+    /** The memory of the isolate serving it: its part of counting, overrides copy and metrics. */
+    isolate: Isolate;
   };
 }

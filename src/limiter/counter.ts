@@ -114,7 +114,9 @@ export class Counter {
   decide(limit: Limit, hits: number, now: number, { recorded = [], lease }: DecideExtras = {}): Decided {
     const { window, ledger } = this.#load(limit, now);
     let reserved = false;
-    if (lease) this.#callers.called(lease.caller, now);
+    // A caller that does not say who it is (an isolate of an older version) may be anyone.
+    const caller = typeof lease?.caller === "string" && lease.caller !== "" ? lease.caller : undefined;
+    if (lease) this.#callers.called(caller, now);
     const tookBack = lease?.returned !== undefined && this.#takeBack(lease.returned, window);
     const elsewhere = this.#newReports(recorded, limit, now);
     if (elsewhere.length > 0) {
@@ -126,11 +128,11 @@ export class Counter {
     for (let i = 0; i < hits; i++) {
       const decision = window.hit(now);
       if (decision.allowed && ledger.onAdmit(now)) reserved = true;
-      verdicts.push(this.#verdict(decision, now, lease?.caller, limit));
+      verdicts.push(this.#verdict(decision, now, caller, limit));
     }
     let granted: LeaseGrant | undefined;
-    const cap = lease && lease.want > 0 && verdicts.every((v) => v.allowed) ? this.#callers.leaseCap(lease.caller, limit, now) : 0;
-    if (lease && cap > 0) {
+    const cap = lease && caller && lease.want > 0 && verdicts.every((v) => v.allowed) ? this.#callers.leaseCap(caller, limit, now) : 0;
+    if (lease && caller && cap > 0) {
       const plan = planLease(limit, window, now, Math.min(lease.want, cap));
       if (plan) {
         window.reserve(plan.until, plan.grant.units, now);
@@ -138,7 +140,7 @@ export class Counter {
         reserved = true;
         for (const [id, held] of this.#leases) if (held.until + limit.intervalMs <= now) this.#leases.delete(id);
         granted = { id: `${this.#leasePrefix}-${++this.#leaseSeq}`, ...plan.grant };
-        this.#leases.set(granted.id, { until: plan.until, units: granted.units, spanMs: granted.spanMs, caller: lease.caller });
+        this.#leases.set(granted.id, { until: plan.until, units: granted.units, spanMs: granted.spanMs, caller });
       }
     }
     let settleAt = this.#lastWrite + SETTLE_MS;

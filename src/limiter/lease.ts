@@ -58,8 +58,13 @@ export class CallerHistory {
   #streak = 0;
   #sharedAt = Number.NEGATIVE_INFINITY;
 
-  /** Notes a call from `caller` at `now`. */
-  called(caller: string, now: number): void {
+  /** Notes a call from `caller` at `now` (undefined: a caller that did not say, so anyone). */
+  called(caller: string | undefined, now: number): void {
+    if (caller === undefined) {
+      this.#sharedAt = now;
+      this.#last = undefined;
+      return;
+    }
     if (caller === this.#last) {
       this.#streak++;
       return;
@@ -196,23 +201,20 @@ export class LeaseBook {
    * What the next call for `name` asks: units, and the lease to give back. A lease still held is
    * ended and given back too (requests queued before it came go to the object in one call): its
    * unused units must not count against them, or the object would deny what a single window admits.
+   * The lease given back stays here until a call carrying it is answered (`accept`): a call lost
+   * with a cancelled request leaves it to go with the next one (the object takes a lease back once).
    */
   request(name: string): LeaseRequest {
     const held = this.#held.get(name);
     if (held) this.#end(name, held, "call");
     const ended = this.#ended.get(name);
-    this.#ended.delete(name);
     const want = ended?.next ?? this.#wants.get(name) ?? FIRST_WANT;
     return ended ? { caller: this.caller, want, returned: ended.returned } : { caller: this.caller, want };
   }
 
-  /** The call carrying `request` failed: its lease goes back with the next call. */
-  restore(name: string, request: LeaseRequest): void {
-    if (request.returned && !this.#ended.has(name)) setBounded(this.#ended, name, { returned: request.returned, next: request.want || FIRST_WANT }, this.#max);
-  }
-
   /** The object answered the call sent at `from` (this isolate's clock), with a lease or none. */
   accept(name: string, limit: Limit, grant: LeaseGrant | undefined, from: number, request: LeaseRequest): void {
+    if (request.returned && this.#ended.get(name)?.returned.id === request.returned.id) this.#ended.delete(name);
     if (request.want > 0) setBounded(this.#wants, name, request.want, this.#max);
     if (!grant) return;
     const previous = this.#held.get(name);

@@ -292,7 +292,8 @@ describe("hits decided together (hitBatch)", () => {
   it("counts admissions made elsewhere (recorded) before deciding", async () => {
     const clock = { now: T0 };
     const stub = await counterAt(clock);
-    const recorded = Array.from({ length: 10 }, (_, i) => T0 - 1_000 + i);
+    // Made 1,000 ms to 991 ms before the call, by the isolate's account.
+    const recorded = [{ id: "isolate-1", agesMs: Array.from({ length: 10 }, (_, i) => 1_000 - i) }];
     const verdicts = await stub.hitBatch({ limit: LIMIT, hits: 8, recorded });
     expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, true, true, false, false, false]);
     // The oldest recorded admission frees the first unit, one interval after it was made.

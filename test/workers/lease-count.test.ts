@@ -3,13 +3,13 @@
 // test/unit/limiter/lease.test.ts. Here because count() belongs to the Worker.
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hostedApiTable } from "../../src/rules/hosted-api.ts";
 import type { Region } from "../../src/rules/schema.ts";
 import { gatewayWith, recordingLimiter } from "./support/custom-gateway.ts";
 import { freshIdentity } from "./support/requests.ts";
 import type { Env } from "../../src/env.ts";
-import { count as countRequest, counterClock, MAX_CALLS_PER_OBJECT, type Counted } from "../../src/gateway/counter.ts";
+import { Counting, MAX_CALLS_PER_OBJECT, type Counted } from "../../src/gateway/counter.ts";
 import { Counter, LEASE_MIN_COUNT, MemoryCounterStore, verdictOf, type Limit, type Verdict } from "../../src/limiter/index.ts";
 import { stepsArb } from "../unit/limiter/arbitraries.ts";
 import { ReferenceWindow } from "../unit/limiter/reference-model.ts";
@@ -66,16 +66,16 @@ function memoryLimiter(now: () => number, latency?: () => Promise<void>, options
 
 let run = 0;
 
-/** One request through the gateway's count() on `address`, as the gateway counts with a lease-capable algorithm. */
-function countOn(env: Env, address: { name: string; object: string; key: string }, limit: Limit, options: { timeoutMs?: number; cacheDenials?: boolean; failMode?: "open" | "closed" } = {}): Promise<Counted> {
-  const { timeoutMs = 1_000, cacheDenials = true, failMode = "closed" } = options;
-  return countRequest(env, { jurisdiction: undefined, address, limit, timeoutMs, cacheDenials, algorithm: "sliding-window", failMode });
+/** One isolate's part of counting, on a clock the test drives. */
+function isolateAt(now: () => number): Counting {
+  return new Counting(`isolate-${run++}`, { now });
 }
 
-// Each test drives counterClock; the real clock comes back after it.
-afterEach(() => {
-  counterClock.now = () => Date.now();
-});
+/** One request through the gateway's count() on `address`, as the gateway counts with a lease-capable algorithm. */
+function countOn(counting: Counting, env: Env, address: { name: string; object: string; key: string }, limit: Limit, options: { timeoutMs?: number; cacheDenials?: boolean; failMode?: "open" | "closed" } = {}): Promise<Counted> {
+  const { timeoutMs = 1_000, cacheDenials = true, failMode = "closed" } = options;
+  return counting.count(env, { jurisdiction: undefined, address, limit, timeoutMs, cacheDenials, algorithm: "sliding-window", failMode });
+}
 
 describe("admission leases through count()", () => {
   it("property: through count(), one isolate's answers are exactly the sliding window's, header values included", async () => {
@@ -84,14 +84,14 @@ describe("admission leases through count()", () => {
         leasedLimitArb.chain((limit) => fc.tuple(fc.constant(limit), stepsArb(limit.intervalMs, 80))),
         async ([limit, steps]) => {
           let now = 1_000_000;
-          counterClock.now = () => now;
+          const counting = isolateAt(() => now);
           const { env } = memoryLimiter(() => now);
           const reference = new ReferenceWindow(limit);
           const address = { name: `lease-run-${run++}`, object: "o", key: `k${run}` };
           for (const { gap, burst } of steps) {
             now += gap;
             for (let i = 0; i < burst; i++) {
-              const counted: Counted = await countOn(env, address, limit);
+              const counted: Counted = await countOn(counting, env, address, limit);
               const expected: Verdict = verdictOf(reference.decide(now, true), now);
               expect({ ...counted, decidedBy: undefined }).toEqual({ ...expected, decidedBy: undefined });
             }
@@ -104,16 +104,17 @@ describe("admission leases through count()", () => {
 
   it("answers on a lease follow admissions out of the window to the millisecond", async () => {
     let now = 0;
-    counterClock.now = () => now;
+    const counting = isolateAt(() => now);
     const { env } = memoryLimiter(() => now);
-    const limit = { count: 160, intervalMs: 1_000 };
+    // 800: a first lease is at most 1% of count (src/limiter/lease.ts, "sole caller").
+    const limit = { count: 800, intervalMs: 1_000 };
     const reference = new ReferenceWindow(limit);
     const address = { name: `lease-edge-${run++}`, object: "o", key: "edge" };
     const seen: string[] = [];
     // 0: three admissions; 950: a new lease (100 ms) during which those three leave the window at 1,000.
     for (const t of [0, 0, 0, 950, 960, 999, 1_000, 1_001, 1_049, 1_050]) {
       now = t;
-      const counted = await countOn(env, address, limit);
+      const counted = await countOn(counting, env, address, limit);
       expect({ ...counted, decidedBy: undefined }).toEqual({ ...verdictOf(reference.decide(now, true), now), decidedBy: undefined });
       seen.push(counted.decidedBy);
     }
@@ -123,14 +124,14 @@ describe("admission leases through count()", () => {
 
   it("a warm counter reaches its object once per lease, not once per request", async () => {
     let now = 5_000_000;
-    counterClock.now = () => now;
+    const counting = isolateAt(() => now);
     const { env, calls } = memoryLimiter(() => now);
     const limit = { count: 10_000, intervalMs: 60_000 };
     const address = { name: `lease-warm-${run++}`, object: "o", key: "warm" };
     const decidedBy: string[] = [];
     for (let i = 0; i < 200; i++) {
       now += 5;
-      const counted = await countOn(env, address, limit);
+      const counted = await countOn(counting, env, address, limit);
       expect(counted).toMatchObject({ allowed: true, remaining: limit.count - 1 - i });
       decidedBy.push(counted.decidedBy);
     }
@@ -141,7 +142,7 @@ describe("admission leases through count()", () => {
 
   it("a busy counter: requests queued behind the call that brings a lease are decided on it, every answer exact", async () => {
     const now = 7_000_000;
-    counterClock.now = () => now;
+    const counting = isolateAt(() => now);
     // The object answers after a few milliseconds, so requests always queue behind its call.
     const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 3)));
     const limit = { count: 10_000, intervalMs: 60_000 };
@@ -153,7 +154,7 @@ describe("admission leases through count()", () => {
       Array.from({ length: 32 }, async (_, client) => {
         for (let i = 0; i < 20; i++) {
           await new Promise((resolve) => setTimeout(resolve, (client + i) % 4));
-          answers.push(await countOn(env, address, limit, { timeoutMs: 300_000 }));
+          answers.push(await countOn(counting, env, address, limit, { timeoutMs: 300_000 }));
         }
       }),
     );
@@ -172,7 +173,7 @@ describe("admission leases through count()", () => {
 describe("one call per counter object, for every counter it holds", () => {
   it("identities sharing an object do not wait for each other's call, up to MAX_CALLS_PER_OBJECT at once; each identity's verdicts are exactly its own window's", async () => {
     const now = 9_000_000;
-    counterClock.now = () => now;
+    const counting = isolateAt(() => now);
     const { env, calls, maxInFlight, overlapping } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 2)));
     // Below LEASE_MIN_COUNT: every request is decided by the object.
     const limit = { count: 15, intervalMs: 10_000 };
@@ -181,7 +182,7 @@ describe("one call per counter object, for every counter it holds", () => {
     const answers = await Promise.all(
       Array.from({ length: 150 }, (_, i) => {
         const address = identities[i % identities.length]!;
-        return countOn(env, address, limit, { timeoutMs: 300_000, cacheDenials: false }).then((counted) => ({ key: address.key, counted }));
+        return countOn(counting, env, address, limit, { timeoutMs: 300_000, cacheDenials: false }).then((counted) => ({ key: address.key, counted }));
       }),
     );
     for (const { key } of identities) {
@@ -200,7 +201,7 @@ describe("one call per counter object, for every counter it holds", () => {
   });
   it("identities sharing an overloaded object: a 10x burst on each admits at most count per identity, the overflow decided by the local fallback", async () => {
     const now = 9_500_000;
-    counterClock.now = () => now;
+    const counting = isolateAt(() => now);
     // The object refuses any call made while another to it is in flight.
     const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 2)), { overloaded: true });
     const limit = { count: 15, intervalMs: 10_000 };
@@ -209,7 +210,7 @@ describe("one call per counter object, for every counter it holds", () => {
     const answers = await Promise.all(
       Array.from({ length: 10 * limit.count * identities.length }, (_, i) => {
         const address = identities[i % identities.length]!;
-        return countOn(env, address, limit, { timeoutMs: 300_000, cacheDenials: false, failMode: "open" }).then((counted) => ({ key: address.key, counted }));
+        return countOn(counting, env, address, limit, { timeoutMs: 300_000, cacheDenials: false, failMode: "open" }).then((counted) => ({ key: address.key, counted }));
       }),
     );
     for (const { key } of identities) {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { toValidationErrors } from "../../emulators/shared/fastapi-errors.ts";
 import { counterAddress } from "../../limiter/index.ts";
 import { gatewayConfig } from "../../gateway/config.ts";
-import { currentOverrides, overridesClock } from "../../gateway/overrides.ts";
+import { currentOverrides } from "../../gateway/overrides.ts";
 import { limiterLimit } from "../../gateway/rate-limit.ts";
 import { ceilSeconds } from "../../gateway/rate-limit-headers.ts";
 import { resolve, ruleEffective } from "../../overrides/resolve.ts";
@@ -50,13 +50,14 @@ export function counterRoutes(tables: Readonly<Record<string, RuleTable>>) {
     if (!givenDigest && "missing" in identity) return unprocessable([identity.missing]);
     const digest = givenDigest ?? identityDigest(identity as Identity, config.hmacSecret);
 
-    const compiled = await currentOverrides(c.env, config);
+    const { isolate } = c.var;
+    const compiled = await currentOverrides(isolate, c.env, config);
     const digests = requestDigests({ apiKey: apiKey ?? null, userId: userId ?? null, clientIp }, compiled.needs, config.hmacSecret);
     // Given only a digest, it is the counter's own: for key and IP rows that is the subject's digest too.
     const byDigest = givenDigest && rule.identity !== "user-ip" ? { ...digests, [rule.identity]: givenDigest } : digests;
-    const effective = resolve(compiled, rule, config.region, byDigest, overridesClock.now());
+    const effective = resolve(compiled, rule, config.region, byDigest, isolate.clock.now());
     // A blocked or exempt caller's counter is still shown, under the rule's own limit.
-    const counted = effective.verdict === "count" ? effective : ruleEffective(compiled, rule, config.region, overridesClock.now());
+    const counted = effective.verdict === "count" ? effective : ruleEffective(compiled, rule, config.region, isolate.clock.now());
 
     const address = counterAddress(config.region, rule.id, digest);
     const namespace = config.jurisdiction ? c.env.LIMITER.jurisdiction(config.jurisdiction) : c.env.LIMITER;

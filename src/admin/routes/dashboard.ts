@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { gatewayConfig } from "../../gateway/config.ts";
 import { flushAll, metricsStore } from "../../gateway/metrics.ts";
-import { configStore, currentOverrides, overridesClock } from "../../gateway/overrides.ts";
+import { configStore, currentOverrides } from "../../gateway/overrides.ts";
 import { effectiveTables } from "../../overrides/effective-table.ts";
 import type { RuleTable } from "../../rules/load.ts";
 import { dashboardData } from "../dashboard/data.ts";
@@ -32,14 +32,15 @@ export function dashboardRoutes(tables: Readonly<Record<string, RuleTable>>) {
     })
     .get("/dashboard/data", async (c) => {
       const config = gatewayConfig(c.env);
-      await flushAll(c.env, config);
+      const { isolate } = c.var;
+      await flushAll(isolate.metrics, c.env, config);
       const store = configStore(c.env, config);
-      const [totals, compiled, audit] = await Promise.all([metricsStore(c.env, config).totals(), currentOverrides(c.env, config), store.audit(AUDIT_SHOWN)]);
-      const now = overridesClock.now();
+      const [totals, compiled, audit] = await Promise.all([metricsStore(c.env, config).totals(), currentOverrides(isolate, c.env, config), store.audit(AUDIT_SHOWN)]);
+      const now = isolate.clock.now();
       return c.json(
         dashboardData({
           region: config.region,
-          now: Date.now(),
+          now,
           version: compiled.version,
           tables: effectiveTables(tables, compiled, config.region, now),
           totals,

@@ -38,7 +38,7 @@ export function explainRoutes(tables: Readonly<Record<UpstreamName, RuleTable>>)
     const answer = await explainReport({ ...parsed.data, headers, region: config.region, secret: config.hmacSecret, tables });
     if (!answer.ok) return c.json({ detail: `the gateway would refuse this request with ${answer.status}: ${answer.detail}` }, 422);
 
-    const effective = await effectiveRule(c.env, config, answer.rule, { apiKey: answer.facts.apiKey ?? null, userId: answer.facts.userId ?? null, clientIp: answer.facts.clientIp });
+    const effective = await effectiveRule(c.var.isolate, c.env, config, answer.rule, { apiKey: answer.facts.apiKey ?? null, userId: answer.facts.userId ?? null, clientIp: answer.facts.clientIp });
     const now = describe(effective);
     if (/^text\/plain\b/.test(c.req.header("accept") ?? "")) return c.text(`${answer.text}\n\nnow:        ${now}\n`);
     return c.json({ explanation: answer.json, text: answer.text, effective: { ...summary(effective), description: now } });

@@ -10,7 +10,7 @@ import type { AdminEnv } from "../types.ts";
  */
 export const metricsRoutes = new Hono<AdminEnv>().get("/metrics", async (c) => {
   const config = gatewayConfig(c.env);
-  await flushAll(c.env, config);
+  await flushAll(c.var.isolate.metrics, c.env, config);
   const totals = await metricsStore(c.env, config).totals();
   return c.text(prometheusText(config.region, totals), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" });
 });

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { gatewayConfig } from "../../gateway/config.ts";
-import { adoptSnapshot, configStore, overridesClock } from "../../gateway/overrides.ts";
+import { adoptSnapshot, configStore } from "../../gateway/overrides.ts";
 import { notFound } from "../auth.ts";
 import { parseOverrideRequest } from "../../overrides/request.ts";
 import type { RuleTable } from "../../rules/load.ts";
@@ -20,26 +20,26 @@ export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
   return new Hono<AdminEnv>()
     .get("/overrides", async (c) => {
       const snapshot = await configStore(c.env, gatewayConfig(c.env)).snapshot();
-      const now = overridesClock.now();
+      const now = c.var.isolate.clock.now();
       return c.json({ version: snapshot.version, overrides: snapshot.overrides.filter((o) => o.expiresAt === undefined || now < o.expiresAt) });
     })
     .post("/overrides", async (c) => {
       const config = gatewayConfig(c.env);
       const parsed = parseOverrideRequest(await jsonBody(c), tables, config.hmacSecret);
       if (!parsed.ok) return unprocessable(parsed.detail);
-      const startedAt = overridesClock.now();
+      const startedAt = c.var.isolate.clock.now();
       const result = await configStore(c.env, config).set(parsed.change, c.var.actor);
       if (!result.ok) return unprocessable(result.detail);
-      adoptSnapshot(c.env, config, result.snapshot, startedAt);
+      adoptSnapshot(c.var.isolate, c.env, config, result.snapshot, startedAt);
       log({ event: "override_set", region: config.region, id: result.override.id, actor: c.var.actor, replaced: result.previous?.id });
       return c.json({ override: result.override, previous: result.previous ?? null }, 201);
     })
     .delete("/overrides/:id", async (c) => {
       const config = gatewayConfig(c.env);
-      const startedAt = overridesClock.now();
+      const startedAt = c.var.isolate.clock.now();
       const result = await configStore(c.env, config).end(c.req.param("id"), c.var.actor);
       if (!result.ok) return notFound();
-      adoptSnapshot(c.env, config, result.snapshot, startedAt);
+      adoptSnapshot(c.var.isolate, c.env, config, result.snapshot, startedAt);
       log({ event: "override_ended", region: config.region, id: result.ended.id, actor: c.var.actor });
       return c.json({ ended: result.ended });
     })

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { gatewayConfig } from "../../gateway/config.ts";
-import { currentOverrides, overridesClock } from "../../gateway/overrides.ts";
+import { currentOverrides } from "../../gateway/overrides.ts";
 import { effectiveTables } from "../../overrides/effective-table.ts";
 import type { RuleTable } from "../../rules/load.ts";
 import type { AdminEnv } from "../types.ts";
@@ -13,7 +13,7 @@ import type { AdminEnv } from "../types.ts";
 export function rulesRoutes(tables: Readonly<Record<string, RuleTable>>) {
   return new Hono<AdminEnv>().get("/rules", async (c) => {
     const config = gatewayConfig(c.env);
-    const compiled = await currentOverrides(c.env, config);
-    return c.json({ region: config.region, version: compiled.version, tables: effectiveTables(tables, compiled, config.region, overridesClock.now()) });
+    const compiled = await currentOverrides(c.var.isolate, c.env, config);
+    return c.json({ region: config.region, version: compiled.version, tables: effectiveTables(tables, compiled, config.region, c.var.isolate.clock.now()) });
   });
 }

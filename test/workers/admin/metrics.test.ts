@@ -46,8 +46,11 @@ describe("GET /_tollgate/metrics", () => {
     for (let i = 0; i < limit + 3; i++) await send("/runs/stats", { headers: keyed(K) });
     // Two requests while row 12's counter fails: decided by the local fallback, counted as failures.
     vi.spyOn(console, "log").mockImplementation(() => {});
+    // Another gateway is another isolate: its counts reach the totals when it hands them on (an
+    // admin read through it does so at once).
     const failing = adminGateway({ LIMITER: recordingLimiter("fail").namespace });
     for (let i = 0; i < 2; i++) await failing("/runs/query", { method: "POST", headers: keyed(freshIdentity().apiKey) });
+    await scrape(failing);
 
     const after = await scrape(send);
     expect(delta(after, decisions(28, "runs-stats-key", "admitted"))).toBe(limit);

@@ -6,7 +6,6 @@ import { runInDurableObject } from "cloudflare:test";
 import type { Env } from "../../../src/env.ts";
 import type { RateLimiter } from "../../../src/durable-objects/rate-limiter.ts";
 import type { ConfigStore } from "../../../src/durable-objects/config-store.ts";
-import { forgetOverrides, overridesClock } from "../../../src/gateway/overrides.ts";
 import { counterAddress } from "../../../src/limiter/index.ts";
 import { identityDigest } from "../../../src/rules/identity.ts";
 import type { Identity } from "../../../src/rules/request-facts.ts";
@@ -26,9 +25,15 @@ const privateLimiter = {
   getByName: (name: string) => env.LIMITER.getByName(lab + name),
 } as unknown as Env["LIMITER"];
 
-/** A gateway with the admin API on (ADMIN_TOKEN set), its own counter objects, and any other bindings replaced. */
+/** The clock the next admin gateways run on (driveOverridesClock), the runtime's by default. */
+let gatewayClock: { now(): number } | undefined;
+
+/**
+ * A gateway with the admin API on (ADMIN_TOKEN set), its own counter objects, and any other
+ * bindings replaced, on the clock driveOverridesClock set (each gateway is an isolate of its own).
+ */
 export function adminGateway(overrides: Partial<Env> = {}) {
-  return gatewayWith({ ADMIN_TOKEN: TOKEN, LIMITER: privateLimiter, ...overrides });
+  return gatewayWith({ ADMIN_TOKEN: TOKEN, LIMITER: privateLimiter, ...overrides }, undefined, gatewayClock);
 }
 
 export type Send = ReturnType<typeof gatewayWith>;
@@ -42,11 +47,10 @@ export function admin(send: Send, method: string, path: string, options: { body?
   return send(`/_tollgate${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
 }
 
-/** The overrides' clock, driven by the test; restored (and the isolate's copies dropped) by `release`. */
+/** The clock of the gateways made after it (their overrides, counting and metrics), driven by the test. */
 export function driveOverridesClock(start: number) {
   const clock = { now: start };
-  overridesClock.now = () => clock.now;
-  forgetOverrides();
+  gatewayClock = { now: () => clock.now };
   return clock;
 }
 
@@ -55,14 +59,13 @@ export function driveOverridesClock(start: number) {
  * test here) and this isolate's copies of it dropped, so no override leaks into the next test.
  */
 export async function resetAdminState(): Promise<void> {
-  overridesClock.now = () => Date.now();
+  gatewayClock = undefined;
   lab = `admin-test:${crypto.randomUUID()}:`;
   await runInDurableObject(env.CONFIG.getByName(`config:${region}`), async (instance: ConfigStore, state) => {
     instance.now = () => Date.now();
     await state.storage.deleteAlarm();
     await state.storage.deleteAll();
   });
-  forgetOverrides();
 }
 
 /** The region's configuration object (jurisdiction "none" in tests), on the test's clock. */

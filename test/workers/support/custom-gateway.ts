@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import type { Env } from "../../../src/env.ts";
 import { createGateway } from "../../../src/gateway/app.ts";
+import type { Clock } from "../../../src/gateway/isolate.ts";
 import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/rate-limiter.ts";
 import type { Classifier } from "../../../src/rules/classify.ts";
 
@@ -9,8 +10,8 @@ import type { Classifier } from "../../../src/rules/classify.ts";
  * The gateway app with some bindings replaced (failing upstreams, recording namespaces...). The
  * returned function takes a path (sent to https://gateway.test) or a whole URL (another host).
  */
-export function gatewayWith(overrides: Partial<Env>, classifier?: Classifier) {
-  const app = createGateway(classifier ? { classifier } : {});
+export function gatewayWith(overrides: Partial<Env>, classifier?: Classifier, clock?: Clock) {
+  const app = createGateway({ ...(classifier && { classifier }), ...(clock && { clock }) });
   const testEnv = { ...env, ...overrides } as Env;
   return async (path: string, init: RequestInit = {}) => {
     const ctx = createExecutionContext();
@@ -59,7 +60,7 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" |
           for (const batch of batches) {
             calls.keys.push(batch.key ?? "");
             calls.batches.push(batch.hits);
-            calls.recorded.push([...(batch.recorded ?? [])]);
+            calls.recorded.push((batch.recorded ?? []).flatMap((report) => report.agesMs));
           }
           if (calls.hits <= failFirst || behaviour === "fail") throw new Error("object exploded");
           if (behaviour === "hang") return new Promise(() => {});
