@@ -10,7 +10,8 @@ import { gatewayWith, recordingLimiter } from "./support/custom-gateway.ts";
 import { freshIdentity } from "./support/requests.ts";
 import type { Env } from "../../src/env.ts";
 import { Counting, MAX_CALLS_PER_OBJECT, type Counted } from "../../src/gateway/counter.ts";
-import { Counter, LEASE_MIN_COUNT, MemoryCounterStore, verdictOf, type Limit, type Verdict } from "../../src/limiter/index.ts";
+import { LEASE_MIN_COUNT, verdictOf, type Limit, type Verdict } from "../../src/limiter/index.ts";
+import { memoryLimiter } from "./support/memory-limiter.ts";
 import { stepsArb } from "../unit/limiter/arbitraries.ts";
 import { ReferenceWindow } from "../unit/limiter/reference-model.ts";
 
@@ -20,49 +21,6 @@ const leasedLimitArb: fc.Arbitrary<Limit> = fc.record({
   intervalMs: fc.integer({ min: 50, max: 20_000 }),
 });
 
-
-/**
- * The gateway's own `count()` (deny cache, lease, coalescer, object call) against counter objects
- * run in memory: the same Counter the Durable Object runs, called as RateLimiter.decideBatch does.
- * It records calls in flight (per isolate, and per counter: two at once for one counter is a
- * coalescing failure). `overloaded`: a call made while another is in flight to the same object
- * fails, as a Durable Object past its capacity does.
- */
-function memoryLimiter(now: () => number, latency?: () => Promise<void>, options: { overloaded?: boolean } = {}) {
-  const store = new MemoryCounterStore();
-  const counters = new Map<string, Counter>();
-  let calls = 0;
-  let inFlight = 0;
-  let maxInFlight = 0;
-  /** Counters with a call in flight; a second call for one of them is a coalescing failure. */
-  const busy = new Set<string>();
-  let overlapping = 0;
-  const objectsInFlight = new Set<string>();
-  const namespace = {
-    getByName: (object: string) => ({
-      async decideMany(batches: (Parameters<Counter["decide"]>[3] & { key?: string; limit: Limit; hits: number })[]) {
-        calls++;
-        if (options.overloaded && objectsInFlight.has(object)) throw new Error("Durable Object is overloaded. Too many requests queued.");
-        objectsInFlight.add(object);
-        maxInFlight = Math.max(maxInFlight, ++inFlight);
-        const names = batches.map((batch) => `${object}/${batch.key ?? ""}`);
-        for (const name of names) (busy.has(name) ? overlapping++ : busy.add(name));
-        await latency?.();
-        inFlight--;
-        objectsInFlight.delete(object);
-        for (const name of names) busy.delete(name);
-        return batches.map((batch) => {
-          const name = `${object}/${batch.key ?? ""}`;
-          let counter = counters.get(name);
-          if (!counter) counters.set(name, (counter = new Counter(store, name)));
-          const { verdicts, lease } = counter.decide(batch.limit, batch.hits, now(), batch);
-          return lease ? { verdicts, lease } : { verdicts };
-        });
-      },
-    }),
-  };
-  return { env: { LIMITER: namespace } as unknown as Env, calls: () => calls, maxInFlight: () => maxInFlight, overlapping: () => overlapping };
-}
 
 let run = 0;
 
