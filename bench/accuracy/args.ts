@@ -1,0 +1,95 @@
+// Pure: command-line arguments of `npm run bench:accuracy`. Every refusal is a BadArgument naming
+// the option (the shared CLI helper prints it as one line).
+import { BadArgument, parseOptions } from "../../src/tools/cli.ts";
+
+export { BadArgument };
+
+export const BASIC_NAMES = ["sequential", "concurrent", "steady", "warm-many"] as const;
+export const FAULT_NAMES = ["slow-object", "failing-object", "object-restart", "eviction", "limit-raise", "limit-lower", "clock-skew"] as const;
+export const SCENARIO_NAMES = [...BASIC_NAMES, ...FAULT_NAMES] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+export const DEFAULT_KS = [1, 4, 16, 64] as const;
+/**
+ * 60 s windows become 6 s: long enough that a round robin of 100 requests over 64 cold isolates
+ * (about 10 ms each on 2 cores) fits in one window, short enough for a full run in about 15 minutes.
+ */
+export const DEFAULT_TIME_SCALE = 10;
+/** Below the default 1000 ms so a slow-object outage costs seconds, not minutes. */
+export const DEFAULT_LIMITER_TIMEOUT_MS = 250;
+/** The gateway's minimum: overrides reach every isolate fast. */
+export const DEFAULT_CONFIG_REFRESH_MS = 100;
+const MAX_ISOLATES = 128;
+
+export interface AccuracyOptions {
+  readonly ks: readonly number[];
+  readonly scenarios: readonly ScenarioName[];
+  readonly timeScale: number;
+  readonly row: number;
+  readonly limiterTimeoutMs: number;
+  readonly json?: string;
+  readonly help: boolean;
+}
+
+export const USAGE = `usage: npm run bench:accuracy -- [--k 1,4,16,64] [--scenarios a,b|basic|faults|all]
+                              [--time-scale N] [--row N] [--limiter-timeout-ms N] [--json FILE]
+
+Runs K copies of the built gateway (wrangler.toml env us, npm start's local bindings) in one
+Miniflare, all counting on one owner's Durable Objects, spreads one client (a fresh API key per
+scenario and K) over them, and prints per scenario a row per K: admitted vs count, over-admissions,
+early 429s and whether Retry-After was honoured, then a one-line verdict per scenario.
+
+  --k LIST              isolate counts (default 1,4,16,64)
+  --scenarios LIST      ${SCENARIO_NAMES.join(", ")}
+                        or basic (the first four), faults (the rest), all (default)
+  --time-scale N        TIME_SCALE: every interval divided by N (default ${DEFAULT_TIME_SCALE})
+  --row N               hosted-API row counted per API key (default 5, 100 per 60 s)
+  --limiter-timeout-ms N  LIMITER_TIMEOUT_MS for the run (default ${DEFAULT_LIMITER_TIMEOUT_MS})
+  --json FILE           also write the raw figures and timelines to FILE
+
+Exit status: 0 when every scenario met its expectation, 1 when one did not, 2 for a bad argument,
+3 when the run could not be made.`;
+
+function positiveInteger(option: string, raw: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new BadArgument(`--${option}: expected a whole number from 1 to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+export function parseScenarios(raw: string): ScenarioName[] {
+  const names: ScenarioName[] = [];
+  for (const part of raw.split(",").map((p) => p.trim())) {
+    if (part === "all") names.push(...SCENARIO_NAMES);
+    else if (part === "basic") names.push(...BASIC_NAMES);
+    else if (part === "faults") names.push(...FAULT_NAMES);
+    else if ((SCENARIO_NAMES as readonly string[]).includes(part)) names.push(part as ScenarioName);
+    else throw new BadArgument(`--scenarios: unknown scenario "${part}" (known: ${SCENARIO_NAMES.join(", ")}, basic, faults, all)`);
+  }
+  // In the table's order, each once.
+  return SCENARIO_NAMES.filter((name) => names.includes(name));
+}
+
+export function parseAccuracyArgs(argv: readonly string[]): AccuracyOptions {
+  const { values } = parseOptions(argv, {
+    k: { type: "string" },
+    scenarios: { type: "string" },
+    "time-scale": { type: "string" },
+    row: { type: "string" },
+    "limiter-timeout-ms": { type: "string" },
+    json: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  const ks = values.k === undefined ? [...DEFAULT_KS] : [...new Set(values.k.split(",").map((k) => positiveInteger("k", k.trim(), MAX_ISOLATES)))];
+  const timeScale = values["time-scale"] === undefined ? DEFAULT_TIME_SCALE : Number(values["time-scale"]);
+  // The gateway's own bounds on TIME_SCALE (src/gateway/config.ts).
+  if (!Number.isFinite(timeScale) || timeScale <= 0 || timeScale > 3600) throw new BadArgument(`--time-scale: expected a number above 0 and at most 3600, got "${values["time-scale"]}"`);
+  if (values.json === "") throw new BadArgument("--json: expected a file name");
+  return {
+    ks,
+    scenarios: values.scenarios === undefined ? [...SCENARIO_NAMES] : parseScenarios(values.scenarios),
+    timeScale,
+    row: values.row === undefined ? 5 : positiveInteger("row", values.row),
+    limiterTimeoutMs: values["limiter-timeout-ms"] === undefined ? DEFAULT_LIMITER_TIMEOUT_MS : positiveInteger("limiter-timeout-ms", values["limiter-timeout-ms"], 60_000),
+    ...(values.json !== undefined && { json: values.json }),
+    help: values.help ?? false,
+  };
+}

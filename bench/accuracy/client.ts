@@ -1,0 +1,84 @@
+// The one client of a scenario: sends its requests to chosen isolates, timing each on the
+// client's clock, and keeps them in the order sent (a retry names the 429 it retries by index).
+import type { Outcome } from "./analysis.ts";
+import type { Cluster } from "./cluster.ts";
+import type { Target } from "./target.ts";
+
+/** The client's clock: wall-clock milliseconds with performance.now()'s resolution. */
+export const clientNow = (): number => performance.timeOrigin + performance.now();
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+export const sleepUntil = (at: number) => sleep(at - clientNow());
+
+export class Client {
+  readonly outcomes: Outcome[] = [];
+  #inFlight = 0;
+  #lastSentAt = -Infinity;
+
+  readonly cluster: Cluster;
+  readonly target: Target;
+  /** A fresh API key per scenario and K: every scenario starts on an empty window. */
+  readonly apiKey: string;
+
+  constructor(cluster: Cluster, target: Target, apiKey: string) {
+    this.cluster = cluster;
+    this.target = target;
+    this.apiKey = apiKey;
+  }
+
+  /** When the scenario last sent a request (to tell whether a retry was alone). */
+  get lastSentAt(): number {
+    return this.#lastSentAt;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** One request to isolate `isolate`; resolves to its index and outcome. */
+  async send(isolate: number, retry?: { of: number; clean: boolean }): Promise<{ index: number; outcome: Outcome }> {
+    const index = this.outcomes.length;
+    // Reserve the slot now: outcomes stay in the order sent.
+    this.outcomes.push(undefined as unknown as Outcome);
+    this.#inFlight++;
+    const sentAt = clientNow();
+    this.#lastSentAt = sentAt;
+    let outcome: Outcome;
+    try {
+      const response = await this.cluster.fetch(isolate, this.target.path, { method: this.target.method, headers: { "x-api-key": this.apiKey } });
+      await response.arrayBuffer();
+      const receivedAt = clientNow();
+      const retryAfter = response.headers.get("retry-after");
+      outcome = {
+        isolate,
+        sentAt,
+        receivedAt,
+        status: response.status,
+        // Retry-After is in real seconds already (the gateway rounds its scaled wait up to whole seconds).
+        ...(response.status === 429 && retryAfter !== null && { retryAfterMs: Number(retryAfter) * 1000 }),
+        ...(response.headers.get("x-tollgate-counter") === "local-fallback" && { localFallback: true }),
+        ...(retry && { retryOf: retry.of, cleanRetry: retry.clean }),
+      };
+    } catch {
+      // A request that got no answer: neither admitted nor denied (status 0).
+      outcome = { isolate, sentAt, receivedAt: clientNow(), status: 0 };
+    } finally {
+      this.#inFlight--;
+    }
+    this.outcomes[index] = outcome;
+    return { index, outcome };
+  }
+
+  /**
+   * Retries the 429 at `index` exactly when its Retry-After says (its receipt + Retry-After), on
+   * `isolate`. The retry is judged only if nothing is in flight and no other admission can have
+   * been decided after the 429: then nobody else can have spent the room it was promised.
+   */
+  async retry(index: number, isolate: number): Promise<Outcome | undefined> {
+    const denied = this.outcomes[index];
+    if (!denied || denied.status !== 429 || denied.retryAfterMs === undefined) return undefined;
+    await sleepUntil(denied.receivedAt + denied.retryAfterMs);
+    const clean = this.#inFlight === 0 && !this.outcomes.some((o, i) => i !== index && o.status >= 200 && o.status < 400 && o.receivedAt > denied.sentAt);
+    return (await this.send(isolate, { of: index, clean })).outcome;
+  }
+}

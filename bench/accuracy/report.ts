@@ -1,0 +1,69 @@
+// Pure: the printed report (cli-table3, no colour, so it reads the same in a log or in
+// docs/accuracy.md), a table per scenario with a row per K, then one verdict line per scenario;
+// and the JSON one.
+import Table from "cli-table3";
+import type { AccuracyRun, ScenarioResult } from "./run.ts";
+import { SCENARIOS } from "./run.ts";
+
+const seconds = (ms: number | undefined) => (ms === undefined ? "-" : `${+(ms / 1000).toFixed(1)} s`);
+
+function row(r: ScenarioResult, count: number): string[] {
+  const f = r.figures;
+  const first = f.first429At === undefined ? "none" : `#${f.first429At} (RA ${seconds(f.first429RetryAfterMs)})`;
+  const retry = f.retriesJudged === 0 ? "-" : `${f.retriesHonoured}/${f.retriesJudged}`;
+  const local = f.localAdmitted === 0 ? "-" : `${f.localAdmitted} (${f.localFullestPerIsolate}/isolate, ${f.outageFullestWindow} all)`;
+  return [
+    String(r.isolates),
+    String(f.requests),
+    `${f.admittedInFirstWindow}/${count}`,
+    String(f.admitted),
+    String(f.denied),
+    first,
+    String(f.fullestWindow),
+    String(f.overAdmissions),
+    String(f.early429s),
+    retry,
+    local,
+    r.problems.length === 0 ? "ok" : r.problems.join("; "),
+  ];
+}
+
+/** Short heads, so a table fits 140 columns; docs/accuracy.md says what each means. */
+const HEAD = ["K", "sent", "in window", "admitted", "429s", "first 429", "fullest", "over", "early", "RA kept", "local (outage)", "verdict"];
+
+export function renderScenario(run: AccuracyRun, name: string): string {
+  const scenario = SCENARIOS.get(name)!;
+  const results = run.results.filter((r) => r.scenario === name);
+  const table = new Table({ head: HEAD, style: { head: [], border: [], compact: true }, wordWrap: true, colWidths: [4, 6, 11, 10, 6, 17, 9, 6, 7, 9, 20, 40] });
+  for (const r of results) table.push(row(r, run.limit.count));
+  const notes = results.flatMap((r) => r.notes.map((note) => `  K=${r.isolates}: ${note}`));
+  return [`${name}: ${scenario.does}`, `  expected: ${scenario.expects}`, table.toString(), ...notes].join("\n");
+}
+
+/** One line per scenario: met everywhere, or where it was not. */
+export function verdictLine(run: AccuracyRun, name: string): string {
+  const results = run.results.filter((r) => r.scenario === name);
+  const failed = results.filter((r) => r.problems.length > 0);
+  const ks = results.map((r) => r.isolates).join(",");
+  if (failed.length === 0) return `${name}: PASS at K=${ks}`;
+  return `${name}: FAIL at K=${failed.map((r) => r.isolates).join(",")} of ${ks}: ${failed.map((r) => `K=${r.isolates} ${r.problems.join(", ")}`).join("; ")}`;
+}
+
+export function renderReport(run: AccuracyRun): string {
+  const names = [...new Set(run.results.map((r) => r.scenario))];
+  const { target, limit } = run;
+  const header = [
+    `row ${target.row} "${target.name}": ${target.method} ${target.path}, ${target.count} per ${target.intervalS} s per API key; TIME_SCALE ${run.timeScale}: ${limit.count} per ${limit.intervalMs} ms`,
+    `LIMITER_TIMEOUT_MS ${run.limiterTimeoutMs}, CONFIG_REFRESH_MS ${run.configRefreshMs}; Retry-After (RA) in real seconds`,
+    ...Object.entries(run.isolation).map(([k, text]) => `K=${k}: ${text}`),
+  ];
+  const verdicts = ["verdicts:", ...names.map((name) => `  ${verdictLine(run, name)}`)].join("\n");
+  return [header.join("\n"), ...names.map((name) => renderScenario(run, name)), verdicts].join("\n\n");
+}
+
+export const everyScenarioMet = (run: AccuracyRun): boolean => run.results.every((r) => r.problems.length === 0);
+
+/** The raw figures and timelines, for a later look or another analysis. */
+export function jsonReport(run: AccuracyRun): unknown {
+  return { ...run, verdicts: [...new Set(run.results.map((r) => r.scenario))].map((name) => verdictLine(run, name)) };
+}
