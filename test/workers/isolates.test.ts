@@ -44,11 +44,16 @@ function cluster(k: number, skewMs: (i: number) => number = () => 0) {
     evict: (i: number) => {
       gateways[i] = make(i);
     },
+    /** Any request through isolate `i`. */
+    async fetch(i: number, path: string, init: RequestInit = {}): Promise<Response> {
+      const ctx = createExecutionContext();
+      const res = await gateways[i % k]!.fetch(new Request(`https://gateway.test${path}`, init), testEnv, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    },
     /** One request of the client through isolate `i`. */
     async send(i: number): Promise<Seen> {
-      const ctx = createExecutionContext();
-      const res = await gateways[i % k]!.fetch(new Request(`https://gateway.test${ROW.path}`, { headers: { "x-api-key": apiKey } }), testEnv, ctx);
-      await waitOnExecutionContext(ctx);
+      const res = await this.fetch(i, ROW.path, { headers: { "x-api-key": apiKey } });
       await res.body?.cancel();
       expect([200, 429]).toContain(res.status);
       const answer = { at: clock.now, allowed: res.status === 200, ...(res.status === 429 && { retryAfter: Number(res.headers.get("retry-after")) }) };
@@ -168,11 +173,15 @@ describe("faults across isolates", () => {
     for (let i = 0; i < 4 * ROW.count; i++) await c.send(i);
     const during = admissions(c.seen).length;
     expect(during).toBeLessThanOrEqual(k * ROW.count);
+    // Each isolate says so: its health is degraded, stating the bound.
+    const health = await (await c.fetch(1, "/_tollgate/health")).json<{ status: string; detail: string }>();
+    expect(health).toEqual({ status: "degraded", detail: expect.stringContaining("at most count per window") });
     c.limiter.faults.fail = false;
     c.clock.now += 1_000;
     // Back: every local admission is reported, and the object refuses until the window has room.
     const after = await Promise.all(Array.from({ length: k }, (_, i) => c.send(i)));
     expect(after.every((s) => !s.allowed)).toBe(true);
+    expect(await (await c.fetch(1, "/_tollgate/health")).json()).toEqual({ status: "ok" });
     vi.restoreAllMocks();
   });
 });

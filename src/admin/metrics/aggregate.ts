@@ -37,6 +37,12 @@ export interface RuleMetrics {
   leases: number;
   /** Counter calls that failed, timed out or were refused (decided locally, or 503 failing closed). */
   failures: number;
+  /**
+   * Admissions an isolate's local window made while the counter object failed. Outside the
+   * object's own count: K isolates admit at most K x count per window between them (README,
+   * "Counting").
+   */
+  fallbackAdmissions: number;
   /** How long the counter call took, deny-cache and lease answers excluded. */
   readonly latency: Histogram;
 }
@@ -115,7 +121,7 @@ function observe(h: Histogram, ms: number): void {
 }
 
 function ruleOf(batch: MetricsBatch, id: number, name: string): RuleMetrics {
-  return (batch.rules[id] ??= { name, outcomes: zeros(OUTCOMES), denyCache: 0, leases: 0, failures: 0, latency: emptyHistogram() });
+  return (batch.rules[id] ??= { name, outcomes: zeros(OUTCOMES), denyCache: 0, leases: 0, failures: 0, fallbackAdmissions: 0, latency: emptyHistogram() });
 }
 
 /** Adds one decision made at `now`. */
@@ -125,6 +131,7 @@ export function recordDecision(batch: MetricsBatch, d: DecisionSample, now: numb
   if (d.decidedBy === "deny-cache") rule.denyCache++;
   if (d.decidedBy === "lease") rule.leases++;
   if (d.failed) rule.failures++;
+  if (d.decidedBy === "local-fallback" && d.outcome === "admitted") rule.fallbackAdmissions++;
   if (d.counterMs !== undefined && d.decidedBy !== "deny-cache" && d.decidedBy !== "lease") observe(rule.latency, d.counterMs);
   if ((d.outcome === "denied" || d.outcome === "blocked") && d.counter) {
     const limited = (batch.limited[d.counter] ??= { counter: d.counter, rule: d.rule, denials: 0, lastAt: now });
@@ -174,6 +181,8 @@ export function mergeBatch(into: MetricsBatch, from: MetricsBatch): void {
     // A batch from an isolate running an earlier version has no lease answers.
     rule.leases += r.leases ?? 0;
     rule.failures += r.failures;
+    // Nor fallback admissions, counted apart since.
+    rule.fallbackAdmissions += r.fallbackAdmissions ?? 0;
     addHistogram(rule.latency, r.latency);
   }
   for (const [name, u] of Object.entries(from.upstreams)) {

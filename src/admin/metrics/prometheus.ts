@@ -36,6 +36,8 @@ export function prometheusText(region: string, totals: MetricsBatch): string {
   for (const [id, r] of rules) lines.push(`tollgate_lease_answers_total${labels(ruleLabels(id, r.name))} ${r.leases}`);
   family(lines, "tollgate_counter_failures_total", "counter", "Counter calls that failed, timed out or were refused.");
   for (const [id, r] of rules) lines.push(`tollgate_counter_failures_total${labels(ruleLabels(id, r.name))} ${r.failures}`);
+  family(lines, "tollgate_fallback_admissions_total", "counter", "Admissions an isolate decided on its own local window while the counter object failed (each isolate at most count per window).");
+  for (const [id, r] of rules) lines.push(`tollgate_fallback_admissions_total${labels(ruleLabels(id, r.name))} ${r.fallbackAdmissions}`);
   family(lines, "tollgate_counter_latency_ms", "histogram", "Time of the counter call, in milliseconds.");
   for (const [id, r] of rules) histogram(lines, "tollgate_counter_latency_ms", ruleLabels(id, r.name), r.latency);
 

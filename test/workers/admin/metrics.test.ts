@@ -65,6 +65,8 @@ describe("GET /_tollgate/metrics", () => {
     expect(delta(after, `tollgate_counter_latency_ms_count{region="${region}",rule="28",rule_name="runs-stats-key"}`)).toBe(limit + 1 - leased);
     expect(delta(after, perRule("tollgate_counter_failures_total", 12, "runs-query-key"))).toBe(2);
     expect(delta(after, decisions(12, "runs-query-key", "admitted"))).toBe(2);
+    // Admitted by the failing isolate's own window: counted apart, the outage's bound made visible.
+    expect(delta(after, perRule("tollgate_fallback_admissions_total", 12, "runs-query-key"))).toBe(2);
     expect(delta(after, `tollgate_upstream_responses_total{region="${region}",upstream="hosted-api",class="2xx"}`)).toBe(limit + 2);
     expect(delta(after, `tollgate_upstream_latency_ms_count{region="${region}",upstream="hosted-api"}`)).toBe(limit + 2);
     expect(after.get(`tollgate_upstream_latency_ms_bucket{region="${region}",upstream="hosted-api",le="+Inf"}`)).toBe(after.get(`tollgate_upstream_latency_ms_count{region="${region}",upstream="hosted-api"}`));
