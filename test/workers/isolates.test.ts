@@ -28,9 +28,9 @@ interface Seen {
  * `skewMs(i)` ahead of the objects'. `evict(i)` replaces isolate i by a fresh one (its memory, leases
  * included, lost); the limiter's `faults.fail` and `restart()` make the objects fail or forget.
  */
-function cluster(k: number, skewMs: (i: number) => number = () => 0) {
+function cluster(k: number, skewMs: (i: number) => number = () => 0, answerMs = 0) {
   const clock = { now: 1_900_000_000_000 };
-  const limiter = memoryLimiter(() => clock.now);
+  const limiter = memoryLimiter(() => clock.now, undefined, { answered: () => (clock.now += answerMs) });
   // No call may time out however busy the machine: time here is the driven clock's.
   const testEnv = { ...env, ...limiter.env, LIMITER_TIMEOUT_MS: "300000", DECISION_LOG_SAMPLE: "0" } as Env;
   const make = (i: number) => createGateway({ clock: { now: () => clock.now + skewMs(i) } });
@@ -131,6 +131,23 @@ describe.each(KS)("one client over %i isolates", (k) => {
     while ((await c.send(0)).allowed) c.clock.now += 3;
     expect(maxInAnyWindow(admissions(c.seen), ROW.intervalMs)).toBeLessThanOrEqual(ROW.count);
     expect(early(c.seen)).toEqual([]);
+  });
+});
+
+describe("deny cache", () => {
+  it("a cached denial never outlasts the object's answer, however long the answer took to arrive", async () => {
+    // Every answer arrives 30 ms after the object decided.
+    const c = cluster(1, () => 0, 30);
+    let refused: Seen | undefined;
+    while (!refused) {
+      const answer = await c.send(0);
+      if (!answer.allowed) refused = answer;
+    }
+    // The first admission was decided 30 ms before its answer arrived: the window frees a unit
+    // 60 s after that decision, and the isolate asks the object again by then.
+    const firstDecided = c.seen[0]!.at - 30;
+    c.clock.now = firstDecided + ROW.intervalMs;
+    expect((await c.send(0)).allowed).toBe(true);
   });
 });
 

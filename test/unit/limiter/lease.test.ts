@@ -125,4 +125,18 @@ describe("admission leases", () => {
     // 19 left after its own request: a quarter of that, 4.
     expect(big.decide(limit, 1, 0, { lease: { caller: "a", want: 50 } }).lease?.units).toBe(4);
   });
+
+  it("a denial while another isolate holds a lease may be cached only until that lease ends: it may come back unused", () => {
+    const limit = { count: 800, intervalMs: 10_000 };
+    const counter = new Counter(new MemoryCounterStore(), "k");
+    const lease = counter.decide(limit, 1, 0, { lease: { caller: "a", want: 8 } }).lease!;
+    expect(lease.units).toBe(8);
+    const verdicts = counter.decide(limit, 800, 100, { lease: { caller: "b", want: 0 } }).verdicts;
+    const denied = verdicts.find((v) => !v.allowed)!;
+    // The window frees a unit 10 s after the first admission; a's lease ends at 2,500.
+    expect(denied.retryInMs).toBe(9_900);
+    expect(denied.cacheForMs).toBe(lease.spanMs - 100);
+    // Its own lease does not shorten a's denials.
+    expect(counter.decide(limit, 1, 200, { lease: { caller: "a", want: 0 } }).verdicts[0]!.cacheForMs).toBeUndefined();
+  });
 });

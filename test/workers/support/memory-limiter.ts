@@ -8,10 +8,11 @@ import { Counter, MemoryCounterStore } from "../../../src/limiter/index.ts";
  * coalescer, fallback) meets them exactly as it meets the real ones, in any number of gateways.
  * It records calls in flight (per counter: two at once for one counter is a coalescing failure).
  * `overloaded`: a call made while another is in flight to the same object fails, as a Durable
- * Object past its capacity does. `fail` (set at any time): every call fails. `restart()`: every
+ * Object past its capacity does. `answered`: runs after the object decided, before its answer
+ * arrives (the answer's way back). `fail` (set at any time): every call fails. `restart()`: every
  * object loses its memory and reloads from storage, as after an eviction.
  */
-export function memoryLimiter(now: () => number, latency?: () => Promise<void>, options: { overloaded?: boolean } = {}) {
+export function memoryLimiter(now: () => number, latency?: () => Promise<void>, options: { overloaded?: boolean; answered?: () => void } = {}) {
   const store = new MemoryCounterStore();
   let counters = new Map<string, Counter>();
   let calls = 0;
@@ -37,13 +38,15 @@ export function memoryLimiter(now: () => number, latency?: () => Promise<void>, 
         inFlight--;
         objectsInFlight.delete(object);
         for (const name of names) busy.delete(name);
-        return batches.map((batch) => {
+        const answers = batches.map((batch) => {
           const name = `${object}/${batch.key ?? ""}`;
           let counter = counters.get(name);
           if (!counter) counters.set(name, (counter = new Counter(store, name)));
           const { verdicts, lease } = counter.decide(batch.limit, batch.hits, now(), batch);
           return lease ? { verdicts, lease } : { verdicts };
         });
+        options.answered?.();
+        return answers;
       },
     }),
   };
