@@ -28,6 +28,8 @@ function outage(name: string, mode: "slow" | "fail", does: string): Scenario {
       const from = clientNow();
       await everyIsolate(cluster, "/fault", () => ({ mode, ms: slowMs }));
       await inFlight(client, randomIsolate(k, random), 2 * limit.count, OUTAGE_CONCURRENCY);
+      // Then more than a local window holds on one isolate, so its own bound is put to the test.
+      await inFlight(client, () => 0, limit.count, OUTAGE_CONCURRENCY);
       await everyIsolate(cluster, "/fault", () => ({ mode: "none" }));
       // Calls still held by the slow object end within this; none is decided locally after it.
       const to = clientNow() + (mode === "slow" ? slowMs : 0);
@@ -200,8 +202,8 @@ export const clockSkew: Scenario = {
 };
 
 export const FAULT_SCENARIOS = [
-  outage("slow-object", "slow", "healthy for 10% of the limit, then the object answers after 3x the limiter timeout: 2 x count requests, 16 in flight, random isolates"),
-  outage("failing-object", "fail", "healthy for 10% of the limit, then every object call throws (overloaded / network): 2 x count requests, 16 in flight, random isolates"),
+  outage("slow-object", "slow", "10% of the limit, then the object answers after 3x the limiter timeout: 2 x count requests to random isolates and count more to isolate-0, 16 in flight"),
+  outage("failing-object", "fail", "10% of the limit, then every object call throws (overloaded / network): 2 x count requests to random isolates and count more to isolate-0, 16 in flight"),
   objectRestart,
   eviction,
   limitRaise,
