@@ -39,7 +39,8 @@ describe("metrics", () => {
     expect(text).toContain(`tollgate_counter_latency_ms_bucket{${labels},le="+Inf"} 2\n`);
     expect(text).toContain(`tollgate_counter_latency_ms_sum{${labels}} 32\n`);
     expect(text).toContain(`tollgate_lease_answers_total{${labels}} 0\n`);
-    expect(text.match(/^# TYPE /gm)).toHaveLength(7);
+    expect(text).toContain(`tollgate_fallback_admissions_total{${labels}} 0\n`);
+    expect(text.match(/^# TYPE /gm)).toHaveLength(8);
     expect(LATENCY_BUCKETS_MS.length).toBeGreaterThan(5);
   });
 });
