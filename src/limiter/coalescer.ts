@@ -3,7 +3,7 @@
  * counter's requests in arrival order.
  *
  * A counter has at most one call in flight per isolate: while it has one, its requests queue up,
- * and when it returns, the first queued request to notice sends the queue as the next call
+ * and when it returns, the first queued request to wake sends the queue as the next call
  * (`send(items)` answers one result per item, in order), so each counter's part is decided
  * exactly as that many sequential calls (RateLimiter.decideMany). Different counters of one object
  * (identities sharing it) need not wait for each other: an object may have up to
@@ -12,11 +12,19 @@
  * object sees a bounded number of calls from an isolate whatever the burst, and an identity is not
  * held up by another identity's call (its storage commit) unless the object is that busy.
  *
- * Why polling, not a shared promise: in workerd a request may not wait on a promise another
- * request will settle (it is cancelled as hung, and its continuation would run in the other
- * request's context, where its own I/O is refused). So a waiting request checks its slot on its
- * own timer (`sleep`), and whoever sends a batch does so from its own request. A request with no
- * call in flight ahead of it sends at once: an idle object adds no wait at all.
+ * How a queued request waits (README, "Counting"): each call carries a promise its sender creates
+ * and settles from its own request when the call returns, and each queued request follows the
+ * promises of the calls ahead of it while holding one timer of its own, until the deadline of the
+ * call it waits for, cleared when it wakes. Both halves are needed in workerd: a request that
+ * follows another request's promise resumes in its own context (its own I/O works) but, should
+ * that promise never settle (its sender's client went away mid-call), would wait for ever; a
+ * request that waits on nothing of its own is cancelled as hung. Not the other way round either:
+ * a promise the waiter creates and another request settles resumes it in the settling request's
+ * context unless `handle_cross_request_promise_resolution` is on (it is for this Worker's
+ * compatibility date, not under @cloudflare/vitest-plugin, which turns it off). So a request
+ * wakes once per call that returns ahead of it, or at that call's deadline, never on a polling
+ * timer; and whoever sends a batch does so from its own request. A request with no call in
+ * flight ahead of it sends at once: an idle object adds no wait and no timer.
  *
  * A call may bring back the means to decide without one (an admission lease): `local`, when
  * given, is asked first for the queued requests of counters with no call in flight, in arrival
@@ -26,16 +34,20 @@
  */
 export class Coalescer<I extends CoalescedItem, R> {
   readonly #groups = new Map<string, Group<I, R>>();
-  readonly #sleep: (ms: number) => Promise<void>;
   readonly #now: () => number;
-  readonly #pollMs: number;
+  readonly #setTimeout: (wake: () => void, ms: number) => unknown;
+  readonly #clearTimeout: (timer: unknown) => void;
   readonly #maxCallsInFlight: number;
 
-  /** @param options.maxCallsInFlight calls one object may have in flight at once (default 1), never two for one counter */
-  constructor(options: { sleep: (ms: number) => Promise<void>; now: () => number; pollMs?: number; maxCallsInFlight?: number }) {
-    this.#sleep = options.sleep;
+  /**
+   * @example new Coalescer<Queued, Counted>({ now: () => clock.now(), setTimeout: (wake, ms) => setTimeout(wake, ms), clearTimeout: (timer) => clearTimeout(timer as number), maxCallsInFlight: 4 })
+   */
+  constructor(options: CoalescerOptions) {
     this.#now = options.now;
-    this.#pollMs = options.pollMs ?? 1;
+    const { setTimeout = hostTimers.setTimeout, clearTimeout = hostTimers.clearTimeout } = options;
+    // Called as plain functions, never as methods of `options` (workerd's globals refuse another `this`).
+    this.#setTimeout = (wake, ms) => setTimeout(wake, ms);
+    this.#clearTimeout = (timer) => clearTimeout(timer);
     this.#maxCallsInFlight = Math.max(1, options.maxCallsInFlight ?? 1);
   }
 
@@ -67,14 +79,35 @@ export class Coalescer<I extends CoalescedItem, R> {
           continue;
         }
       }
-      if (slot.state === "sent" && slot.deadline <= now) throw new Error(`counter did not answer within ${timeoutMs} ms`);
-      await this.#sleep(this.#pollMs);
+      if (slot.state === "sent" && slot.call.deadline <= now) throw new Error(`counter did not answer within ${timeoutMs} ms`);
+      // A request in a call waits for that call; a queued one for any call of the object (each
+      // may free its counter or a place), until the first of their deadlines.
+      await this.#wait(slot.state === "sent" ? [slot.call] : group.sending, now);
     }
   }
 
   /** Calls in flight or queued, for tests and metrics. */
   get size(): number {
     return this.#groups.size;
+  }
+
+  /**
+   * Until one of `calls` returns or the first of their deadlines, on one timer of the waiting
+   * request's own, cleared by that request once it is awake again (a timer belongs to the request
+   * that set it).
+   */
+  async #wait(calls: Iterable<Call>, now: number): Promise<void> {
+    let until = Number.POSITIVE_INFINITY;
+    let timer: unknown;
+    await new Promise<void>((wake) => {
+      for (const call of calls) {
+        // A rejection is a wake-up too: in workerd, following a promise of a request that ended can fail.
+        call.returned.then(wake, wake);
+        until = Math.min(until, call.deadline);
+      }
+      if (Number.isFinite(until)) timer = this.#setTimeout(wake, Math.max(0, until - now));
+    });
+    if (timer !== undefined) this.#clearTimeout(timer);
   }
 
   /** Sends every queued request whose counter has no call in flight (`busy`), in arrival order. */
@@ -87,9 +120,11 @@ export class Coalescer<I extends CoalescedItem, R> {
     }
     group.queue.length = kept;
     const items = batch.map((slot) => slot.item);
-    for (const slot of batch) Object.assign(slot, { state: "sent", deadline });
-    const sending = { deadline, counters: new Set(items.map((item) => item.counter)) };
-    group.sending.add(sending);
+    // Created and settled by this request, the sender: see the class comment.
+    const { promise: returned, resolve: hasReturned } = Promise.withResolvers<void>();
+    const call: Call = { deadline, counters: new Set(items.map((item) => item.counter)), returned };
+    for (const slot of batch) Object.assign(slot, { state: "sent", call });
+    group.sending.add(call);
     try {
       const results = await send(items);
       if (results.length !== batch.length) throw new Error(`counter answered ${results.length} results for ${batch.length} requests`);
@@ -97,8 +132,9 @@ export class Coalescer<I extends CoalescedItem, R> {
     } catch (error) {
       for (const slot of batch) Object.assign(slot, { state: "failed", error });
     } finally {
-      group.sending.delete(sending);
+      group.sending.delete(call);
       this.#forgetIfIdle(key, group);
+      hasReturned();
     }
     if (own.state === "answered") return own.result;
     throw (own as { error: unknown }).error;
@@ -107,6 +143,36 @@ export class Coalescer<I extends CoalescedItem, R> {
   #forgetIfIdle(key: string, group: Group<I, R>): void {
     if (group.sending.size === 0 && group.queue.length === 0 && this.#groups.get(key) === group) this.#groups.delete(key);
   }
+}
+
+/** How a Coalescer tells time and waits. */
+export interface CoalescerOptions {
+  /** The clock deadlines are measured on (ms). */
+  now(): number;
+  /**
+   * Starts a timer that calls `wake` after `ms` (a waiting request's one timer, for the deadline of
+   * the call it waits for); the host's `setTimeout` when not given.
+   */
+  setTimeout?(wake: () => void, ms: number): unknown;
+  /** Stops a timer `setTimeout` started; the host's `clearTimeout` when not given. */
+  clearTimeout?(timer: unknown): void;
+  /** Calls one object may have in flight at once (default 1), never two for one counter. */
+  maxCallsInFlight?: number;
+  /**
+   * @deprecated Ignored: queued requests no longer poll (they follow the call ahead, see the
+   * class comment). Accepted only until every caller passes `setTimeout`/`clearTimeout`.
+   */
+  sleep?(ms: number): Promise<void>;
+}
+
+/** The host's timers, as plain functions (both Node and workerd have them). */
+const hostTimers = {
+  setTimeout: (wake: () => void, ms: number): unknown => (globalThis as unknown as HostTimers).setTimeout(wake, ms),
+  clearTimeout: (timer: unknown): void => (globalThis as unknown as HostTimers).clearTimeout(timer),
+};
+interface HostTimers {
+  setTimeout(wake: () => void, ms: number): unknown;
+  clearTimeout(timer: unknown): void;
 }
 
 /** The counters of an object that have a call in flight. */
@@ -142,16 +208,24 @@ function decideLocally<I extends CoalescedItem, R>(queue: Slot<I, R>[], local: (
   queue.length = kept;
 }
 
+/** A call in flight: the counters it decides, the time it is abandoned, and when it returned. */
+interface Call {
+  readonly deadline: number;
+  readonly counters: ReadonlySet<string>;
+  /** Settled by the sender's request when the call returns (never, if that request was cancelled). */
+  readonly returned: Promise<void>;
+}
+
 interface Group<I, R> {
-  /** The calls in flight: the counters each decides, and the time it is abandoned. */
-  readonly sending: Set<{ readonly deadline: number; readonly counters: ReadonlySet<string> }>;
+  /** The calls in flight. */
+  readonly sending: Set<Call>;
   /** Requests waiting for the next call, in arrival order. */
   queue: Slot<I, R>[];
 }
 
 type Slot<I, R> = { readonly item: I } & (
   | { state: "queued" }
-  | { state: "sent"; deadline: number }
+  | { state: "sent"; call: Call }
   | { state: "answered"; result: R }
   | { state: "failed"; error: unknown }
 );

@@ -24,6 +24,80 @@ function fakeObject(limit: { count: number; intervalMs: number }, latencies: () 
 
 const noTimeout = Number.POSITIVE_INFINITY;
 
+/**
+ * Time for tests without deadlines (`noTimeout`): a request then waits on the call ahead of it
+ * alone, so arming a timer is a failure.
+ */
+const untimed = {
+  now: () => 0,
+  setTimeout: (): never => {
+    throw new Error("a timer was armed although no call has a deadline");
+  },
+  clearTimeout: () => {},
+};
+
+/** Lets every pending promise continuation run (several event-loop turns). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i++) await tick();
+}
+
+/**
+ * A clock the test moves, with timers. `options` is what a Coalescer gets; it counts the timers
+ * armed and fired through it, and the `sleep` calls the polling implementation made (it is
+ * passed too, so that implementation runs against these tests and fails on the count, not on a
+ * missing option). `after(ms)` is the object's own latency: not counted.
+ */
+function drivenClock() {
+  let now = 0;
+  let sequence = 0;
+  const timers = new Map<number, { at: number; wake: () => void }>();
+  const counts = { armed: 0, fired: 0, sleeps: 0 };
+  const start = (wake: () => void, ms: number) => {
+    timers.set(++sequence, { at: now + ms, wake });
+    return sequence;
+  };
+  const after = (ms: number) => new Promise<void>((resolve) => start(resolve, ms));
+  return {
+    counts,
+    after,
+    now: () => now,
+    /** Timers armed and not yet fired or cleared. */
+    pending: () => timers.size,
+    options: {
+      now: () => now,
+      setTimeout: (wake: () => void, ms: number) => {
+        counts.armed++;
+        return start(() => {
+          counts.fired++;
+          wake();
+        }, ms);
+      },
+      clearTimeout: (timer: unknown) => void timers.delete(timer as number),
+      sleep: (ms: number) => {
+        counts.sleeps++;
+        return after(ms);
+      },
+    },
+    /** Moves time to `until`, firing each timer due on the way at its time, continuations running after each. */
+    async runUntil(until: number): Promise<void> {
+      for (;;) {
+        await settle();
+        let at = Number.POSITIVE_INFINITY;
+        for (const timer of timers.values()) at = Math.min(at, timer.at);
+        if (at > until) break;
+        now = at;
+        for (const [id, timer] of [...timers]) {
+          if (timer.at !== at) continue;
+          timers.delete(id);
+          timer.wake();
+        }
+      }
+      now = until;
+      await settle();
+    },
+  };
+}
+
 /** A queued request; most tests have one counter per object. */
 type Item = { readonly counter: string };
 const one: Item = { counter: "c" };
@@ -38,7 +112,7 @@ describe("Coalescer", () => {
         async (count, arrivalGaps, latencyDraws) => {
           let draw = 0;
           const object = fakeObject({ count, intervalMs: 1_000 }, () => latencyDraws[draw++ % latencyDraws.length]!);
-          const coalescer = new Coalescer<Item, Verdict>({ sleep: () => tick(), now: () => 0 });
+          const coalescer = new Coalescer<Item, Verdict>(untimed);
           const pending: Promise<Verdict>[] = [];
           for (const gap of arrivalGaps) {
             for (let i = 0; i < gap; i++) await tick();
@@ -58,7 +132,7 @@ describe("Coalescer", () => {
 
   it("a burst of 100 at once reaches the object as two calls: the first request, then everyone who queued behind it", async () => {
     const object = fakeObject({ count: 10, intervalMs: 1_000 }, () => 2);
-    const coalescer = new Coalescer<Item, Verdict>({ sleep: () => tick(), now: () => 0 });
+    const coalescer = new Coalescer<Item, Verdict>(untimed);
     const verdicts = await Promise.all(Array.from({ length: 100 }, () => coalescer.join("k", one, noTimeout, object.send)));
     expect(object.batches).toEqual([1, 99]);
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
@@ -78,7 +152,7 @@ describe("Coalescer", () => {
           // Decides on the object's own window when it can (a lease is units of that window); each
           // answer tagged so the test sees who decided.
           const local = () => (localDraws[localDraw++ % localDraws.length] ? { ...verdictOf(object.window.hit(0), 0), local: true } : undefined);
-          const coalescer = new Coalescer<Item, Verdict & { local?: boolean }>({ sleep: () => tick(), now: () => 0 });
+          const coalescer = new Coalescer<Item, Verdict & { local?: boolean }>(untimed);
           const pending: Promise<Verdict & { local?: boolean }>[] = [];
           for (const gap of arrivalGaps) {
             for (let i = 0; i < gap; i++) await tick();
@@ -111,7 +185,7 @@ describe("Coalescer", () => {
       units--;
       return { ...verdictOf(object.window.hit(0), 0), local: true };
     };
-    const coalescer = new Coalescer<Item, Verdict & { local?: boolean }>({ sleep: () => tick(), now: () => 0 });
+    const coalescer = new Coalescer<Item, Verdict & { local?: boolean }>(untimed);
     const answers = await Promise.all(Array.from({ length: 20 }, () => coalescer.join("k", one, noTimeout, sendAndLease, local)));
     // The first request sends; of the 19 queued behind its call, five are decided on the lease it
     // brought and only the other 14 are sent (before, all 19 were sent and the lease went unused).
@@ -146,7 +220,7 @@ describe("Coalescer", () => {
           };
           // A lease-like local decider: once it refuses a counter it may answer it again only after a call.
           const local = (item: Item) => (localDraws[localDraw++ % localDraws.length] ? verdictOf(windowOf(item.counter).hit(0), 0) : undefined);
-          const coalescer = new Coalescer<Item, Verdict>({ sleep: () => tick(), now: () => 0 });
+          const coalescer = new Coalescer<Item, Verdict>(untimed);
           const pending: Promise<Verdict>[] = [];
           for (const { gap, counter } of arrivals) {
             for (let i = 0; i < gap; i++) await tick();
@@ -190,7 +264,7 @@ describe("Coalescer", () => {
             return items.map((item) => verdictOf(windowOf(item.counter).hit(0), 0));
           };
           const local = (item: Item) => (localDraws[localDraw++ % localDraws.length] ? verdictOf(windowOf(item.counter).hit(0), 0) : undefined);
-          const coalescer = new Coalescer<Item, Verdict>({ sleep: () => tick(), now: () => 0, maxCallsInFlight });
+          const coalescer = new Coalescer<Item, Verdict>({ ...untimed, maxCallsInFlight });
           const pending: Promise<Verdict>[] = [];
           for (const { gap, counter } of arrivals) {
             for (let i = 0; i < gap; i++) await tick();
@@ -215,7 +289,7 @@ describe("Coalescer", () => {
       sent.push(items.map((i) => i.counter));
       return new Promise<string[]>((resolve) => releases.push(() => resolve(items.map((i) => `object:${i.counter}`))));
     };
-    const coalescer = new Coalescer<Item, string>({ sleep: () => tick(), now: () => 0, maxCallsInFlight: 2 });
+    const coalescer = new Coalescer<Item, string>({ ...untimed, maxCallsInFlight: 2 });
     const a1 = coalescer.join("object", { counter: "a" }, noTimeout, send);
     const b1 = coalescer.join("object", { counter: "b" }, noTimeout, send);
     // Two calls in flight: "a" again waits for its own call, "c" for a free one.
@@ -247,7 +321,7 @@ describe("Coalescer", () => {
     };
     const answered = new Set(["b"]);
     const local = (item: Item) => (answered.has(item.counter) ? `local:${item.counter}` : undefined);
-    const coalescer = new Coalescer<Item, string>({ sleep: () => tick(), now: () => 0 });
+    const coalescer = new Coalescer<Item, string>(untimed);
     const first = coalescer.join("object", { counter: "x" }, noTimeout, send, local);
     const queued = ["a", "b", "a", "b", "c"].map((counter) => coalescer.join("object", { counter }, noTimeout, send, local));
     await tick();
@@ -260,13 +334,13 @@ describe("Coalescer", () => {
   it("keeps keys apart", async () => {
     const a = fakeObject({ count: 1, intervalMs: 1_000 }, () => 1);
     const b = fakeObject({ count: 1, intervalMs: 1_000 }, () => 1);
-    const coalescer = new Coalescer<Item, Verdict>({ sleep: () => tick(), now: () => 0 });
+    const coalescer = new Coalescer<Item, Verdict>(untimed);
     const [va, vb] = await Promise.all([coalescer.join("a", one, noTimeout, a.send), coalescer.join("b", one, noTimeout, b.send)]);
     expect([va.allowed, vb.allowed]).toEqual([true, true]);
   });
 
   it("a failed call fails every request in its batch; the next request sends again", async () => {
-    const coalescer = new Coalescer<Item, number>({ sleep: () => tick(), now: () => 0 });
+    const coalescer = new Coalescer<Item, number>(untimed);
     let calls = 0;
     const failing = async (items: readonly Item[]) => {
       calls++;
@@ -280,38 +354,119 @@ describe("Coalescer", () => {
   });
 
   it("a call that never answers is abandoned after its timeout: its requests fail, queued ones then send their own", async () => {
-    let now = 0;
-    const coalescer = new Coalescer<Item, number>({ sleep: async () => { now += 10; await tick(); }, now: () => now });
+    const clock = drivenClock();
+    const coalescer = new Coalescer<Item, number>(clock.options);
     // A call that never answers; its sender gives up at its own timer (as callObject races one).
     const hung = coalescer.join("k", one, 100, async () => {
-      while (now < 100) await tick();
+      await clock.after(100);
       throw new Error("counter did not answer within 100 ms");
     });
     // Queued behind it: it waits for that call's timeout, then sends its own.
-    const queued = coalescer.join("k", one, 100, async (items) => items.map(() => 1));
+    let sentAt: number | undefined;
+    const queued = coalescer.join("k", one, 100, async (items) => {
+      sentAt = clock.now();
+      return items.map(() => 1);
+    });
+    await clock.runUntil(300);
     await expect(hung).rejects.toThrow(/did not answer within 100 ms/);
     expect(await queued).toBe(1);
-    expect(now).toBeGreaterThanOrEqual(100);
-    expect(now).toBeLessThan(200);
+    expect(sentAt).toBe(100);
   });
 
   it("a request's timeout runs from when its call is sent, not from when it queued", async () => {
-    let now = 0;
-    const coalescer = new Coalescer<Item, number>({ sleep: async () => { now += 10; await tick(); }, now: () => now });
-    let release!: (v: number[]) => void;
-    const first = coalescer.join("k", one, 100, () => new Promise<number[]>((r) => (release = r)));
+    const clock = drivenClock();
+    const coalescer = new Coalescer<Item, number>(clock.options);
+    const first = coalescer.join("k", one, 100, async (items) => {
+      await clock.after(90); // the first call takes 90 of its 100 ms
+      return items.map(() => 1);
+    });
     const second = coalescer.join("k", one, 100, async (items) => {
-      await tick();
+      await clock.after(50);
       return items.map(() => 2);
     });
-    while (now < 90) await tick(); // the first call takes 90 of its 100 ms
-    release([1]);
+    await clock.runUntil(500);
     expect(await first).toBe(1);
-    expect(await second).toBe(2); // queued for 90 ms, yet not timed out
+    expect(await second).toBe(2); // queued for 90 ms and answered 50 ms after it was sent: 140 ms, yet not timed out
+  });
+
+  it("a request for an idle object sends at once: no wait, no timer", async () => {
+    const clock = drivenClock();
+    const coalescer = new Coalescer<Item, number>(clock.options);
+    const sent: number[] = [];
+    const answer = coalescer.join("k", one, 100, async (items) => {
+      sent.push(items.length);
+      return items.map(() => 1);
+    });
+    expect(sent).toEqual([1]); // sent before join first yields
+    expect(await answer).toBe(1);
+    expect(clock.counts).toEqual({ armed: 0, fired: 0, sleeps: 0 });
+  });
+
+  it("1,000 requests queued behind a 200 ms call wake about twice each (when a call returns), not once per ms: no polling timer", async () => {
+    const clock = drivenClock();
+    const coalescer = new Coalescer<Item, number>(clock.options);
+    const batches: number[] = [];
+    const send = async (items: readonly Item[]) => {
+      batches.push(items.length);
+      const call = batches.length;
+      await clock.after(200);
+      return items.map(() => call);
+    };
+    const n = 1_000;
+    const answers = Promise.all(Array.from({ length: n }, () => coalescer.join("k", one, 1_000, send)));
+    await clock.runUntil(2_000);
+    expect(await answers).toEqual([1, ...Array(n - 1).fill(2)]);
+    expect(batches).toEqual([1, n - 1]);
+    // Polling slept 1 ms at a time: (n - 1) x 200 sleeps behind the first call, as many again
+    // behind the second. Now each queued request arms one timer (the deadline of the call it
+    // waits for) per call it waits for, and each is woken by the call returning, not the timer.
+    expect(clock.counts.sleeps).toBe(0);
+    expect(clock.counts.fired).toBe(0);
+    expect(clock.counts.armed).toBeLessThanOrEqual(2 * n);
+    expect(clock.pending()).toBe(0); // every timer cleared by the request that armed it
+    expect(coalescer.size).toBe(0);
+  });
+
+  it("when the request that sent a call is gone mid-call (its call never returns), its batch fails at the call's deadline and the requests queued behind get their turn, each woken by its own one timer", async () => {
+    const clock = drivenClock();
+    const coalescer = new Coalescer<Item, string>(clock.options);
+    const first = coalescer.join("k", one, 100, async (items) => {
+      await clock.after(50);
+      return items.map(() => "first");
+    });
+    // Queued behind the first call, sent together as the second call at 50 ms by whichever wakes
+    // first, whose request is then cancelled: in workerd its continuation never runs again, so
+    // the call neither returns nor fails (a promise that never settles models it).
+    const gone = () => new Promise<string[]>(() => {});
+    const settled: string[] = [];
+    const inGoneCall = ["b", "c"].map((name) =>
+      coalescer.join("k", one, 100, gone).then(
+        (answer) => void settled.push(`${name}: ${answer}`),
+        (error: Error) => void settled.push(`${name}: ${error.message}`),
+      ),
+    );
+    await clock.runUntil(60);
+    expect(await first).toBe("first");
+    // Arrives while that call is in flight (deadline 150 ms): waits for it, and it never returns.
+    let sentAt: number | undefined;
+    const behind = coalescer.join("k", one, 100, async (items) => {
+      sentAt = clock.now();
+      return items.map(() => "behind");
+    });
+    await clock.runUntil(1_000);
+    expect(await behind).toBe("behind");
+    expect(sentAt).toBe(150);
+    // The sender's own join never settles (its request is gone); the other request in its call
+    // failed at the call's deadline.
+    expect(settled).toEqual(["c: counter did not answer within 100 ms"]);
+    void inGoneCall;
+    expect(clock.counts.sleeps).toBe(0);
+    expect(clock.counts.fired).toBe(2); // "c" and the one behind: one timer each
+    expect(clock.pending()).toBe(0);
   });
 
   it("refuses an answer of the wrong length rather than guessing", async () => {
-    const coalescer = new Coalescer<Item, number>({ sleep: () => tick(), now: () => 0 });
+    const coalescer = new Coalescer<Item, number>(untimed);
     await expect(coalescer.join("k", one, noTimeout, async () => [])).rejects.toThrow(/0 results for 1/);
   });
 });
