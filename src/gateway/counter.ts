@@ -66,8 +66,8 @@ export class Counting {
     this.#clock = clock;
     this.#fallback = new LocalFallback({ caller });
     this.#leases = new LeaseBook({ caller });
-    const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-    this.#coalescer = new Coalescer<Queued, Counted>({ sleep, now: () => clock.now(), maxCallsInFlight: MAX_CALLS_PER_OBJECT });
+    // Deadlines on this isolate's clock; the runtime's timers wake a request waiting for one.
+    this.#coalescer = new Coalescer<Queued, Counted>({ now: () => clock.now(), maxCallsInFlight: MAX_CALLS_PER_OBJECT });
   }
 
   /** Counter calls that failed in this isolate (also logged one by one). */

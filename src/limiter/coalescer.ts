@@ -158,11 +158,6 @@ export interface CoalescerOptions {
   clearTimeout?(timer: unknown): void;
   /** Calls one object may have in flight at once (default 1), never two for one counter. */
   maxCallsInFlight?: number;
-  /**
-   * @deprecated Ignored: queued requests no longer poll (they follow the call ahead, see the
-   * class comment). Accepted only until every caller passes `setTimeout`/`clearTimeout`.
-   */
-  sleep?(ms: number): Promise<void>;
 }
 
 /** The host's timers, as plain functions (both Node and workerd have them). */

@@ -20,5 +20,6 @@ export { FixedWindow } from "./fixed-window.ts";
 /** Which counter a limiter object runs. Only "sliding-window" is ever deployed (see fixed-window.ts). */
 export type Algorithm = "sliding-window" | "fixed-window";
 export { Coalescer } from "./coalescer.ts";
+export type { CoalescerOptions } from "./coalescer.ts";
 export { counterAddress, OBJECTS_PER_RULE } from "./counter-name.ts";
 export type { CounterAddress } from "./counter-name.ts";
