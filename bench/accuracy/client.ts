@@ -13,7 +13,6 @@ export const sleepUntil = (at: number) => sleep(at - clientNow());
 export class Client {
   readonly outcomes: Outcome[] = [];
   #inFlight = 0;
-  #lastSentAt = -Infinity;
 
   readonly cluster: Cluster;
   readonly target: Target;
@@ -26,15 +25,6 @@ export class Client {
     this.apiKey = apiKey;
   }
 
-  /** When the scenario last sent a request (to tell whether a retry was alone). */
-  get lastSentAt(): number {
-    return this.#lastSentAt;
-  }
-
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
   /** One request to isolate `isolate`; resolves to its index and outcome. */
   async send(isolate: number, retry?: { of: number; clean: boolean }): Promise<{ index: number; outcome: Outcome }> {
     const index = this.outcomes.length;
@@ -42,7 +32,6 @@ export class Client {
     this.outcomes.push(undefined as unknown as Outcome);
     this.#inFlight++;
     const sentAt = clientNow();
-    this.#lastSentAt = sentAt;
     let outcome: Outcome;
     try {
       const response = await this.cluster.fetch(isolate, this.target.path, { method: this.target.method, headers: { "x-api-key": this.apiKey } });

@@ -30,13 +30,16 @@ function outage(name: string, mode: "slow" | "fail", does: string): Scenario {
       await inFlight(client, randomIsolate(k, random), 2 * limit.count, OUTAGE_CONCURRENCY);
       // Then more than a local window holds on one isolate, so its own bound is put to the test.
       await inFlight(client, () => 0, limit.count, OUTAGE_CONCURRENCY);
-      await everyIsolate(cluster, "/fault", () => ({ mode: "none" }));
+      const states = await everyIsolate(cluster, "/fault", () => ({ mode: "none" }));
+      const failedCalls = states.reduce((sum, state) => sum + Number(state.failed), 0);
       // Calls still held by the slow object end within this; none is decided locally after it.
       const to = clientNow() + (mode === "slow" ? slowMs : 0);
       await sleepUntil(to);
       await retryLast429(client, undefined, 0, k > 1 ? 1 : 0);
       const outages: Outage[] = [{ from, to }];
-      return { timeline: { limit, outages, outcomes: client.outcomes, isolates: k }, notes: [`object ${mode === "slow" ? `answered after ${slowMs} ms (limiter timeout ${limiterTimeoutMs} ms)` : "threw"} for ${Math.round(to - from)} ms`] };
+      const local = client.outcomes.filter((o) => o.localFallback).length;
+      const how = mode === "slow" ? `answered after ${slowMs} ms (limiter timeout ${limiterTimeoutMs} ms)` : `threw (${failedCalls} calls)`;
+      return { timeline: { limit, outages, outcomes: client.outcomes, isolates: k }, notes: [`object ${how} for ${Math.round(to - from)} ms; ${local} answers said x-tollgate-counter: local-fallback`] };
     },
     problems(f, limit, isolates) {
       const problems = commonProblems(f);

@@ -71,7 +71,9 @@ export async function runAccuracy(options: AccuracyOptions, log: (line: string) 
           const apiKey = `accuracy-${runId}-${name}-k${k}`;
           const client = new Client(cluster, target, apiKey);
           const begun = performance.now();
-          const { timeline, notes } = await scenario.run({ cluster, client, target, limit, random: seededRandom(k * 1000 + name.length), ...settings });
+          // A seed per scenario and K: the same spread of requests in every run.
+          const random = seededRandom(k * 1000 + name.length);
+          const { timeline, notes } = await scenario.run({ cluster, client, target, limit, random, ...settings });
           const figures = analyze(timeline);
           const problems = scenario.problems(figures, limit, k);
           const durationMs = performance.now() - begun;
