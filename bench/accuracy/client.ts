@@ -8,7 +8,10 @@ import type { Target } from "./target.ts";
 export const clientNow = (): number => performance.timeOrigin + performance.now();
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
-export const sleepUntil = (at: number) => sleep(at - clientNow());
+/** Never early: Node's timers may fire a fraction of a millisecond before their time, and a retry sent early may rightly be refused. */
+export async function sleepUntil(at: number): Promise<void> {
+  while (clientNow() < at) await sleep(Math.max(1, at - clientNow()));
+}
 
 export class Client {
   readonly outcomes: Outcome[] = [];
