@@ -35,6 +35,10 @@ function outage(name: string, mode: "slow" | "fail", does: string): Scenario {
       // Calls still held by the slow object end within this; none is decided locally after it.
       const to = clientNow() + (mode === "slow" ? slowMs : 0);
       await sleepUntil(to);
+      // Each isolate reports its local admissions with its next call to the counter: until every
+      // one has, the object cannot know them (the declared cost of an outage, README "Counting").
+      // The client's traffic reaches every isolate once, then its 429's Retry-After is judged.
+      if (k > 1) await oneAtATime(client, roundRobin(k), k);
       await retryLast429(client, undefined, 0, k > 1 ? 1 : 0);
       const outages: Outage[] = [{ from, to }];
       const local = client.outcomes.filter((o) => o.localFallback).length;
@@ -205,8 +209,8 @@ export const clockSkew: Scenario = {
 };
 
 export const FAULT_SCENARIOS = [
-  outage("slow-object", "slow", "10% of the limit, then the object answers after 3x the limiter timeout: 2 x count requests to random isolates and count more to isolate-0, 16 in flight"),
-  outage("failing-object", "fail", "10% of the limit, then every object call throws (overloaded / network): 2 x count requests to random isolates and count more to isolate-0, 16 in flight"),
+  outage("slow-object", "slow", "10% of the limit, then the object answers after 3x the limiter timeout: 2 x count requests to random isolates and count more to isolate-0, 16 in flight; once it answers, one request per isolate, then the last 429's retry"),
+  outage("failing-object", "fail", "10% of the limit, then every object call throws (overloaded / network): 2 x count requests to random isolates and count more to isolate-0, 16 in flight; once it answers, one request per isolate, then the last 429's retry"),
   objectRestart,
   eviction,
   limitRaise,

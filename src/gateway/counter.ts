@@ -141,8 +141,8 @@ export class Counting {
    * admissions this isolate made locally while it failed and the lease it gives back, asking for a
    * new lease. One timer bounds the whole call. What it could not deliver goes with the next call.
    * Once answered, each counter's last verdict is what the fallback starts from should the object
-   * fail later, and a denial is remembered in the deny cache (from when the call was sent, so it
-   * never outlasts the object's own answer). Each request gets its counter's verdicts in order.
+   * fail later, and a denial is remembered in the deny cache. Each request gets its counter's
+   * verdicts in order.
    */
   async #call(stub: ReturnType<Env["LIMITER"]["getByName"]>, queued: readonly Queued[], timeoutMs: number): Promise<Counted[]> {
     const sentAt = this.#clock.now();
@@ -177,7 +177,9 @@ export class Counting {
         if (!last) return;
         const leased = grant && { units: grant.units, until: answeredAt + grant.spanMs };
         this.#fallback.observe(counter, { used: last.limit - last.remaining + (grant?.units ?? 0), at: answeredAt, ...(leased && { leased }) });
-        if (!last.allowed && part.cacheDenials) this.#denied.remember(counter, sentAt + Math.min(last.retryInMs, last.cacheForMs ?? last.retryInMs));
+        // Answered from the cache until the object's answer could change, measured from the send
+        // (never past it); telling a retry time measured from the answer (never before it).
+        if (!last.allowed && part.cacheDenials) this.#denied.remember(counter, answeredAt + last.retryInMs, sentAt + (last.cacheForMs ?? last.retryInMs));
       });
       return queued.map(({ counter }) => {
         const part = parts.get(counter)!;

@@ -151,6 +151,23 @@ describe("deny cache", () => {
   });
 });
 
+describe("deny cache and leases held elsewhere", () => {
+  it("a denial cached only until another isolate's lease ends still tells the window's own Retry-After", async () => {
+    const c = cluster(2);
+    // Isolate 0 calls first: it is leased a unit (1% of count), then isolate 1 takes the rest.
+    await c.send(0);
+    for (let i = 0; i < ROW.count + 5; i++) {
+      await c.send(1);
+      c.clock.now += 1;
+    }
+    const refusals = c.seen.filter((s) => !s.allowed);
+    expect(refusals.length).toBeGreaterThan(1);
+    // Room frees when the first admission leaves the window, about 60 s on: every 429 says so,
+    // those answered from the deny cache included (cached only until the lease's end).
+    expect(refusals.map((s) => s.retryAfter)).toEqual(refusals.map(() => ROW.intervalMs / 1000));
+  });
+});
+
 describe("faults across isolates", () => {
   it("property: objects restarted, isolates evicted with leases out, clocks apart: never more than count in any window", async () => {
     await fc.assert(
