@@ -4,9 +4,10 @@
 // (wrapper-source.ts).
 import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
-import type { Json, Miniflare, V4ModuleRule, V4ModuleRuleType } from "miniflare";
+import { join } from "node:path";
+import type { Json, Miniflare } from "miniflare";
 import { buildBundle, type Bundle } from "../gateway/build.ts";
+import { moduleType } from "../gateway/serve-miniflare.ts";
 import { TARGET_SPECS } from "../gateway/targets.ts";
 import { gatewayRuntime, quietEnvironment } from "../gateway/worker-runtime.ts";
 import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
@@ -75,17 +76,6 @@ export async function buildGateway(): Promise<Build> {
   for (let n = 1; n < COPIES; n++) await copyFile(bundle.entry, join(dir, entryCopyName(n)));
   await writeFile(join(dir, "owner.js"), ownerWrapperSource());
   return { dir, bundle, cleanup: () => rm(dir, { recursive: true, force: true }) };
-}
-
-/** The type of a further module of the bundle, by the config's module rules (as serve-miniflare.ts). */
-async function moduleType(rules: readonly V4ModuleRule[], path: string): Promise<V4ModuleRuleType> {
-  const { compileModuleRules } = await import("miniflare");
-  const name = basename(path);
-  for (const rule of compileModuleRules([...rules])) {
-    const test = (re: RegExp) => ((re.lastIndex = 0), re.test(name));
-    if (rule.include.include.some(test) && !rule.include.exclude.some(test)) return rule.type;
-  }
-  throw new Error(`${path}: no module rule of the config says what this bundled module is`);
 }
 
 export async function startCluster(build: Build, settings: ClusterSettings): Promise<Cluster> {

@@ -10,7 +10,7 @@ import { gatewayRuntime, type Started } from "./worker-runtime.ts";
  * The type of a further module of the bundle (a text, data or wasm import), by the config's
  * module rules: wrangler matched the same rules against the same (hashed) file name to bundle it.
  */
-async function moduleType(rules: readonly V4ModuleRule[], path: string): Promise<V4ModuleRuleType> {
+export async function moduleType(rules: readonly V4ModuleRule[], path: string): Promise<V4ModuleRuleType> {
   const { compileModuleRules } = await import("miniflare");
   const name = basename(path);
   for (const rule of compileModuleRules([...rules])) {
