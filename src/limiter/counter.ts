@@ -93,6 +93,8 @@ export class Counter {
   readonly #callers = new CallerHistory();
   /** Fallback reports already counted, until they can no longer matter (a report may come twice). */
   readonly #reports = new Map<string, number>();
+  /** When the last new fallback report came: other isolates' may still be on their way. */
+  #reportedAt = Number.NEGATIVE_INFINITY;
   /** Lease ids: unique per instance, and unlike another instance's (a lease outlives a restart). */
   readonly #leasePrefix = Math.random().toString(36).slice(2, 10);
   #leaseSeq = 0;
@@ -175,13 +177,16 @@ export class Counter {
   }
 
   /**
-   * The verdict for `caller`. A denial while another isolate holds a lease says how long it may be
-   * cached (`cacheForMs`): that lease may come back unused before the window frees a unit, and a
-   * cached denial must never outlast the object's own answer.
+   * The verdict for `caller`. A denial says how long it may be cached (`cacheForMs`) when that is
+   * shorter than its retry time: while another isolate holds a lease (it may come back unused
+   * before the window frees a unit), and not at all within an interval of a fallback report (other
+   * isolates' reports of the same outage may still arrive and push the retry time back, so each
+   * denial must ask again to tell a true Retry-After).
    */
   #verdict(decision: Decision, now: number, caller: string | undefined, limit: Limit): Verdict {
     const verdict = verdictOf(decision, now);
     if (verdict.allowed) return verdict;
+    if (now - this.#reportedAt < limit.intervalMs) return { ...verdict, cacheForMs: 0 };
     let until = Number.POSITIVE_INFINITY;
     for (const held of this.#leases.values()) {
       if (held.caller !== caller && held.until + limit.intervalMs > now) until = Math.min(until, held.until);
@@ -196,6 +201,7 @@ export class Counter {
     for (const { id, agesMs } of reports) {
       if (this.#reports.has(id) || !Array.isArray(agesMs)) continue;
       this.#reports.set(id, now + limit.intervalMs);
+      this.#reportedAt = now;
       // An age is measured up to when the call was sent, before `now`: the time it gives is no
       // earlier than the admission was made, so it leaves the window no earlier.
       for (const age of agesMs) if (Number.isFinite(age) && age >= 0 && age < limit.intervalMs) times.push(now - age);

@@ -71,4 +71,14 @@ describe("never more than count in a window", () => {
     expect(drain(counter, limit, 5_899, "b")).toBe(0);
     expect(drain(counter, limit, 5_900, "b")).toBe(9);
   });
+
+  it("within an interval of a fallback report a denial is not to be cached: reports still on their way may push its retry back", () => {
+    const limit = { count: 10, intervalMs: 1_000 };
+    const counter = new Counter(new MemoryCounterStore(), "k");
+    counter.decide(limit, 1, 0, { lease: { want: 0, caller: "b" }, recorded: [{ id: "b-1", agesMs: Array(9).fill(0) }] });
+    expect(counter.decide(limit, 1, 10, { lease: { want: 0, caller: "c" } }).verdicts[0]).toMatchObject({ allowed: false, cacheForMs: 0 });
+    // An interval later, nothing of that outage can arrive any more: denials are cached again.
+    for (let t = 1_000; t < 1_010; t++) counter.decide(limit, 1, t, { lease: { want: 0, caller: "c" } });
+    expect(counter.decide(limit, 1, 1_010, { lease: { want: 0, caller: "c" } }).verdicts[0]!.cacheForMs).toBeUndefined();
+  });
 });
