@@ -92,7 +92,7 @@ export class Counter {
   /** Who has been calling (lease.ts, "sole caller"): leases go only to an isolate calling alone. */
   readonly #callers = new CallerHistory();
   /** Fallback reports already counted, until they can no longer matter (a report may come twice). */
-  readonly #reports = new Map<string, number>();
+  #reports: Map<string, number> | undefined;
   /** When the last new fallback report came: other isolates' may still be on their way. */
   #reportedAt = Number.NEGATIVE_INFINITY;
   /** Lease ids: unique per instance, and unlike another instance's (a lease outlives a restart). */
@@ -197,10 +197,12 @@ export class Counter {
   /** The admission times of reports not counted yet, at the object's clock (their ages are durations). */
   #newReports(reports: readonly FallbackReport[], limit: Limit, now: number): number[] {
     const times: number[] = [];
-    for (const [id, until] of this.#reports) if (until <= now) this.#reports.delete(id);
+    if (reports.length === 0) return times;
+    const seen = (this.#reports ??= new Map());
+    for (const [id, until] of seen) if (until <= now) seen.delete(id);
     for (const { id, agesMs } of reports) {
-      if (this.#reports.has(id) || !Array.isArray(agesMs)) continue;
-      this.#reports.set(id, now + limit.intervalMs);
+      if (seen.has(id) || !Array.isArray(agesMs)) continue;
+      seen.set(id, now + limit.intervalMs);
       this.#reportedAt = now;
       // An age is measured up to when the call was sent, before `now`: the time it gives is no
       // earlier than the admission was made, so it leaves the window no earlier.
