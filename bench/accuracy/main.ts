@@ -2,28 +2,14 @@
 // objects. Arguments: args.ts; the isolates: cluster.ts; the scenarios: scenarios.ts and
 // faults.ts; the judgement: analysis.ts; the report: report.ts.
 import { writeFile } from "node:fs/promises";
-import { refusal } from "../../src/tools/cli.ts";
-import { BadArgument, parseAccuracyArgs, USAGE, type AccuracyOptions } from "./args.ts";
+import { commandOptions } from "../../src/tools/cli.ts";
+import { parseAccuracyArgs, USAGE } from "./args.ts";
 import { everyScenarioMet, jsonReport, renderReport } from "./report.ts";
 import { runAccuracy } from "./run.ts";
 
 const TOOL = "bench:accuracy";
 
-function parse(argv: readonly string[]): AccuracyOptions {
-  try {
-    return parseAccuracyArgs(argv);
-  } catch (error) {
-    if (!(error instanceof BadArgument)) throw error;
-    console.error(refusal(TOOL, error));
-    process.exit(2);
-  }
-}
-
-const options = parse(process.argv.slice(2));
-if (options.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const options = commandOptions(TOOL, parseAccuracyArgs, USAGE);
 
 let run;
 try {

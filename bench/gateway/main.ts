@@ -1,29 +1,15 @@
 // npm run bench:gateway: the gateway against a bare pass-through Worker and hono-rate-limiter, on
 // the traffic shapes of issue 10. Arguments: bench/gateway/args.ts; the run: bench.ts; the
 // printed and JSON reports: report.ts.
-import { refusal } from "../../src/tools/cli.ts";
-import { BadArgument, parseBenchArgs, USAGE, type BenchOptions } from "./args.ts";
+import { commandOptions } from "../../src/tools/cli.ts";
+import { parseBenchArgs, USAGE } from "./args.ts";
 import { runBench } from "./bench.ts";
 import { jsonReport, renderReport } from "./report.ts";
 import { summarize } from "./summary.ts";
 
 const TOOL = "bench:gateway";
 
-function parse(argv: readonly string[]): BenchOptions {
-  try {
-    return parseBenchArgs(argv);
-  } catch (error) {
-    if (!(error instanceof BadArgument)) throw error;
-    console.error(refusal(TOOL, error));
-    process.exit(2);
-  }
-}
-
-const options = parse(process.argv.slice(2));
-if (options.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const options = commandOptions(TOOL, parseBenchArgs, USAGE);
 
 let result;
 try {

@@ -24,3 +24,24 @@ export function parseOptions<O extends NonNullable<ParseArgsConfig["options"]>>(
 export function refusal(tool: string, error: BadArgument): string {
   return `${tool}: ${error.message} (npm run ${tool} -- --help lists every option)`;
 }
+
+/**
+ * The options of a command run from the shell: `parse(argv)`, the usage text printed and the
+ * process ended (0) on `--help`, a refused argument printed as its one line and the process ended
+ * (2). Anything else `parse` throws is a bug and propagates.
+ */
+export function commandOptions<T extends { readonly help?: boolean }>(tool: string, parse: (argv: readonly string[]) => T, usage: string, argv: readonly string[] = process.argv.slice(2)): T {
+  let options: T;
+  try {
+    options = parse(argv);
+  } catch (error) {
+    if (!(error instanceof BadArgument)) throw error;
+    console.error(refusal(tool, error));
+    process.exit(2);
+  }
+  if (options.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  return options;
+}
