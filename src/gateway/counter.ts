@@ -59,6 +59,8 @@ export class Counting {
   readonly #fallback: LocalFallback;
   readonly #leases: LeaseBook;
   readonly #coalescer: Coalescer<Queued, Counted>;
+  /** `#leased`, bound once: the coalescer asks it for queued requests. */
+  readonly #leasedFn = (queued: Queued) => this.#leased(queued);
   #failures = 0;
 
   /** @param caller this isolate's id, as the counter objects know it */
@@ -104,8 +106,7 @@ export class Counting {
       return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: wait, retryInMs: wait };
     }
     const item: Queued = { counter: name, key: address.key, limit, algorithm, cacheDenials };
-    const leased = (queued: Queued) => this.#leased(queued);
-    const local = leased(item);
+    const local = this.#leased(item);
     if (local) return local;
     try {
       // Requests for every counter the object holds share its calls; those queued behind the call
@@ -118,7 +119,7 @@ export class Counting {
           const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
           return this.#call(namespace.getByName(address.object), queued, timeoutMs);
         },
-        leased,
+        this.#leasedFn,
       );
     } catch (error) {
       this.#failures++;

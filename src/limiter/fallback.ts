@@ -13,6 +13,8 @@ export interface FallbackReport {
   readonly agesMs: readonly number[];
 }
 
+const NONE: readonly FallbackReport[] = [];
+
 /** What the object last said of a counter, seen from this isolate's clock. */
 export interface Observed {
   /** Admissions in the window after the call (`count - remaining`, the units leased included). */
@@ -88,7 +90,9 @@ export class LocalFallback {
    * admissions made since the last call sealed into a new one. Those already out of any window
    * are left out.
    */
-  reports(key: string, limit: Limit, now: number): FallbackReport[] {
+  reports(key: string, limit: Limit, now: number): readonly FallbackReport[] {
+    // Most counters never fell back: nothing to report, nothing to allocate.
+    if (this.#open.size === 0 && this.#pending.size === 0) return NONE;
     const open = this.#open.get(key);
     this.#open.delete(key);
     let pending = this.#pending.get(key) ?? [];
