@@ -49,6 +49,8 @@ const workersProject = (region: "us" | "eu") => ({
   test: {
     name: `workers-${region}`,
     include: ["test/workers/**/*.test.ts"],
+    // Real HTTP servers the Worker fetches (a redirecting origin): node-side, shared by the tests.
+    globalSetup: ["test/setup/redirecting-origin.ts"],
     testTimeout: 60_000,
   },
 });

@@ -26,7 +26,9 @@ export async function forward(c: Context<GatewayEnv>, config: GatewayConfig, req
   // client's stream itself: nothing is buffered. The upstream request follows the client's
   // signal, so the client's abort ends the upstream call (Request.signal; without the
   // enable_request_signal flag workerd cancels the whole request, its subrequests with it).
-  const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: incoming.headers, body: incoming.body, signal: incoming.signal });
+  // An upstream's redirect is the client's to follow (`redirect: "manual"`): followed here, the
+  // client would never see the 3xx, and its headers (x-api-key) would go to the redirect target.
+  const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: incoming.headers, body: incoming.body, signal: incoming.signal, redirect: "manual" });
   const refused = prepareUpstreamHeaders(outgoing.headers, incoming.headers, request.url, request.edgeAddress);
   const response = refused === undefined ? await answer(config, name, upstream, outgoing, headers) : Response.json({ detail: refused }, { status: 400, headers });
   countUpstream(c, config, { upstream: name, status: response.status, ms: clock.now() - started });
