@@ -3,13 +3,27 @@ import { checkedTogether, classifiers, ruleTables } from "../../../src/rules/tab
 import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
 
 describe("one rule table per upstream", () => {
-  it("the control plane and the agent server get the published default and catch-all tiers", () => {
+  it("the control plane and the agent server get the published path-free rows: high throughput, default and catch-all", () => {
     const published = (id: number) => hostedApiTable.rules.find((r) => r.id === id)!;
     const tiers = (name: "control-plane" | "agent-server") =>
       ruleTables[name].rules.map((r) => ({ tier: r.tier, identity: r.identity, limits: r.limits }));
     const tierOf = (id: number) => ({ tier: published(id).tier, identity: published(id).identity, limits: published(id).limits });
-    expect(tiers("control-plane")).toEqual([tierOf(25), tierOf(29)]);
-    expect(tiers("agent-server")).toEqual([tierOf(25), tierOf(26), tierOf(29)]);
+    expect(tiers("control-plane")).toEqual([tierOf(1), tierOf(25), tierOf(29)]);
+    expect(tiers("agent-server")).toEqual([tierOf(1), tierOf(25), tierOf(26), tierOf(29)]);
+  });
+
+  it("row 1 (OPTIONS and /info, high throughput) applies to every upstream, so a preflight is never a default-tier request", () => {
+    const row1 = hostedApiTable.rules.find((r) => r.id === 1)!;
+    for (const name of ["control-plane", "agent-server"] as const) {
+      const highThroughput = ruleTables[name].rules.find((r) => r.category === row1.category)!;
+      expect(highThroughput).toMatchObject({ identity: row1.identity, limits: row1.limits, tier: row1.tier });
+      // Its path-free matcher and /info; the hosted API's /v1/metadata/submit is a path of its own.
+      expect(highThroughput.matchers).toEqual(row1.matchers.slice(0, 2));
+      const facts = { path: "/v2/deployments", apiKey: "k", userId: "u", clientIp: "203.0.113.7" };
+      expect(classifiers[name].classify({ ...facts, method: "OPTIONS" }).rule.id).toBe(highThroughput.id);
+      expect(classifiers[name].classify({ ...facts, method: "GET", path: "/info" }).rule.id).toBe(highThroughput.id);
+      expect(classifiers[name].classify({ ...facts, method: "GET" }).rule.tier).toBe("default");
+    }
   });
 
   it("classify every request: a key meets the default, an anonymous caller the catch-all", () => {
