@@ -8,6 +8,7 @@ import { commonProblems, type Scenario, type ScenarioContext } from "./scenario.
 import { inFlight, oneAtATime, randomIsolate, retryLast429, roundRobin } from "./traffic.ts";
 import { counterAddress } from "../../src/limiter/counter-name.ts";
 import { identityDigest } from "../../src/rules/identity.ts";
+import { localSecret } from "../../src/tools/local-secret.ts";
 
 /** Requests in flight during an outage (each waits out the limiter timeout when the object is slow). */
 const OUTAGE_CONCURRENCY = 16;
@@ -73,7 +74,7 @@ export const objectRestart: Scenario = {
     const rr = roundRobin(k);
     await oneAtATime(client, rr, Math.floor(limit.count / 2));
     const before = await inspect(context);
-    const { object } = counterAddress("us", target.row, identityDigest({ kind: "api-key", apiKey: client.apiKey }));
+    const { object } = counterAddress("us", target.row, identityDigest({ kind: "api-key", apiKey: client.apiKey }, localSecret()));
     const { error } = await cluster.restartObject(object);
     const after = await inspect(context);
     const denied = await oneAtATime(client, rr, 2 * limit.count, client.outcomes.length);

@@ -46,7 +46,7 @@ export interface ExplainQuestion {
   readonly ip: string;
   readonly region: Region;
   readonly upstream?: UpstreamName;
-  /** IDENTITY_HMAC_SECRET, if any. */
+  /** IDENTITY_HMAC_SECRET: without it (the offline command given no --secret) the counter's name cannot be computed. */
   readonly secret?: string;
   readonly tables: Readonly<Record<UpstreamName, RuleTable>>;
 }
@@ -85,8 +85,7 @@ export async function explainReport(q: ExplainQuestion): Promise<ExplainAnswer> 
   const { rule, matcher, root, identity } = classification;
   const limit = rule.limits[region];
   const secret = q.secret;
-  const digest = identityDigest(identity, secret);
-  const counter = counterAddress(region, rule.id, digest).name;
+  const counter = secret === undefined ? undefined : counterAddress(region, rule.id, identityDigest(identity, secret)).name;
   const passedOver = verdicts.filter((v) => v.outcome === "no-identity" || v.outcome === "outranked");
 
   const json = {
@@ -99,8 +98,8 @@ export async function explainReport(q: ExplainQuestion): Promise<ExplainAnswer> 
     identity: identity.kind,
     limit: { region, count: limit.count, interval: limit.interval },
     precedence: rule.precedence + 1,
-    counter,
-    hash: secret ? "hmac-sha256" : "sha256",
+    counter: counter ?? null,
+    hash: "hmac-sha256",
     passedOver: passedOver.map((v) => ({ id: v.rule.id, name: v.rule.name, outcome: v.outcome })),
   };
 
@@ -116,8 +115,8 @@ export async function explainReport(q: ExplainQuestion): Promise<ExplainAnswer> 
     `why:        matched ${describeMatcher(matcher, root)}; counted per ${IDENTITY_SOURCE[identity.kind]}, which is present`,
     ...(root !== "/" ? [`root:       ${root} is an alias of / (the table's aliasRoots): every anchored row counts under it too`] : []),
     `precedence: ${rule.precedence + 1} of ${table.rules.length} (${precedenceOrder(table)})`,
-    `counter:    ${counter}`,
-    `            (the identity hashed with ${secret ? "HMAC-SHA-256 and the configured secret" : "SHA-256; with HMAC-SHA-256 when IDENTITY_HMAC_SECRET is set"}; no raw key is stored)`,
+    `counter:    ${counter ?? "(named by the identity's HMAC under the region's IDENTITY_HMAC_SECRET: give it with --secret)"}`,
+    `            (the identity hashed with HMAC-SHA-256 and the region's secret; no raw key is stored)`,
   ];
   if (passedOver.length > 0) {
     lines.push(``, `also matched the method and path:`);

@@ -7,6 +7,7 @@ import type { RuleTable } from "../rules/load.ts";
 import { classifiers as publishedClassifiers } from "../rules/tables.ts";
 import { ConfigError, gatewayConfig } from "./config.ts";
 import { Isolate, type Clock } from "./isolate.ts";
+import { problemResponse } from "./problem.ts";
 import { forward } from "./proxy.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { requestReading } from "./request-reading.ts";
@@ -77,7 +78,10 @@ function renderError(error: Error, path?: string): Response {
     return error.res ?? Response.json({ detail: error.message || "Bad request" }, { status: error.status });
   }
   // A misconfiguration was logged once when it was found (config.ts); anything else, every time.
-  if (error instanceof ConfigError) return Response.json({ detail: error.message }, { status: 500 });
+  if (error instanceof ConfigError) {
+    const title = error.status === 503 ? "Gateway not ready" : "Gateway misconfigured";
+    return problemResponse({ title, status: error.status, detail: error.message }, error.status === 503 ? { "retry-after": "60" } : undefined);
+  }
   console.log(JSON.stringify({ event: "gateway_error", error: String(error), path }));
   return Response.json({ detail: "The gateway failed to handle this request." }, { status: 500 });
 }

@@ -32,46 +32,25 @@ function canonicalIdentity(identity: Identity): string {
 }
 
 // Hashed synchronously in JavaScript (@noble/hashes, audited): a request has no promise to wait on
-// before its counter call. A digest costs about 15 µs in workerd either way in a tight loop; in a
-// CPU profile of 1,000 new keys through the gateway, hashing fell from about 0.12 ms to 0.08 ms per
-// key when crypto.subtle's promise round trip went.
-/** A keyed HMAC-SHA-256 per secret, cloned for each digest (the key's pads are computed once). */
-const hmacs = new Map<string, ReturnType<typeof hmac.create>>();
+// before its counter call (crypto.subtle's promise round trip cost more than the hash itself).
+// Nothing is cached by identity: a cache keyed by the raw key (and, before, the secret) would keep
+// every recent caller's credentials in the isolate's memory, for a few microseconds per request.
+/** The shortest secret accepted: RFC 2104 discourages an HMAC key shorter than the hash's output (32 bytes for SHA-256). */
+export const MIN_SECRET_BYTES = 32;
+
+/** The keyed HMAC of the last secret used, cloned for each digest (the key's pads are computed once). */
+let keyed: { readonly secret: string; readonly mac: ReturnType<typeof hmac.create> } | undefined;
 
 function keyedHmac(secret: string): ReturnType<typeof hmac.create> {
-  let mac = hmacs.get(secret);
-  if (!mac) hmacs.set(secret, (mac = hmac.create(sha256, utf8ToBytes(secret))));
-  return mac;
+  if (keyed?.secret !== secret) keyed = { secret, mac: hmac.create(sha256, utf8ToBytes(secret)) };
+  return keyed.mac;
 }
-
-/** Digests this isolate computed, by secret and identity: a warm request hashes nothing. */
-const digests = new Map<string, string>();
-/** Bound on `digests` (about 1.5 MB at most); the oldest entry goes first when full. */
-export const DIGEST_CACHE_SIZE = 10_000;
 
 /**
- * Hex digest naming an identity: HMAC-SHA-256 with `secret` when one is configured (so a leaked
- * object name cannot be tested against guessed keys), plain SHA-256 otherwise. Raw keys never
- * leave this function (the per-isolate cache holds them in memory only, as the request does).
+ * Hex digest naming an identity: HMAC-SHA-256 with the region's IDENTITY_HMAC_SECRET, so a leaked
+ * object name, log line or metric cannot be tested against guessed keys or enumerated IPv4
+ * addresses. The secret is required (src/gateway/config.ts refuses to serve without one).
  */
-export function identityDigest(identity: Identity, secret?: string): string {
-  const text = canonicalIdentity(identity);
-  const cacheKey = digestKey(text, secret);
-  const cached = digests.get(cacheKey);
-  if (cached !== undefined) return cached;
-  const data = utf8ToBytes(text);
-  const digest = bytesToHex(!secret ? sha256(data) : keyedHmac(secret).clone().update(data).digest());
-  if (digests.size >= DIGEST_CACHE_SIZE) digests.delete(digests.keys().next().value!);
-  digests.set(cacheKey, digest);
-  return digest;
+export function identityDigest(identity: Identity, secret: string): string {
+  return bytesToHex(keyedHmac(secret).clone().update(utf8ToBytes(canonicalIdentity(identity))).digest());
 }
-
-function digestKey(text: string, secret: string | undefined): string {
-  return `${secret === undefined ? "-" : `+${secret}`}\n${text}`;
-}
-
-/** Digests cached in this isolate, for tests. */
-export function cachedDigests(): number {
-  return digests.size;
-}
-

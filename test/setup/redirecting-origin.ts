@@ -39,9 +39,3 @@ function listen(server: Server): Promise<string> {
 function close(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    redirectingOrigin: string;
-  }
-}

@@ -1,20 +1,21 @@
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const explain = (...args: string[]) => run(process.execPath, ["src/tools/explain.ts", ...args], { cwd: process.cwd() });
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const SECRET = "a-test-secret-of-at-least-32-bytes!!";
+const hmac = (text: string) => createHmac("sha256", SECRET).update(text).digest("hex");
 
 describe("npm run explain", () => {
   it("names the rule, its limit in the region and the hashed counter key", async () => {
-    const { stdout } = await explain("POST", "/runs/query", "-H", "x-api-key: k", "--json");
+    const { stdout } = await explain("POST", "/runs/query", "-H", "x-api-key: k", "--secret", SECRET, "--json");
     const out = JSON.parse(stdout);
     expect(out.rule).toMatchObject({ id: 12, name: "runs-query-key" });
     expect(out.limit).toEqual({ region: "us", count: 15, interval: 10 });
     expect(out.matcher).toBe("POST exact /runs/query");
-    expect(out.counter).toBe(`us:12:${sha256("api-key:k")}`);
+    expect(out.counter).toBe(`us:12:${hmac("api-key:k")}`);
     expect(out.passedOver.map((v: { id: number; outcome: string }) => [v.id, v.outcome])).toEqual([
       [13, "no-identity"],
       [25, "outranked"],
@@ -42,15 +43,17 @@ describe("npm run explain", () => {
     // --upstream reads the path as that upstream's own (its host, deployed).
     const { stdout } = await explain("POST", "/runs/wait", "--upstream", "agent-server");
     expect(stdout).toContain('row 203 "agent-server-public-ip"');
-    expect(stdout).toContain("precedence: 3 of 3 (the defaults 201 and 202, then the catch-all 203)");
+    expect(stdout).toContain("precedence: 4 of 4 (specific rows in table order, then the defaults 201 and 202, then the catch-all 203)");
     await expect(explain("GET", "/x", "--upstream", "billing")).rejects.toMatchObject({ stderr: expect.stringContaining("--upstream: must be one of hosted-api, control-plane, agent-server") });
   });
 
-  it("hashes with HMAC when a secret is given, and never prints the raw key", async () => {
-    const { stdout } = await explain("GET", "/x", "-H", "x-api-key: sk-raw-123", "--secret", "s3cret");
-    expect(stdout).toContain("HMAC-SHA-256");
-    expect(stdout).not.toContain("sk-raw-123");
-    expect(stdout).not.toContain(sha256("api-key:sk-raw-123"));
+  it("names the counter only with the region's secret (no unkeyed digest, ever), and never prints the raw key", async () => {
+    const keyed = await explain("GET", "/x", "-H", "x-api-key: sk-raw-123", "--secret", SECRET);
+    expect(keyed.stdout).toContain(`counter:    us:25:${hmac("api-key:sk-raw-123")}`);
+    expect(keyed.stdout).not.toContain("sk-raw-123");
+    const unkeyed = await explain("GET", "/x", "-H", "x-api-key: sk-raw-123", "--json");
+    expect(JSON.parse(unkeyed.stdout)).toMatchObject({ counter: null, hash: "hmac-sha256" });
+    expect(unkeyed.stdout).not.toContain(createHash("sha256").update("api-key:sk-raw-123").digest("hex"));
   });
 
   it("explains a request without identity headers as the catch-all, in words", async () => {

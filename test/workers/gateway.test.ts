@@ -232,7 +232,7 @@ describe("identity", () => {
     const send = gatewayWith({ LIMITER: limiter.namespace });
     const headers = { "x-api-key": secretKey, "cf-connecting-ip": "198.18.0.1" };
     for (let i = 0; i < 17; i++) await send("/runs/query", { method: "POST", headers });
-    const digest = identityDigest({ kind: "api-key", apiKey: secretKey });
+    const digest = identityDigest({ kind: "api-key", apiKey: secretKey }, env.IDENTITY_HMAC_SECRET!);
     // The rule's objects hold counters by digest: the object's name carries the region, the rule
     // and a few bits of the digest, never the key.
     expect(limiter.calls.names[0]).toBe(`${region}:12:objects-${OBJECTS_PER_RULE}:${Number.parseInt(digest.slice(0, 8), 16) % OBJECTS_PER_RULE}`);
@@ -241,14 +241,31 @@ describe("identity", () => {
     for (const text of [...limiter.calls.names, ...limiter.calls.keys, ...logs]) expect(text).not.toContain(secretKey);
   });
 
-  it("uses HMAC when a secret is configured", async () => {
+  it("keys every digest with the region's secret: another secret, other counters", async () => {
     const limiter = recordingLimiter();
-    const send = gatewayWith({ LIMITER: limiter.namespace, IDENTITY_HMAC_SECRET: "s3cret" });
+    const other = "another-secret-of-at-least-32-bytes-long";
+    const send = gatewayWith({ LIMITER: limiter.namespace, IDENTITY_HMAC_SECRET: other });
     await send("/anything", { headers: { "x-api-key": "k", "cf-connecting-ip": "198.18.0.2" } });
-    const plain = await identityDigest({ kind: "api-key", apiKey: "k" });
-    const keyedDigest = await identityDigest({ kind: "api-key", apiKey: "k" }, "s3cret");
-    expect(keyedDigest).not.toBe(plain);
-    expect(limiter.calls.keys).toEqual([keyedDigest]);
+    expect(limiter.calls.keys).toEqual([identityDigest({ kind: "api-key", apiKey: "k" }, other)]);
+    expect(limiter.calls.keys).not.toContain(identityDigest({ kind: "api-key", apiKey: "k" }, env.IDENTITY_HMAC_SECRET!));
+  });
+
+  it.each([
+    ["not set", undefined, "is not set"],
+    ["empty", "", "is not set"],
+    ["31 bytes", "x".repeat(31), "is 31 bytes; it must be at least 32"],
+  ])("refuses to serve while IDENTITY_HMAC_SECRET is %s: 503 naming the setting, nothing counted or proxied", async (_, secret, why) => {
+    const limiter = recordingLimiter();
+    const upstream = recordingUpstream();
+    const send = gatewayWith({ LIMITER: limiter.namespace, HOSTED_API: upstream.fetcher, IDENTITY_HMAC_SECRET: secret });
+    for (const path of ["/anything", "/runs/stats", "/v2/deployments"]) {
+      const res = await send(path, { headers: { "x-api-key": "k", "cf-connecting-ip": "198.18.0.3" } });
+      expect(res.status).toBe(503);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+      expect(await res.json()).toMatchObject({ title: "Gateway not ready", status: 503, detail: expect.stringContaining(`IDENTITY_HMAC_SECRET ${why}`) });
+    }
+    expect(limiter.calls.keys).toEqual([]);
+    expect(upstream.seen).toEqual([]);
   });
 });
 
@@ -320,8 +337,7 @@ describe("counter policy", () => {
 
   it("decides identities sharing a counter object each exactly, their calls in parallel up to MAX_CALLS_PER_OBJECT (real object)", async () => {
     // Five API keys whose counters on row 12 live in one object (found by the gateway's own naming).
-    const secret = env.IDENTITY_HMAC_SECRET || undefined;
-    const objectOf = async (apiKey: string) => counterAddress(env.REGION, 12, await identityDigest({ kind: "api-key", apiKey }, secret)).object;
+    const objectOf = async (apiKey: string) => counterAddress(env.REGION, 12, identityDigest({ kind: "api-key", apiKey }, env.IDENTITY_HMAC_SECRET!)).object;
     const tag = freshIdentity().apiKey;
     const keys = [`${tag}-0`];
     const shared = await objectOf(keys[0]!);
