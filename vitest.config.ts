@@ -1,56 +1,72 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
-import { kCurrentWorker } from "miniflare";
-import { unstable_readConfig } from "wrangler";
-import { availableParallelism } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+import { emulatorWorkerOptions, localServices } from "./src/tools/emulator-workers.ts";
 import { LOCAL_BINDINGS } from "./src/tools/local-bindings.ts";
 import { agentServerContract } from "./test/workers/agent-server/contract/validators-plugin.ts";
 
-interface ServiceBinding {
-  binding: string;
-  service: string;
-  entrypoint?: string;
-  props?: Record<string, unknown>;
-}
-
 /**
- * Service bindings from wrangler.toml that point at this same Worker (`tollgate-<region>`) are
- * rebound to the test Worker itself: wrangler dev resolves them by the environment's worker
- * name, the test pool does not.
+ * The emulator Workers as the gateway projects run them beside the gateway: built once per vitest
+ * run (`wrangler deploy --dry-run`, as they deploy; auxiliary Workers of the test pool must be
+ * JavaScript), only when a gateway project starts, into a directory removed when vitest exits.
  */
-function selfBindings(region: string) {
-  const config = unstable_readConfig({ config: "./wrangler.toml", env: region });
-  const services: ServiceBinding[] = config.services ?? [];
-  return Object.fromEntries(
-    services
-      .filter((s) => s.service === config.name)
-      .map((s) => [s.binding, { name: kCurrentWorker, entrypoint: s.entrypoint, props: s.props }]),
-  );
+let emulatorWorkers: ReturnType<typeof emulatorWorkerOptions> | undefined;
+function builtEmulators() {
+  if (!emulatorWorkers) {
+    const dir = mkdtempSync(join(tmpdir(), "tollgate-emulators-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    emulatorWorkers = emulatorWorkerOptions(dir);
+  }
+  return emulatorWorkers;
 }
 
 /**
- * The Workers-runtime suite runs once per region, against that region's wrangler environment.
- * Tests run with the local bindings `npm start` uses: LIMITER_JURISDICTION=none (workerd cannot
- * emulate jurisdictions; the wiring is tested separately, with a recording namespace) and the
- * bundled upstreams.
+ * The gateway's Workers-runtime suite runs once per region, against that region's wrangler
+ * environment, with the local bindings `npm start` uses: LIMITER_JURISDICTION=none (workerd cannot
+ * emulate jurisdictions; the wiring is tested separately, with a recording namespace) and each
+ * upstream's service binding to its emulator Worker (the environments declare none: docs/emulators.md).
  */
 const workersProject = (region: "us" | "eu") => ({
   plugins: [
     // The agent-server tests hold every response to the reference document (test/workers/agent-server/contract/).
     agentServerContract(),
-    cloudflareTest({
+    cloudflareTest(async () => ({
       wrangler: { configPath: "./wrangler.toml", environment: region },
       miniflare: {
         bindings: { ...LOCAL_BINDINGS },
-        serviceBindings: selfBindings(region),
+        serviceBindings: Object.fromEntries(Object.entries(await localServices()).map(([binding, name]) => [binding, { name }])),
+        workers: await builtEmulators(),
       },
-    }),
+    })),
   ],
   test: {
     name: `workers-${region}`,
+    // Requests through the gateway to the emulator Workers (test/workers/through-gateway/) included;
+    // the emulators' own suites run in their own projects (emulatorProject).
     include: ["test/workers/**/*.test.ts"],
+    exclude: ["test/workers/agent-server/**", "test/workers/control-plane/**", "test/workers/emulator-*.test.ts"],
     // Real HTTP servers the Worker fetches (a redirecting origin): node-side, shared by the tests.
     globalSetup: ["test/setup/redirecting-origin.ts"],
+    testTimeout: 60_000,
+  },
+});
+
+/**
+ * An emulator's own suite: the test Worker is the emulator (its wrangler config), so its tests
+ * call it directly and look inside its Durable Objects. The shared emulator tests
+ * (test/workers/emulator-*.test.ts) run in both, each on its own emulator.
+ */
+const emulatorProject = (name: "control-plane" | "agent-server") => ({
+  plugins: [
+    // The agent-server tests hold every response to the reference document (test/workers/agent-server/contract/).
+    ...(name === "agent-server" ? [agentServerContract()] : []),
+    cloudflareTest({ wrangler: { configPath: `./emulators/${name}/wrangler.toml` } }),
+  ],
+  test: {
+    name: `emulator-${name}`,
+    include: [`test/workers/${name}/**/*.test.ts`, "test/workers/emulator-*.test.ts"],
     testTimeout: 60_000,
   },
 });
@@ -77,6 +93,8 @@ export default defineConfig({
       },
       workersProject("us"),
       workersProject("eu"),
+      emulatorProject("control-plane"),
+      emulatorProject("agent-server"),
     ],
   },
 });

@@ -1,21 +1,18 @@
 import type { RateLimiter } from "./durable-objects/rate-limiter.ts";
-import type { ControlPlaneBindings } from "./emulators/control-plane/env.ts";
-import type { AgentServerBindings } from "./emulators/agent-server/env.ts";
 import type { ConfigStore } from "./durable-objects/config-store.ts";
 import type { MetricsStore } from "./durable-objects/metrics-store.ts";
 
 /**
- * Bindings and variables of one regional environment (wrangler.toml `[env.us]` / `[env.eu]`): the
- * gateway's own, joined with each bundled emulator's (declared beside it, so no emulator imports
- * this file).
+ * Bindings and variables of one regional environment (wrangler.toml `[env.us]` / `[env.eu]`). The
+ * emulators are Workers of their own, each with its own environment type (emulators/<name>/env.ts).
  */
-export interface Env extends ControlPlaneBindings, AgentServerBindings {
+export interface Env {
   /** "us" or "eu": selects the rule limits and the Durable Object jurisdiction. */
   REGION: string;
   LIMITER: DurableObjectNamespace<RateLimiter>;
   /** Jurisdiction of the counter objects: the region itself, or "none" where it cannot be emulated (local). */
   LIMITER_JURISDICTION?: string;
-  /** Local upstreams: service bindings (emulators in this bundle, or other Workers). */
+  /** Local upstreams: service bindings to the emulator Workers, added by the local runs only (docs/emulators.md). */
   HOSTED_API?: Fetcher;
   CONTROL_PLANE?: Fetcher;
   AGENT_SERVER?: Fetcher;
@@ -62,10 +59,10 @@ declare global {
   namespace Cloudflare {
     // Types `env` from "cloudflare:workers" and "cloudflare:test".
     interface Env extends TollgateEnv {}
-    // Types `exports` from "cloudflare:workers" (the gateway app and the entrypoints).
+    // Types `exports` from "cloudflare:workers" (the gateway app and its Durable Objects).
     interface GlobalProps {
       mainModule: typeof import("./index.ts");
-      durableNamespaces: "RateLimiter" | "ControlPlaneWorkspace" | "AgentServerState" | "ConfigStore" | "MetricsStore";
+      durableNamespaces: "RateLimiter" | "ConfigStore" | "MetricsStore";
     }
   }
 }

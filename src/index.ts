@@ -1,12 +1,9 @@
 import { createGateway } from "./gateway/app.ts";
 
+// The gateway's own classes only: the emulators are Workers of their own (emulators/), bound as
+// services in local runs, and none of their code is in this bundle (test/unit/bundle.test.ts).
 export { RateLimiter } from "./durable-objects/rate-limiter.ts";
 export { ConfigStore } from "./durable-objects/config-store.ts";
 export { MetricsStore } from "./durable-objects/metrics-store.ts";
-export { HostedApiEcho } from "./emulators/hosted-api-echo.ts";
-export { ControlPlaneEmulator } from "./emulators/control-plane/entrypoint.ts";
-export { ControlPlaneWorkspace } from "./emulators/control-plane/workspace-object.ts";
-export { AgentServerEmulator } from "./emulators/agent-server/entrypoint.ts";
-export { AgentServerState } from "./emulators/agent-server/state-object.ts";
 
 export default createGateway();

@@ -148,27 +148,27 @@ function routing(kind: "hosts" | "paths", hosts: string | undefined): Routing {
   }
 }
 
-/** The value of a `*_ORIGIN` variable that opts in to the upstream bundled with the gateway. */
-export const BUNDLED = "bundled";
+/** The value of a `*_ORIGIN` variable that opts in to the upstream's service binding (a local emulator Worker). */
+export const SERVICE = "service";
 
 /**
- * Each upstream is named explicitly: an origin URL, or `bundled` for the service binding to the
- * emulator or echo in this bundle (what `npm start` and the tests use). A deployment that forgets
+ * Each upstream is named explicitly: an origin URL, or `service` for the service binding to its
+ * emulator Worker (what `npm start` and the tests bind and use). A deployment that forgets
  * one fails loudly instead of quietly serving an emulator in production.
  */
 function upstream(env: Env, name: UpstreamName): Upstream {
   const [bindingKey, originKey] = BINDINGS[name];
   const origin = (env[originKey] as string | undefined)?.trim();
   if (!origin) {
-    throw new ConfigError(`gateway misconfigured: ${originKey} is not set; set it to the ${name} upstream's URL, or to "${BUNDLED}" to serve the bundled one (local runs only)`);
+    throw new ConfigError(`gateway misconfigured: ${originKey} is not set; set it to the ${name} upstream's URL, or to "${SERVICE}" to call its service binding (local runs, which bind the emulator Workers)`);
   }
-  if (origin === BUNDLED) {
+  if (origin === SERVICE) {
     const fetcher = env[bindingKey] as Fetcher | undefined;
-    if (!fetcher) throw new ConfigError(`gateway misconfigured: ${originKey} is "${BUNDLED}" but the ${bindingKey} service binding is missing`);
+    if (!fetcher) throw new ConfigError(`gateway misconfigured: ${originKey} is "${SERVICE}" but the ${bindingKey} service binding is missing`);
     return { kind: "binding", fetcher };
   }
   if (!URL.canParse(origin) || !/^https?:$/.test(new URL(origin).protocol)) {
-    throw new ConfigError(`gateway misconfigured: ${originKey} must be an http(s) URL or "${BUNDLED}" (got ${JSON.stringify(origin)})`);
+    throw new ConfigError(`gateway misconfigured: ${originKey} must be an http(s) URL or "${SERVICE}" (got ${JSON.stringify(origin)})`);
   }
   const url = new URL(origin);
   return { kind: "origin", origin: url, base: url.origin + url.pathname.replace(/\/+$/, "") };

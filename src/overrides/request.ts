@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { toValidationErrors } from "../emulators/shared/fastapi-errors.ts";
+import { toValidationErrors } from "../http/fastapi-errors.ts";
 import { loadRuleTable, RuleTableError, type RuleTable } from "../rules/load.ts";
 import { REGIONS, RuleFileSchema } from "../rules/schema.ts";
 import { subjectOf } from "./subject.ts";

@@ -6,10 +6,10 @@
 export const LOCAL_BINDINGS = {
   // workerd cannot emulate Durable Object jurisdictions.
   LIMITER_JURISDICTION: "none",
-  // The us and eu environments name no upstream: a local run opts in to the bundled ones.
-  HOSTED_API_ORIGIN: "bundled",
-  CONTROL_PLANE_ORIGIN: "bundled",
-  AGENT_SERVER_ORIGIN: "bundled",
+  // A local run calls each upstream through its service binding to the emulator Worker it binds.
+  HOSTED_API_ORIGIN: "service",
+  CONTROL_PLANE_ORIGIN: "service",
+  AGENT_SERVER_ORIGIN: "service",
   // One port for every upstream: chosen by mount prefix (src/gateway/routes.ts), not by host.
   ROUTING: "paths",
 } as const;

@@ -1,5 +1,11 @@
 // One way to serve a Worker in-process with wrangler's programmatic API (the same bundling and
-// runtime as `npm start`): the load test's own gateway and the gateway bench both use it.
+// runtime as `npm start`): the load test's own gateway and the gateway bench both use it. The
+// emulator Workers it binds run beside it, each its own wrangler dev session, found through a dev
+// registry private to this call (so two local runs never reach each other's emulators).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { emulatorConfig, localServices, type EmulatorName } from "./emulator-workers.ts";
 
 export interface WranglerDevOptions {
   /** Absolute path of the wrangler config. */
@@ -13,6 +19,8 @@ export interface WranglerDevOptions {
   readonly runtime?: { readonly compatibilityDate: string; readonly compatibilityFlags: string[] };
   /** Where the bindings' data (the Durable Objects' SQLite files) goes; wrangler's temporary directory by default. */
   readonly storageDir?: string;
+  /** The emulator Workers to run beside it, bound as the services the gateway calls (none by default). */
+  readonly emulators?: readonly EmulatorName[];
 }
 
 export interface ServedWorker {
@@ -29,29 +37,47 @@ export async function serveWithWranglerDev(options: WranglerDevOptions): Promise
   // Miniflare would otherwise try to download the Request.cf placeholder: no network is needed.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
   const { unstable_startWorker } = await import("wrangler");
-  const bindings = Object.fromEntries(Object.entries(options.vars).map(([name, value]) => [name, { type: "plain_text" as const, value }]));
-  const worker = await unstable_startWorker({
-    config: options.config,
-    env: options.env,
-    bindings,
-    ...options.runtime,
-    dev: {
-      server: { hostname: "127.0.0.1", port: options.port ?? 0 },
-      inspector: false,
-      // Counters start empty and nothing touches .wrangler/state.
-      persist: options.storageDir ?? false,
-      watch: false,
-      logLevel: "error",
-      // The gateway logs a line per denial; the callers' own output is the record.
-      structuredLogsHandler: () => undefined,
-    },
-  } as Parameters<typeof unstable_startWorker>[0]);
+  const emulators = options.emulators ?? [];
+  const registry = emulators.length > 0 ? await mkdtemp(join(tmpdir(), "tollgate-dev-registry-")) : undefined;
+  const services = Object.entries(await localServices(emulators)).map(([name, service]) => [name, { type: "service" as const, service }]);
+  const vars = Object.entries(options.vars).map(([name, value]) => [name, { type: "plain_text" as const, value }]);
+  const dev = (port: number, persist: string | false) => ({
+    server: { hostname: "127.0.0.1", port },
+    inspector: false,
+    // false: counters start empty and nothing touches .wrangler/state.
+    persist,
+    watch: false,
+    logLevel: "error",
+    // The gateway logs a line per denial; the callers' own output is the record.
+    structuredLogsHandler: () => undefined,
+    registry,
+  });
+  const started: Array<{ dispose(): Promise<void> }> = [];
+  const stop = async () => {
+    await Promise.allSettled(started.reverse().map((w) => w.dispose()));
+    if (registry) await rm(registry, { recursive: true, force: true });
+  };
+  type Input = Parameters<typeof unstable_startWorker>[0];
   try {
+    for (const name of emulators) {
+      const storage = options.storageDir === undefined ? false : join(options.storageDir, name);
+      const emulator = await unstable_startWorker({ config: emulatorConfig(name), ...options.runtime, dev: dev(0, storage) } as Input);
+      started.push(emulator);
+      await emulator.ready;
+    }
+    const worker = await unstable_startWorker({
+      config: options.config,
+      env: options.env,
+      bindings: Object.fromEntries([...vars, ...services]),
+      ...options.runtime,
+      dev: dev(options.port ?? 0, options.storageDir ?? false),
+    } as Input);
+    started.push(worker);
     await worker.ready;
     const url = await worker.url;
-    return { url: new URL(url.href), stop: () => worker.dispose() };
+    return { url: new URL(url.href), stop };
   } catch (error) {
-    await worker.dispose().catch(() => undefined);
+    await stop().catch(() => undefined);
     throw error;
   }
 }

@@ -1,35 +1,33 @@
 // The Coalescer's waiting in the Workers runtime (src/limiter/coalescer.ts, README "Counting"):
 // requests queued behind a call follow the promise its sender settles and hold one deadline timer
 // of their own. Here each request is a request of its own (its own request context), as in the
-// gateway: a call to the bundled HostedApiEcho entrypoint, whose fetch this file replaces for the
-// host probe.test while it runs (the entrypoint runs in this isolate, so it shares this module's
-// Coalescer). The pure algorithm is tested on a driven clock in test/unit/limiter/coalescer.test.ts.
+// gateway: a call to this Worker's default export (the gateway app), whose fetch this file
+// replaces for the host probe.test while it runs (it runs in this isolate, so it shares this
+// module's Coalescer). The pure algorithm is tested on a driven clock in test/unit/limiter/coalescer.test.ts.
 //
 // @cloudflare/vitest-plugin turns `handle_cross_request_promise_resolution` off for the runner
 // (the Worker's compatibility date turns it on): these tests hold without it, and the way they
 // wait holds with it too (bench/coalescer-wakeups.ts runs it in workerd at the Worker's date).
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HostedApiEcho } from "../../src/index.ts";
+import gateway from "../../src/index.ts";
 import { Coalescer } from "../../src/limiter/index.ts";
 
 type Item = { readonly counter: string };
 type Probe = (request: Request) => Promise<Response>;
 
 let probe: Probe | undefined;
-const echo = HostedApiEcho.prototype.fetch;
+const served = gateway.fetch;
 beforeAll(() => {
-  HostedApiEcho.prototype.fetch = function (this: HostedApiEcho, request: Request) {
-    return probe && new URL(request.url).hostname === "probe.test" ? probe(request) : echo.call(this, request);
-  };
+  gateway.fetch = (request, ...rest) => (probe && new URL(request.url).hostname === "probe.test" ? probe(request) : served(request, ...rest));
 });
 afterAll(() => {
-  HostedApiEcho.prototype.fetch = echo;
+  gateway.fetch = served;
   probe = undefined;
 });
 
-/** One request of its own, through the HOSTED_API service binding (a new request context each). */
-const request = (path: string) => env.HOSTED_API!.fetch(`https://probe.test${path}`);
+/** One request of its own, to this Worker's default export (a new request context each). */
+const request = (path: string) => exports.default.fetch(`https://probe.test${path}`);
 
 /** The gateway's timers, as src/gateway/counter.ts passes them. */
 const newCoalescer = () =>

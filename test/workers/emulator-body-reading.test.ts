@@ -4,9 +4,9 @@
 // body read to its end before any answer.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createAgentServer } from "../../src/emulators/agent-server/app.ts";
-import { createControlPlane } from "../../src/emulators/control-plane/app.ts";
-import { MAX_JSON_DEPTH } from "../../src/emulators/shared/json-depth.ts";
+import { createAgentServer } from "../../emulators/agent-server/app.ts";
+import { createControlPlane } from "../../emulators/control-plane/app.ts";
+import { MAX_JSON_DEPTH } from "../../emulators/shared/json-depth.ts";
 import { agentServer, createThread, freshCaller } from "./agent-server/support.ts";
 import { controlPlane, freshWorkspace } from "./control-plane/support.ts";
 import { nestedJson } from "./support/nested-json.ts";

@@ -2,7 +2,7 @@
 // input"): malformed, deeply nested and huge bodies, wrongly typed fields, wrong or missing
 // content types, odd path parameters, queries and headers. Every answer must be below 500, every
 // 4xx FastAPI-shaped JSON with a `detail`, and a refused request must leave storage as it was.
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { prepareWorkspace, seedMissing } from "./support/emulator-seed.ts";
 import { snapshotEmulators, storedData } from "./support/emulator-state.ts";
 import { requestPlan, type RequestPlan } from "./support/fuzz.ts";
 import { buildRequest } from "./support/fuzz-request.ts";
+import { agentServerEnv } from "./support/emulator-env.ts";
 
 /** Requests per route: with 32 routes, 640 requests per region, about 10 s on a 2-core machine. */
 const RUNS_PER_ROUTE = 20;
@@ -87,7 +88,7 @@ function expectDetail(text: string, where: string): void {
  * alarms start runs) and store items with a TTL (their alarm deletes them).
  */
 async function agentServerAtRest(): Promise<void> {
-  const state = env.AGENT_SERVER_STATE.getByName("agent-server");
+  const state = agentServerEnv.AGENT_SERVER_STATE.getByName("agent-server");
   for (;;) {
     const busy = await runInDurableObject(state, (_, storage) => {
       storage.storage.sql.exec("DELETE FROM crons");

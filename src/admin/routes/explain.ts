@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { toValidationErrors } from "../../emulators/shared/fastapi-errors.ts";
+import { toValidationErrors } from "../../http/fastapi-errors.ts";
 import { gatewayConfig } from "../../gateway/config.ts";
 import { effectiveRule } from "../../gateway/overrides.ts";
 import { UPSTREAMS, type UpstreamName } from "../../gateway/routes.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { fireCrons, runRequestFor, type DueCron } from "../../../src/emulators/agent-server/crons/firing.ts";
+import { fireCrons, runRequestFor, type DueCron } from "../../../emulators/agent-server/crons/firing.ts";
 
 const ORIGIN = "https://agent-server.internal";
 const payload = {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { agentGraph } from "../../../src/emulators/agent-server/graphs/agent.ts";
-import type { Graph } from "../../../src/emulators/agent-server/graphs/graph.ts";
-import { pipelineGraph } from "../../../src/emulators/agent-server/graphs/pipeline.ts";
-import { executeRun, type RunHooks, type RunPlan, type StreamMode } from "../../../src/emulators/agent-server/runs/execute.ts";
-import type { ServerSentEvent } from "../../../src/emulators/shared/sse.ts";
+import { agentGraph } from "../../../emulators/agent-server/graphs/agent.ts";
+import type { Graph } from "../../../emulators/agent-server/graphs/graph.ts";
+import { pipelineGraph } from "../../../emulators/agent-server/graphs/pipeline.ts";
+import { executeRun, type RunHooks, type RunPlan, type StreamMode } from "../../../emulators/agent-server/runs/execute.ts";
+import type { ServerSentEvent } from "../../../emulators/shared/sse.ts";
 
 /** Runs a plan, recording events and where the pauses fell between them. */
 async function run(graph: Graph<any>, streamModes: StreamMode[], input: unknown, extra: Partial<RunPlan> = {}) {

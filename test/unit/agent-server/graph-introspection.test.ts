@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { drawGraph } from "../../../src/emulators/agent-server/assistants/graph-drawing.ts";
-import { graphSchemas } from "../../../src/emulators/agent-server/assistants/graph-schemas.ts";
-import { agentGraph } from "../../../src/emulators/agent-server/graphs/agent.ts";
-import { pipelineGraph } from "../../../src/emulators/agent-server/graphs/pipeline.ts";
+import { drawGraph } from "../../../emulators/agent-server/assistants/graph-drawing.ts";
+import { graphSchemas } from "../../../emulators/agent-server/assistants/graph-schemas.ts";
+import { agentGraph } from "../../../emulators/agent-server/graphs/agent.ts";
+import { pipelineGraph } from "../../../emulators/agent-server/graphs/pipeline.ts";
 
 describe("graph drawing", () => {
   it("draws start, the nodes in order and end, joined by plain edges", () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { agentGraph } from "../../../src/emulators/agent-server/graphs/agent.ts";
-import { EmulatedNodeError } from "../../../src/emulators/agent-server/graphs/failure.ts";
-import { checkContext } from "../../../src/emulators/agent-server/graphs/context.ts";
-import type { Graph, ThreadValues } from "../../../src/emulators/agent-server/graphs/graph.ts";
-import { addMessages, FAILURE_MARKER, inputMessages, InvalidInputError, type Message } from "../../../src/emulators/agent-server/graphs/messages.ts";
-import { pipelineGraph } from "../../../src/emulators/agent-server/graphs/pipeline.ts";
-import { defaultAssistantId, findGraph, graphIds } from "../../../src/emulators/agent-server/graphs/registry.ts";
+import { agentGraph } from "../../../emulators/agent-server/graphs/agent.ts";
+import { EmulatedNodeError } from "../../../emulators/agent-server/graphs/failure.ts";
+import { checkContext } from "../../../emulators/agent-server/graphs/context.ts";
+import type { Graph, ThreadValues } from "../../../emulators/agent-server/graphs/graph.ts";
+import { addMessages, FAILURE_MARKER, inputMessages, InvalidInputError, type Message } from "../../../emulators/agent-server/graphs/messages.ts";
+import { pipelineGraph } from "../../../emulators/agent-server/graphs/pipeline.ts";
+import { defaultAssistantId, findGraph, graphIds } from "../../../emulators/agent-server/graphs/registry.ts";
 
 const human = (content: string, id = "h1"): Message => ({ id, type: "human", content });
 const values = (...messages: Message[]): ThreadValues => ({ messages });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AssistantIdParam, resolveAssistantRef, ThreadIdParam } from "../../../src/emulators/agent-server/ids.ts";
+import { AssistantIdParam, resolveAssistantRef, ThreadIdParam } from "../../../emulators/agent-server/ids.ts";
 
 const AGENT = "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414";
 

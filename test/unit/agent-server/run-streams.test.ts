@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { EventQueue } from "../../../src/emulators/agent-server/runs/event-queue.ts";
-import type { LoggedEvent } from "../../../src/emulators/agent-server/runs/logged-event.ts";
-import { loggedEventStream } from "../../../src/emulators/agent-server/runs/event-stream.ts";
-import { readLastEventId } from "../../../src/emulators/agent-server/runs/query-schema.ts";
+import { EventQueue } from "../../../emulators/agent-server/runs/event-queue.ts";
+import type { LoggedEvent } from "../../../emulators/agent-server/runs/logged-event.ts";
+import { loggedEventStream } from "../../../emulators/agent-server/runs/event-stream.ts";
+import { readLastEventId } from "../../../emulators/agent-server/runs/query-schema.ts";
 
 describe("readLastEventId", () => {
   it("reads an event id, -1 or - as from the first event, nothing as unset", () => {

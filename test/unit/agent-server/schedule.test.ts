@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSchedule } from "../../../src/emulators/agent-server/crons/schedule.ts";
+import { parseSchedule } from "../../../emulators/agent-server/crons/schedule.ts";
 
 const at = (iso: string) => Date.parse(iso);
 /** The next `count` firing times after `iso`, as ISO strings, each found from the one before. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Graph } from "../../../src/emulators/agent-server/graphs/graph.ts";
-import { pipelineGraph } from "../../../src/emulators/agent-server/graphs/pipeline.ts";
-import { applyStateUpdate } from "../../../src/emulators/agent-server/threads/state-update.ts";
+import type { Graph } from "../../../emulators/agent-server/graphs/graph.ts";
+import { pipelineGraph } from "../../../emulators/agent-server/graphs/pipeline.ts";
+import { applyStateUpdate } from "../../../emulators/agent-server/threads/state-update.ts";
 
 const graph = pipelineGraph as unknown as Graph;
 const base = { messages: [{ id: "h1", type: "human" as const, content: "hi" }] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { stepDelayMs } from "../../../src/emulators/agent-server/config.ts";
-import { SettingError } from "../../../src/emulators/shared/settings.ts";
+import { stepDelayMs } from "../../../emulators/agent-server/config.ts";
+import { SettingError } from "../../../emulators/shared/settings.ts";
 
 describe("AGENT_SERVER_STEP_DELAY_MS", () => {
   it("defaults to 0 and takes whole milliseconds up to a minute", () => {

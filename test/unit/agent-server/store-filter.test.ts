@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchesFilter, unknownOperator } from "../../../src/emulators/agent-server/store/filter.ts";
+import { matchesFilter, unknownOperator } from "../../../emulators/agent-server/store/filter.ts";
 
 const doc = { author: "ann", stars: 4, tags: ["a", "b"], meta: { lang: "en", pages: 10 }, draft: false };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { listNamespaces, matchesListing, namespaceProblem, startsWith } from "../../../src/emulators/agent-server/store/namespace.ts";
+import { listNamespaces, matchesListing, namespaceProblem, startsWith } from "../../../emulators/agent-server/store/namespace.ts";
 
 const ALL = [
   ["users", "u1", "memories"],

@@ -7,7 +7,7 @@ import {
   progressAt,
   REVISION_STATUSES,
   type Outcome,
-} from "../../../src/emulators/control-plane/deployments/lifecycle.ts";
+} from "../../../emulators/control-plane/deployments/lifecycle.ts";
 
 const T0 = 1_800_000_000_000;
 const STEP = 500;

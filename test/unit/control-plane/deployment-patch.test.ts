@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
-import { EMPTY_SOURCE_CONFIG, SECRET_MASK } from "../../../src/emulators/control-plane/deployments/model.ts";
-import { planPatch, type PatchTarget } from "../../../src/emulators/control-plane/deployments/patch.ts";
-import { DeploymentPatchRequest } from "../../../src/emulators/control-plane/deployments/schema.ts";
+import { EMPTY_SOURCE_CONFIG, SECRET_MASK } from "../../../emulators/control-plane/deployments/model.ts";
+import { planPatch, type PatchTarget } from "../../../emulators/control-plane/deployments/patch.ts";
+import { DeploymentPatchRequest } from "../../../emulators/control-plane/deployments/schema.ts";
 
 const github: PatchTarget = {
   source: "github",

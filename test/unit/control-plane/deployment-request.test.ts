@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { DeploymentCreateRequest, DeploymentListQuery, RevisionListQuery } from "../../../src/emulators/control-plane/deployments/schema.ts";
-import { toValidationErrors } from "../../../src/emulators/shared/fastapi-errors.ts";
+import { DeploymentCreateRequest, DeploymentListQuery, RevisionListQuery } from "../../../emulators/control-plane/deployments/schema.ts";
+import { toValidationErrors } from "../../../src/http/fastapi-errors.ts";
 
 const github = {
   name: "agent",

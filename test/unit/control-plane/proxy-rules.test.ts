@@ -8,7 +8,7 @@ import {
   checkPathPattern,
   headerVariables,
   ProxyConfig,
-} from "../../../src/emulators/control-plane/templates/proxy-rules.ts";
+} from "../../../emulators/control-plane/templates/proxy-rules.ts";
 
 describe("match_paths: absolute paths that may end in a wildcard", () => {
   it.each(["/", "/*", "/api/*", "/api/v1/users", "/repos*", "/a%20b/*", "/v1/:id"])("accepts %s", (pattern) => {

@@ -7,8 +7,8 @@ import {
   isWholeQuantity,
   parseQuantity,
   type Quantity,
-} from "../../../src/emulators/control-plane/templates/quantity.ts";
-import { checkResourceQuantity } from "../../../src/emulators/control-plane/templates/resources.ts";
+} from "../../../emulators/control-plane/templates/quantity.ts";
+import { checkResourceQuantity } from "../../../emulators/control-plane/templates/resources.ts";
 
 const parsed = (text: string): Quantity => {
   const result = parseQuantity(text);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { toValidationErrors } from "../../../src/emulators/shared/fastapi-errors.ts";
-import { checkImageReference, registryOf } from "../../../src/emulators/control-plane/templates/image.ts";
-import { DEFAULT_LIMIT, TemplateCreateRequest, TemplateListQuery } from "../../../src/emulators/control-plane/templates/schema.ts";
-import { SEED_TEMPLATES } from "../../../src/emulators/control-plane/templates/seed.ts";
-import { checkMountPath, checkVolumeName } from "../../../src/emulators/control-plane/templates/volume-mounts.ts";
+import { toValidationErrors } from "../../../src/http/fastapi-errors.ts";
+import { checkImageReference, registryOf } from "../../../emulators/control-plane/templates/image.ts";
+import { DEFAULT_LIMIT, TemplateCreateRequest, TemplateListQuery } from "../../../emulators/control-plane/templates/schema.ts";
+import { SEED_TEMPLATES } from "../../../emulators/control-plane/templates/seed.ts";
+import { checkMountPath, checkVolumeName } from "../../../emulators/control-plane/templates/volume-mounts.ts";
 
 const errorsOf = (body: unknown) => {
   const result = TemplateCreateRequest.safeParse(body);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultAssistantId } from "../../../src/emulators/agent-server/graphs/registry.ts";
+import { defaultAssistantId } from "../../../emulators/agent-server/graphs/registry.ts";
 
 describe("default assistant ids", () => {
   it("are what the real server derives: Python's uuid.uuid5(uuid.NAMESPACE_URL, graph_id)", () => {

@@ -1,9 +1,9 @@
 // The shared emulator app and the one way a store's result is rendered, as FastAPI answers.
 import { describe, expect, it, vi } from "vitest";
-import { answer } from "../../../src/emulators/shared/answer.ts";
-import { createEmulatorApp } from "../../../src/emulators/shared/app.ts";
-import { invalid, ok, refuse } from "../../../src/emulators/shared/result.ts";
-import { SettingError } from "../../../src/emulators/shared/settings.ts";
+import { answer } from "../../../emulators/shared/answer.ts";
+import { createEmulatorApp } from "../../../emulators/shared/app.ts";
+import { invalid, ok, refuse } from "../../../emulators/shared/result.ts";
+import { SettingError } from "../../../emulators/shared/settings.ts";
 
 function app() {
   const emulator = createEmulatorApp("test_emulator");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { toValidationErrors, type Location } from "../../../src/emulators/shared/fastapi-errors.ts";
+import { toValidationErrors, type Location } from "../../../src/http/fastapi-errors.ts";
 
 /** Validates `input` and returns what the emulator would put in a 422's `detail`. */
 function errorsFor(schema: z.ZodType, input: unknown, location: Location = "body") {

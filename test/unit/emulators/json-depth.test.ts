@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nestsDeeperThan } from "../../../src/emulators/shared/json-depth.ts";
+import { nestsDeeperThan } from "../../../emulators/shared/json-depth.ts";
 
 /** The nesting depth of a parsed JSON value, computed recursively (fine for test-sized values). */
 function depthOf(value: unknown): number {

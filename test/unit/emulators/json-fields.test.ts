@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { JsonObjectSchema, JsonValueSchema } from "../../../src/emulators/shared/pydantic/json.ts";
+import { JsonObjectSchema, JsonValueSchema } from "../../../emulators/shared/pydantic/json.ts";
 
 /** A parsed JSON value nested `depth` levels (objects and lists), built without recursion. */
 function nested(depth: number): unknown {

@@ -1,13 +1,13 @@
 // The emulators' field helpers, held to what pydantic (v2) answers for the same input.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { toValidationErrors, type Location } from "../../../src/emulators/shared/fastapi-errors.ts";
-import { float } from "../../../src/emulators/shared/pydantic/number.ts";
-import { optionalBody, optionalField } from "../../../src/emulators/shared/pydantic/optional.ts";
-import { bodyPaging, queryPaging } from "../../../src/emulators/shared/pydantic/paging.ts";
-import { queryBoolean } from "../../../src/emulators/shared/pydantic/query.ts";
-import { uuid } from "../../../src/emulators/shared/pydantic/uuid.ts";
-import { notEmulated } from "../../../src/emulators/shared/pydantic/value-error.ts";
+import { toValidationErrors, type Location } from "../../../src/http/fastapi-errors.ts";
+import { float } from "../../../emulators/shared/pydantic/number.ts";
+import { optionalBody, optionalField } from "../../../emulators/shared/pydantic/optional.ts";
+import { bodyPaging, queryPaging } from "../../../emulators/shared/pydantic/paging.ts";
+import { queryBoolean } from "../../../emulators/shared/pydantic/query.ts";
+import { uuid } from "../../../emulators/shared/pydantic/uuid.ts";
+import { notEmulated } from "../../../emulators/shared/pydantic/value-error.ts";
 
 /** What the emulator would put in a 422's `detail` for `input`. */
 function errorsFor(schema: z.ZodType, input: unknown, location: Location = "body") {

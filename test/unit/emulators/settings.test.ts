@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { millisecondsSetting, SettingError } from "../../../src/emulators/shared/settings.ts";
+import { millisecondsSetting, SettingError } from "../../../emulators/shared/settings.ts";
 
 const read = (raw: string | undefined) => millisecondsSetting("SOME_DELAY_MS", raw, { fallback: 7, max: 1000 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeEvent, parseEvents, streamEvents } from "../../../src/emulators/shared/sse.ts";
+import { encodeEvent, parseEvents, streamEvents } from "../../../emulators/shared/sse.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 

@@ -1,8 +1,8 @@
 // /assistants end to end through the gateway: every endpoint's answers and refusals.
-import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AGENT_DEFAULT_ID, agentServer, createAssistant, freshTag, streamRun, TIMESTAMP, UUID } from "./support.ts";
+import { agentServerEnv } from "../support/emulator-env.ts";
 
 const unknownId = () => crypto.randomUUID();
 
@@ -361,7 +361,7 @@ describe("DELETE /assistants/{assistant_id}", () => {
     expect((await agentServer("DELETE", `/assistants/${created.assistant_id}?delete_threads=true`)).status).toBe(200);
     expect((await agentServer("GET", `/threads/${thread.thread_id}`)).status).toBe(404);
     // Deleted as DELETE /threads/{id} deletes: nothing of the thread is left behind.
-    const left = await runInDurableObject(env.AGENT_SERVER_STATE.getByName("agent-server"), (_, state) =>
+    const left = await runInDurableObject(agentServerEnv.AGENT_SERVER_STATE.getByName("agent-server"), (_, state) =>
       ["runs", "run_events", "checkpoints"].map((table) => state.storage.sql.exec(`SELECT count(*) AS n FROM ${table} WHERE thread_id = ?`, thread.thread_id).one().n),
     );
     expect(left).toEqual([0, 0, 0]);

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
-import { stateOf, type AgentServerState } from "../../../src/emulators/agent-server/state-object.ts";
+import { stateOf, type AgentServerState } from "../../../emulators/agent-server/state-object.ts";
+import { agentServerEnv } from "../support/emulator-env.ts";
 
 /**
  * Lets time pass for the agent server's state object (its store TTLs and crons) without waiting:
@@ -8,7 +8,7 @@ import { stateOf, type AgentServerState } from "../../../src/emulators/agent-ser
  * time having passed, never on how little.
  */
 export async function advanceClock(ms: number): Promise<void> {
-  await runInDurableObject(stateOf(env), (state: AgentServerState) => state.clock.advance(ms));
+  await runInDurableObject(stateOf(agentServerEnv), (state: AgentServerState) => state.clock.advance(ms));
 }
 
 export const MINUTE_MS = 60_000;

@@ -1,11 +1,11 @@
 // Crons: POST /threads/{thread_id}/runs/crons, POST /runs/crons, search, count, delete, and
 // firing: the state object's alarm starts each due cron's run through the emulator's own API.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { stateOf, type AgentServerState } from "../../../src/emulators/agent-server/state-object.ts";
+import { stateOf, type AgentServerState } from "../../../emulators/agent-server/state-object.ts";
 import { advanceClock } from "./clock.ts";
 import { AGENT_DEFAULT_ID, agentServer, createAssistant, createThread, freshTag, TIMESTAMP, UUID } from "./support.ts";
+import { agentServerEnv } from "../support/emulator-env.ts";
 
 const createThreadCron = (threadId: string, body: Record<string, unknown>) => agentServer("POST", `/threads/${threadId}/runs/crons`, { body });
 const createCron = (body: Record<string, unknown>) => agentServer("POST", "/runs/crons", { body });
@@ -175,7 +175,7 @@ describe("cron schedules", () => {
     const disabled = (await createThreadCron(thread.thread_id, { schedule: YEARLY, assistant_id: "agent", enabled: false })).body;
     await passNextRun(due);
 
-    const claimed = await runInDurableObject(stateOf(env), (state: AgentServerState) => [state.crons().claimDue(), state.crons().claimDue()]);
+    const claimed = await runInDurableObject(stateOf(agentServerEnv), (state: AgentServerState) => [state.crons().claimDue(), state.crons().claimDue()]);
     const mine = claimed[0]!.filter((c) => c.thread_id === thread.thread_id);
     expect(mine).toEqual([{ cron_id: due.cron_id, thread_id: thread.thread_id, on_run_completed: null, payload: expect.objectContaining({ input: { messages: ["tick"] } }) }]);
     expect(claimed[1]!.filter((c) => c.thread_id === thread.thread_id)).toEqual([]);
@@ -188,7 +188,7 @@ describe("cron schedules", () => {
     const thread = await createThread();
     const cron = (await createThreadCron(thread.thread_id, { schedule: YEARLY, assistant_id: "agent", input: { messages: [{ role: "user", content: "tick" }] }, metadata: { job: "new-year" } })).body;
     await passNextRun(cron);
-    expect(await runDurableObjectAlarm(stateOf(env))).toBe(true);
+    expect(await runDurableObjectAlarm(stateOf(agentServerEnv))).toBe(true);
 
     const runs = await agentServer("GET", `/threads/${thread.thread_id}/runs`);
     expect(runs.status).toBe(200);
@@ -202,7 +202,7 @@ describe("cron schedules", () => {
     const assistant = await createAssistant({ graph_id: "agent", context: { system_prompt: "Cron." } });
     const cron = (await createCron({ schedule: YEARLY, assistant_id: assistant.assistant_id, on_run_completed: "keep", input: { messages: ["tock"] } })).body;
     await passNextRun(cron);
-    expect(await runDurableObjectAlarm(stateOf(env))).toBe(true);
+    expect(await runDurableObjectAlarm(stateOf(agentServerEnv))).toBe(true);
 
     // A stateless run's thread is stamped with its assistant (and the cron made exactly one).
     const threads = await agentServer("POST", "/threads/search", { body: { metadata: { assistant_id: assistant.assistant_id } } });

@@ -2,11 +2,12 @@
 // with the statuses, multitask strategies and cancel actions of the real server. Runs that must
 // still be running when the test acts on them hold (the hold marker) until they are cancelled.
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { stateOf } from "../../../src/emulators/agent-server/state-object.ts";
+import { stateOf } from "../../../emulators/agent-server/state-object.ts";
 import { AGENT_SERVER_URL, agentServer, createThread, freshCaller } from "./support.ts";
 import { contents, createRun, getRun, held, join, openEvents, say, until, untilStatus } from "./run-support.ts";
+import { agentServerEnv } from "../support/emulator-env.ts";
 
 describe("background runs", () => {
   it("answer pending at once, then run to success with no request waiting on them", async () => {
@@ -218,7 +219,7 @@ describe("a restart of the state object", () => {
       (state) => state.body.next?.[0] === "review",
     );
 
-    await evictDurableObject(stateOf(env));
+    await evictDurableObject(stateOf(agentServerEnv));
 
     // The next request starts the object again, and with it the run: attempt 2, from the draft.
     const { events } = await openEvents("GET", `/threads/${thread.thread_id}/runs/${run.run_id}/stream`);
@@ -239,7 +240,7 @@ describe("state kept by an emulator before the engine", () => {
   it("times out a run it left running (nothing to resume it from), and the thread takes the next", async () => {
     const thread = await createThread();
     const legacy = crypto.randomUUID();
-    await runInDurableObject(stateOf(env), (_, state) => {
+    await runInDurableObject(stateOf(agentServerEnv), (_, state) => {
       const at = new Date().toISOString();
       state.storage.sql.exec(
         `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, lease_expires_at)

@@ -1,7 +1,7 @@
 // Helpers for the run-engine tests: creating runs, reading their streams event by event, and
 // waiting for what the engine decided (never for a time: the test timeout is the only bound).
-import { parseEvents } from "../../../src/emulators/shared/sse.ts";
-import { HOLD_MARKER } from "../../../src/emulators/agent-server/graphs/hold.ts";
+import { parseEvents } from "../../../emulators/shared/sse.ts";
+import { HOLD_MARKER } from "../../../emulators/agent-server/graphs/hold.ts";
 import { agentServer, send, type JsonAnswer, type WireEvent } from "./support.ts";
 
 /** A run input of one user message. */

@@ -1,9 +1,9 @@
 // The state object: version numbers under concurrency, and nothing lost across a restart.
 import { evictDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { stateOf } from "../../../src/emulators/agent-server/state-object.ts";
+import { stateOf } from "../../../emulators/agent-server/state-object.ts";
 import { agentServer, createAssistant, createThread, streamRun } from "./support.ts";
+import { agentServerEnv } from "../support/emulator-env.ts";
 
 describe("version numbering under concurrency", () => {
   it("gives 20 concurrent PATCHes versions 2..21, each exactly once, and the versions list has no gaps", async () => {
@@ -45,7 +45,7 @@ describe("durability", () => {
       defaults: (await agentServer("GET", "/assistants/agent")).body,
     };
 
-    await evictDurableObject(stateOf(env));
+    await evictDurableObject(stateOf(agentServerEnv));
 
     expect((await agentServer("GET", `/assistants/${assistant.assistant_id}`)).body).toEqual(before.assistant);
     expect((await agentServer("POST", `/assistants/${assistant.assistant_id}/versions`)).body).toEqual(before.versions);

@@ -1,17 +1,20 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { Client } from "@langchain/langgraph-sdk";
-import { parseEvents } from "../../../src/emulators/shared/sse.ts";
+import { parseEvents } from "../../../emulators/shared/sse.ts";
 import { checkResponse } from "./contract/contract.ts";
 
 /** An event as a test reads it (data is whatever JSON the server sent). */
 export type WireEvent = { event: string; data: any; id?: string };
 
 /**
- * Where the tests reach the agent server: the gateway, which (run locally, one port for every
- * upstream) mounts it at /agent-server. Paths below this URL are the agent server's own (the
- * document's), as an official client given this base URL sends them.
+ * Where the tests reach the agent server. In its own project (emulator-agent-server) the test
+ * Worker is the emulator, called directly; in the gateway projects (test/workers/through-gateway/)
+ * it is the gateway, which (run locally, one port for every upstream) mounts the bound emulator
+ * Worker at /agent-server. Paths below this URL are the agent server's own (the document's), as an
+ * official client given this base URL sends them.
  */
-export const AGENT_SERVER_URL = "https://gateway.test/agent-server";
+export const THROUGH_GATEWAY = "LIMITER" in env;
+export const AGENT_SERVER_URL = THROUGH_GATEWAY ? "https://gateway.test/agent-server" : "https://agent-server.test";
 
 const rand = () => Math.floor(Math.random() * 250) + 1;
 
@@ -41,7 +44,7 @@ export function contractChecked(fetcher: (request: Request) => Promise<Response>
   };
 }
 
-/** The gateway's fetch (as a client calls it), contract-checked. */
+/** The test Worker's fetch (the emulator, or the gateway in front of it), contract-checked. */
 export const agentServerFetch = contractChecked((request) => exports.default.fetch(request));
 
 export interface JsonAnswer {
@@ -52,7 +55,7 @@ export interface JsonAnswer {
 
 type CallOptions = { body?: unknown; rawBody?: string; headers?: Record<string, string> };
 
-/** Calls the agent-server emulator through the gateway, as a client would. */
+/** Calls the agent-server emulator (through the gateway in the gateway projects), as a client would. */
 export async function agentServer(method: string, path: string, options: CallOptions = {}): Promise<JsonAnswer> {
   const res = await send(method, path, options);
   const text = await res.text();
@@ -117,8 +120,8 @@ function jsonOrUndefined(text: string): unknown {
 
 /**
  * The official JS client (@langchain/langgraph-sdk) given the agent server's base URL, as a client
- * developer configures it; every request goes through the gateway with its own client IP and is
- * held to the reference document.
+ * developer configures it; every request has its own client IP (for the gateway, when there is
+ * one in front) and is held to the reference document.
  */
 export function officialClient(): Client {
   return new Client({

@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, it, type ExpectStatic } from "vitest";
 import { controlPlane, freshWorkspace } from "./support.ts";
+import { controlPlaneEnv } from "../support/emulator-env.ts";
 
 /**
  * The documented flow (spec, "Typical deployment flow"), through the gateway, on real time:
@@ -11,7 +11,7 @@ import { controlPlane, freshWorkspace } from "./support.ts";
  * The two tests run concurrently to keep the wall time near one pipeline pair.
  */
 
-const STEP = Number(env.CONTROL_PLANE_REVISION_STEP_MS);
+const STEP = Number(controlPlaneEnv.CONTROL_PLANE_REVISION_STEP_MS);
 const PIPELINE = ["CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING", "DEPLOYED"];
 const FINAL = ["DEPLOYED", "BUILD_FAILED", "DEPLOY_FAILED", "CREATE_FAILED", "INTERRUPTED"];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -30,7 +30,7 @@ async function pollRevision(expect: ExpectStatic, workspace: string, deploymentI
 
 /** A revision's status as stored, read in the object without going through the API. */
 async function storedStatus(workspace: string, revisionId: string): Promise<string> {
-  return runInDurableObject(env.CONTROL_PLANE_WORKSPACES.getByName(workspace), (_instance, state) =>
+  return runInDurableObject(controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace), (_instance, state) =>
     String(state.storage.sql.exec("SELECT status FROM deployment_revisions WHERE id = ?", revisionId).one().status),
   );
 }

@@ -2,8 +2,9 @@ import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, runI
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env.ts";
-import { createControlPlane } from "../../../src/emulators/control-plane/app.ts";
+import { createControlPlane } from "../../../emulators/control-plane/app.ts";
 import { controlPlane, freshWorkspace } from "./support.ts";
+import { controlPlaneEnv } from "../support/emulator-env.ts";
 
 /**
  * /v2/deployments through the gateway. Revisions move on the store's clock, which these tests
@@ -11,7 +12,7 @@ import { controlPlane, freshWorkspace } from "./support.ts";
  * no alarm fires on its own; alarms are run with runDurableObjectAlarm.
  */
 
-const STEP = Number(env.CONTROL_PLANE_REVISION_STEP_MS);
+const STEP = Number(controlPlaneEnv.CONTROL_PLANE_REVISION_STEP_MS);
 const PIPELINE = ["CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING", "DEPLOYED"];
 const SECRET = "sk-do-not-leak-4242";
 
@@ -38,7 +39,7 @@ function dockerDeployment(overrides: Record<string, unknown> = {}) {
 }
 
 function workspaceObject(workspace: string) {
-  return env.CONTROL_PLANE_WORKSPACES.getByName(workspace);
+  return controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace);
 }
 
 /** A hand-driven clock for the workspace's DeploymentStore; re-install after an eviction. */

@@ -1,9 +1,9 @@
 // /v2/listeners end to end through the gateway: every endpoint's answers, paging, plans,
 // isolation between workspaces, concurrency and durability.
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { controlPlane, freshWorkspace } from "./support.ts";
+import { controlPlaneEnv } from "../support/emulator-env.ts";
 
 const PLUS_WORKSPACE = "00000000-0000-4000-8000-00000000000b";
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -248,7 +248,7 @@ describe("PATCH /v2/listeners/{listener_id}", () => {
   it("moves updated_at forward even when the object's clock has not moved (two writes in one millisecond)", async () => {
     const workspace = freshWorkspace();
     // Inside one call into the object there is no I/O, so Date.now() stands still throughout.
-    const stamps = await runInDurableObject(env.CONTROL_PLANE_WORKSPACES.getByName(workspace), (object) => {
+    const stamps = await runInDurableObject(controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace), (object) => {
       const store = object.listeners();
       const created = store.create(workspace, { compute_type: "k8s", compute_id: "clock", compute_config: { k8s_namespaces: null }, version: null });
       if (!created.ok) throw new Error(JSON.stringify(created.detail));
@@ -443,7 +443,7 @@ describe("durability", () => {
   it("keeps listeners, and their uniqueness, across a Durable Object restart", async () => {
     const workspace = freshWorkspace();
     const listener = await createListener(workspace, createBody("durable"));
-    await evictDurableObject(env.CONTROL_PLANE_WORKSPACES.getByName(workspace));
+    await evictDurableObject(controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace));
     const res = await controlPlane("GET", listenerPath(listener.id), { workspace });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(listener);

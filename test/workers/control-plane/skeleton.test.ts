@@ -1,6 +1,6 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { controlPlane, freshWorkspace } from "./support.ts";
+import { controlPlaneEnv } from "../support/emulator-env.ts";
 
 describe("control-plane emulator: auth and plumbing", () => {
   it("answers 401 {detail} without credentials", async () => {
@@ -16,7 +16,7 @@ describe("control-plane emulator: auth and plumbing", () => {
   });
 
   it("reaches per-workspace stores over RPC with pipelining", async () => {
-    const stub = env.CONTROL_PLANE_WORKSPACES.getByName(freshWorkspace());
+    const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(freshWorkspace());
     expect(await stub.listeners().ping()).toMatch(/^listeners of/);
     expect((await stub.settings().get("00000000-0000-4000-8000-00000000000b")).plan).toBe("plus");
   });

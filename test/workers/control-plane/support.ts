@@ -6,8 +6,9 @@ export function freshWorkspace(): string {
 }
 
 /**
- * Calls the control-plane emulator through the gateway, as a client would (`/v2/*` routes to it),
- * with a fresh client IP per call site so the gateway's rate limits never interfere.
+ * Calls the control-plane emulator, the test Worker of its own project, as a client would. The
+ * fresh client IP per call keeps a gateway's rate limits out of the way where one is in front
+ * (test/workers/through-gateway/).
  */
 export async function controlPlane(
   method: string,
@@ -22,7 +23,7 @@ export async function controlPlane(
     headers["content-type"] ??= "application/json";
     body = options.rawBody ?? JSON.stringify(options.body);
   }
-  const res = await exports.default.fetch(`https://gateway.test${path}`, { method, headers, body });
+  const res = await exports.default.fetch(`https://control-plane.test${path}`, { method, headers, body });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
 }

@@ -1,9 +1,9 @@
 import { evictDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { TemplateCreateRequest } from "../../../src/emulators/control-plane/templates/schema.ts";
-import { SEED_TEMPLATES } from "../../../src/emulators/control-plane/templates/seed.ts";
+import { TemplateCreateRequest } from "../../../emulators/control-plane/templates/schema.ts";
+import { SEED_TEMPLATES } from "../../../emulators/control-plane/templates/seed.ts";
 import { controlPlane, freshWorkspace } from "./support.ts";
+import { controlPlaneEnv } from "../support/emulator-env.ts";
 
 const TEMPLATES = "/v2/sandboxes/templates";
 const SEED_NAMES = SEED_TEMPLATES.map((seed) => seed.name);
@@ -127,7 +127,7 @@ describe("GET /v2/sandboxes/templates: paging", () => {
   it("returns at most 500 when no limit is sent (the default), and the rest from the returned offset", async () => {
     const workspace = freshWorkspace();
     // 498 more through the store directly (HTTP would only be slower), 501 in all with the seeds.
-    const templates = env.CONTROL_PLANE_WORKSPACES.getByName(workspace).templates();
+    const templates = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace).templates();
     const results = await Promise.all(
       Array.from({ length: 498 }, (_, i) => templates.create(TemplateCreateRequest.parse({ name: `bulk-${i}`, image: "node:22" }))),
     );
@@ -352,7 +352,7 @@ describe("templates: isolation and durability", () => {
     expect((await controlPlane("DELETE", `${TEMPLATES}/${seed.id}`, { workspace })).status).toBe(204);
     const before = await list(workspace);
 
-    await evictDurableObject(env.CONTROL_PLANE_WORKSPACES.getByName(workspace));
+    await evictDurableObject(controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace));
 
     const after = await list(workspace);
     expect(after).toEqual(before);

@@ -1,6 +1,6 @@
 // Workspace plans and the emulator switch that sets them: PUT/GET /v2/_emulator/workspaces/{id}.
 import { describe, expect, it } from "vitest";
-import { defaultWorkspaceId } from "../../../src/emulators/control-plane/auth.ts";
+import { defaultWorkspaceId } from "../../../emulators/control-plane/auth.ts";
 import { controlPlane, freshWorkspace } from "./support.ts";
 
 const PLUS_WORKSPACE = "00000000-0000-4000-8000-00000000000b";

@@ -1,5 +1,5 @@
-import { createAgentServer } from "../../../src/emulators/agent-server/app.ts";
-import { createControlPlane } from "../../../src/emulators/control-plane/app.ts";
+import { createAgentServer } from "../../../emulators/agent-server/app.ts";
+import { createControlPlane } from "../../../emulators/control-plane/app.ts";
 
 /** One route an emulator serves, as its Hono app registered it. */
 export interface EmulatorRoute {

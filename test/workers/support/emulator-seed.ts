@@ -1,8 +1,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { createAssistant, createThread, streamRun } from "../agent-server/support.ts";
 import { controlPlane } from "../control-plane/support.ts";
 import type { EmulatorState } from "./emulator-state.ts";
+import { controlPlaneEnv } from "./emulator-env.ts";
 
 /**
  * Real state in both emulators for refused requests to (not) damage: an assistant, a thread with
@@ -29,7 +29,7 @@ export async function prepareWorkspace(workspaceId: string): Promise<void> {
   // transition is due: running the alarm now takes each revision to its end state, after which
   // nothing changes unless a request does. Called before every fuzzed request, since the object
   // may have restarted meanwhile (a busy machine evicts idle objects) and lost its test clock.
-  const stub = env.CONTROL_PLANE_WORKSPACES.getByName(workspaceId);
+  const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspaceId);
   const now = Date.now() + 86_400_000;
   await runInDurableObject(stub, (instance) => {
     instance.deployments().clock = () => now;

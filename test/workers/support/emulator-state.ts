@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
-import { stateOf } from "../../../src/emulators/agent-server/state-object.ts";
+import { stateOf } from "../../../emulators/agent-server/state-object.ts";
+import { agentServerEnv, controlPlaneEnv } from "./emulator-env.ts";
 
 /** What one Durable Object has stored: per SQLite table its row count and a digest of its rows. */
 export interface ObjectState {
@@ -21,8 +21,8 @@ export interface EmulatorState {
 /** Reads both emulators' storage from inside their Durable Objects (never through their APIs). */
 export async function snapshotEmulators(workspaceId: string): Promise<EmulatorState> {
   const [agentServer, workspace] = await Promise.all([
-    runInDurableObject(stateOf(env), (_instance, state) => dump(state)),
-    runInDurableObject(env.CONTROL_PLANE_WORKSPACES.getByName(workspaceId), (_instance, state) => dump(state)),
+    runInDurableObject(stateOf(agentServerEnv), (_instance, state) => dump(state)),
+    runInDurableObject(controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspaceId), (_instance, state) => dump(state)),
   ]);
   return { agentServer, workspace };
 }

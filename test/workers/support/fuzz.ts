@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { MAX_JSON_DEPTH } from "../../../src/emulators/shared/json-depth.ts";
+import { MAX_JSON_DEPTH } from "../../../emulators/shared/json-depth.ts";
 
 /**
  * Arbitraries for fuzzing the emulators. Each one generates a small, printable *plan* (what to

@@ -1,0 +1,93 @@
+import { z } from "zod";
+import type { ValidationError } from "../../../src/http/fastapi-errors.ts";
+import { queryBoolean, queryInteger } from "../../shared/pydantic/query.ts";
+import { STREAM_MODES } from "./execute.ts";
+import { CANCEL_ACTIONS, RUN_STATUSES } from "./schema.ts";
+
+/** GET /threads/{thread_id}/runs: `limit` (default 10), `offset`, `status`. */
+export const RunListQuery = z.object({
+  limit: queryInteger(z.int().min(1)).default(10),
+  offset: queryInteger(z.int().min(0)).default(0),
+  status: z.enum(RUN_STATUSES).optional(),
+});
+
+/** POST .../cancel and POST /runs/cancel: `wait` (a boolean as pydantic reads one) and `action`. */
+export const CancelQuery = z.object({
+  wait: queryBoolean(),
+  action: z.enum(CANCEL_ACTIONS).default("interrupt"),
+});
+
+/** GET .../join: whether the run is cancelled if the client hangs up. */
+export const JoinQuery = z.object({
+  cancel_on_disconnect: queryBoolean(),
+});
+
+/**
+ * A `stream_mode` query value as the official client sends it: one mode, or a JSON list of modes
+ * (`["values","updates"]`), as the real server's `parse_stream_mode_param` reads it.
+ */
+const streamModeParam = z
+  .string()
+  .optional()
+  .transform((text) => {
+    if (!text) return [];
+    if (text.startsWith("[")) {
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (Array.isArray(parsed)) return parsed;
+      } catch {
+        // Not JSON: read as one mode (and refused as such below).
+      }
+    }
+    return [text];
+  })
+  .pipe(z.array(z.enum(STREAM_MODES)));
+
+/** GET .../runs/{run_id}/stream: `stream_mode` (a subset of the run's) and `cancel_on_disconnect`. */
+export const JoinStreamQuery = z.object({
+  stream_mode: streamModeParam,
+  cancel_on_disconnect: queryBoolean(),
+});
+
+/** What GET /threads/{thread_id}/stream shows. */
+export const THREAD_STREAM_MODES = ["lifecycle", "run_modes", "state_update"] as const;
+
+/**
+ * GET /threads/{thread_id}/stream: `stream_modes` as the document names it, or `stream_mode` as
+ * the official client sends it; one mode, a comma-separated list or a JSON list.
+ */
+export const ThreadStreamQuery = z
+  .object({ stream_modes: z.string().optional(), stream_mode: z.string().optional() })
+  .transform(({ stream_modes, stream_mode }) => {
+    const text = stream_modes ?? stream_mode ?? "";
+    if (text === "") return [];
+    if (text.startsWith("[")) {
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (Array.isArray(parsed)) return parsed;
+      } catch {
+        // Not JSON: read as a list of names.
+      }
+    }
+    return text.split(",").map((mode) => mode.trim());
+  })
+  .pipe(z.array(z.enum(THREAD_STREAM_MODES)));
+
+/** Where a stream resumes: after an event id, from the start, or (absent) as the endpoint decides. */
+export type LastEventId = { readonly ok: true; readonly after: number | undefined } | { readonly ok: false; readonly error: ValidationError };
+
+/**
+ * The `Last-Event-ID` header: an event id the emulator wrote (`id: <n>`), or `-1` / `-` for
+ * "from the first event", as the document spells it for run and thread streams. Anything else is a
+ * 422: it cannot be an id of this emulator's streams.
+ */
+export function readLastEventId(header: string | undefined): LastEventId {
+  const text = header?.trim() ?? "";
+  if (text === "") return { ok: true, after: undefined };
+  if (text === "-1" || text === "-") return { ok: true, after: 0 };
+  if (/^\d+$/.test(text)) return { ok: true, after: Number(text) };
+  return {
+    ok: false,
+    error: { type: "value_error", loc: ["header", "Last-Event-ID"], msg: "Value error, expected an event id from this stream (the number after 'id:'), or -1 for the first event", input: text },
+  };
+}

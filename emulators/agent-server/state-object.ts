@@ -1,0 +1,132 @@
+import { DurableObject } from "cloudflare:workers";
+import type { AgentServerBindings } from "./env.ts";
+import { AssistantStore } from "./assistants/store.ts";
+import { RunEngine } from "./runs/engine.ts";
+import { RunEventLog } from "./runs/event-log.ts";
+import { RunTable } from "./runs/run-table.ts";
+import { RunStore } from "./runs/store.ts";
+import { migrate, seedDefaultAssistants } from "./storage.ts";
+import { CheckpointLedger } from "./threads/checkpoints.ts";
+import { ThreadStateStore } from "./threads/state-store.ts";
+import { ThreadStore } from "./threads/store.ts";
+import { AlarmClock } from "./alarms.ts";
+import { cronAlarm } from "./crons/cron-alarm.ts";
+import { CronStore } from "./crons/cron-store.ts";
+import { parseSchedule } from "./crons/schedule.ts";
+import { ItemStore } from "./store/item-store.ts";
+import { EmulatorClock } from "./system/clock.ts";
+import { QueueStore } from "./system/queue-store.ts";
+import { ThreadQueries } from "./threads/search-store.ts";
+
+/**
+ * All agent-server state (assistants and their versions, threads, runs, store items, crons) in one
+ * SQLite-backed Durable Object, so concurrent writers are serialized and version numbers never gap
+ * or repeat.
+ * Every store method is synchronous SQL (no await inside), so each call is one atomic step.
+ * Callers reach a store with promise pipelining, one round trip: `using assistants =
+ * assistantsOf(c.env); await assistants.patch(id, change)`.
+ */
+export class AgentServerState extends DurableObject<AgentServerBindings> {
+  readonly #assistants: AssistantStore;
+  readonly #threads: ThreadStore;
+  readonly #runs: RunStore;
+  readonly #threadState: ThreadStateStore;
+  /** Runs execute here, in the object, not in the requests that create them (runs/engine.ts). */
+  readonly #engine: RunEngine;
+  readonly #threadQueries: ThreadQueries;
+  readonly #items: ItemStore;
+  readonly #crons: CronStore;
+  readonly #queue: QueueStore;
+  readonly #alarm: AlarmClock;
+  /** What is due when (store TTLs, crons) is read from this clock, which tests move forward. */
+  readonly clock = new EmulatorClock();
+
+  constructor(ctx: DurableObjectState, env: AgentServerBindings) {
+    super(ctx, env);
+    // Tables and default assistants exist before the first call is taken (the constructor is
+    // synchronous, so no call can interleave).
+    migrate(ctx.storage.sql);
+    seedDefaultAssistants(ctx.storage.sql);
+    // Threads are created below; the assistant store reaches them only when an assistant is deleted.
+    this.#assistants = new AssistantStore(ctx.storage, (threadId) => void this.#threads.delete(threadId));
+    // A deleted thread takes its runs (stopped), checkpoints and events with it.
+    this.#threads = new ThreadStore(ctx.storage, (threadId) => {
+      this.#engine.forgetThread(threadId);
+      runTable.deleteThread(threadId);
+      checkpoints.deleteThread(threadId);
+      events.deleteThread(threadId);
+    });
+    const runTable = new RunTable(ctx.storage.sql);
+    const checkpoints = new CheckpointLedger(ctx.storage.sql);
+    const events = new RunEventLog(ctx.storage.sql);
+    const waitUntil = (work: Promise<unknown>) => ctx.waitUntil(work);
+    this.#engine = new RunEngine({ storage: ctx.storage, runs: runTable, threads: this.#threads, checkpoints, events, changed: () => this.#alarm.rearm() });
+    this.#runs = new RunStore({ storage: ctx.storage, waitUntil, table: runTable, threads: this.#threads, assistants: this.#assistants, events, engine: this.#engine });
+    this.#threadState = new ThreadStateStore({ storage: ctx.storage, waitUntil, threads: this.#threads, checkpoints, runs: runTable, events });
+    this.#threadQueries = new ThreadQueries(ctx.storage, this.#threads);
+    this.#items = new ItemStore(ctx.storage.sql, this.clock);
+    this.#queue = new QueueStore(ctx.storage.sql);
+    this.#alarm = new AlarmClock(ctx.storage);
+    this.#crons = new CronStore(ctx.storage, {
+      threads: this.#threads,
+      assistants: this.#assistants,
+      clock: this.clock,
+      parse: parseSchedule,
+      rearm: () => this.#alarm.rearm(),
+    });
+    this.#alarm.add(cronAlarm(this.#crons, this.clock, (request) => this.ctx.exports.default.fetch(request)));
+    this.#alarm.add(this.#engine);
+    // Runs that were in flight when the object last stopped go on from their last checkpoint.
+    this.#engine.kick();
+  }
+
+  /** The one alarm rings for everything that asked to be woken (alarms.ts). */
+  override async alarm(): Promise<void> {
+    await this.#alarm.ring();
+  }
+
+  assistants(): AssistantStore {
+    return this.#assistants;
+  }
+  threads(): ThreadStore {
+    return this.#threads;
+  }
+  runs(): RunStore {
+    return this.#runs;
+  }
+  threadState(): ThreadStateStore {
+    return this.#threadState;
+  }
+  threadQueries(): ThreadQueries {
+    return this.#threadQueries;
+  }
+  items(): ItemStore {
+    return this.#items;
+  }
+  crons(): CronStore {
+    return this.#crons;
+  }
+  // Not `queue()`: that name is the Queues consumer handler, which RPC does not expose.
+  runQueue(): QueueStore {
+    return this.#queue;
+  }
+}
+
+/**
+ * The state object. One per emulator: a deployment's assistants and threads are shared by every
+ * caller of that deployment, as on the real server.
+ */
+export function stateOf(env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) {
+  return env.AGENT_SERVER_STATE.getByName("agent-server");
+}
+
+// Each store, for pipelined calls. Declare them with `using`: the stub is disposed when the scope
+// ends, not whenever the garbage collector gets to it (workerd warns about stubs collected that way).
+export const assistantsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).assistants();
+export const threadsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).threads();
+export const runsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).runs();
+export const threadStateOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).threadState();
+export const threadQueriesOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).threadQueries();
+export const itemsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).items();
+export const cronsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).crons();
+export const runQueueOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).runQueue();
