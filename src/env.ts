@@ -46,6 +46,10 @@ export interface Env {
   ADMIN_TOKEN?: string;
   /** Secret: more admin tokens, named for the audit log: `alice=<token>, oncall=<token>`. */
   ADMIN_TOKENS?: string;
+  /** Secret: read-only admin tokens (GET only, e.g. metrics scraping), named the same way: `prometheus=<token>`. */
+  ADMIN_READ_TOKENS?: string;
+  /** The hosts the admin API answers on, and nothing else does: `tollgate-admin.us.example.com`; unset, it is off (docs/admin.md). */
+  ADMIN_HOSTS?: string;
   /** How old an isolate's copy of the overrides may get, in ms (default 5000): the bound on applying a change. */
   CONFIG_REFRESH_MS?: string;
   /** Share of admissions logged, 0..1 (default 0.01); denials, blocks and exemptions are always logged. */

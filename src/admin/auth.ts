@@ -1,8 +1,13 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
+import { gatewayConfig } from "../gateway/config.ts";
 import { problemResponse, unauthorized } from "../gateway/problem.ts";
+import { ceilSeconds } from "../gateway/rate-limit-headers.ts";
+import { clientIpKey } from "../rules/client-ip.ts";
 import type { AdminEnv } from "./types.ts";
 import { configuredTokens, type AdminToken } from "./settings.ts";
+import { recordFailure, standing, throttleAddress } from "./throttle.ts";
 
 const encoder = new TextEncoder();
 
@@ -11,15 +16,15 @@ async function sha256(text: string): Promise<ArrayBuffer> {
 }
 
 /**
- * The name of the token `presented` equals, compared in constant time: both sides are hashed
+ * The configured token `presented` equals, compared in constant time: both sides are hashed
  * first (equal lengths, so timingSafeEqual applies) and every configured token is compared, so
  * the time taken says nothing about how much of a token was right, or which one.
  */
-export async function tokenName(presented: string, tokens: readonly AdminToken[]): Promise<string | undefined> {
+export async function matchToken(presented: string, tokens: readonly AdminToken[]): Promise<AdminToken | undefined> {
   const given = await sha256(presented);
-  let found: string | undefined;
-  for (const { name, token } of tokens) {
-    if (crypto.subtle.timingSafeEqual(given, await sha256(token)) && found === undefined) found = name;
+  let found: AdminToken | undefined;
+  for (const candidate of tokens) {
+    if (crypto.subtle.timingSafeEqual(given, await sha256(candidate.token)) && found === undefined) found = candidate;
   }
   return found;
 }
@@ -41,11 +46,14 @@ export function presentedToken(header: string | undefined): string | undefined {
 }
 
 /**
- * Admits a request with a configured admin token and puts the token's name on the context (the
- * audit log's actor); anything else gets 401. With no token configured the admin API is off and
- * answers 404, as if it did not exist. Changes (any method but GET and HEAD) must also come from
- * the gateway's own origin: a browser logged in with Basic would otherwise send its credentials
- * along with another site's request.
+ * Admits a request with a configured admin token and puts the token's name (the audit log's
+ * actor) and role on the context; anything else gets 401. With no token configured the admin API
+ * is off and answers 404, as if it did not exist. A credential that is wrong counts against the
+ * client's allowance (throttle.ts); a client past it is answered 429 whatever it sends, a valid
+ * token included: were a valid token let through, its 200 among the 429s would tell a guesser it
+ * had found one. A read-only token may only GET (and HEAD): anything else is 403. Changes must
+ * also come from the admin host's own origin: a browser logged in with Basic would otherwise send
+ * its credentials along with another site's request.
  *
  * @example
  * admin.use("*", adminAuth());
@@ -55,12 +63,42 @@ export function adminAuth() {
     const tokens = configuredTokens(c.env);
     if (tokens.length === 0) throw new HTTPException(404, { res: notFound() });
     const presented = presentedToken(c.req.header("authorization"));
-    const name = presented === undefined ? undefined : await tokenName(presented, tokens);
-    if (name === undefined) throw new HTTPException(401, { res: unauthorized(/\btext\/html\b/.test(c.req.header("accept") ?? "")) });
+    // No credential is no guess: the first visit of a browser, answered with its login dialog.
+    if (presented === undefined) throw new HTTPException(401, { res: unauthorized(wantsHtml(c)) });
+    const token = await matchToken(presented, tokens);
+    const config = gatewayConfig(c.env);
+    const address = throttleAddress(config, clientIpKey(c.req.header("cf-connecting-ip")));
+    const verdict = token ? await standing(c.env, config, c.var.isolate, address) : await recordFailure(c.env, config, c.var.isolate, address);
+    if (verdict.retryInMs > 0) throw new HTTPException(429, { res: throttled(c, verdict.retryInMs, config.region, token) });
+    if (!token) throw new HTTPException(401, { res: unauthorized(wantsHtml(c)) });
+    if (token.role === "read" && c.req.method !== "GET" && c.req.method !== "HEAD") {
+      throw new HTTPException(403, {
+        res: problemResponse({ title: "Forbidden", status: 403, detail: `The token "${token.name}" is read-only: it may GET, and nothing else. Changes need an operator token.` }),
+      });
+    }
     if (c.req.method !== "GET" && c.req.method !== "HEAD") refuseCrossSite(c.req.raw);
-    c.set("actor", name);
+    c.set("actor", token.name);
+    c.set("role", token.role);
     await next();
   });
+}
+
+/**
+ * 429 to a client past its allowance of failures, logged with neither the credential nor the
+ * address, nor anything derived from the address (the line is the same in every region): the
+ * token's name when the credential was valid, so an operator locked out shows as such.
+ */
+function throttled(c: Context<AdminEnv>, retryInMs: number, region: string, token: AdminToken | undefined): Response {
+  const retryAfter = Math.max(1, ceilSeconds(retryInMs));
+  console.log(JSON.stringify({ event: "admin_auth_throttled", region, method: c.req.method, path: c.req.path, retryAfter, credential: token ? "valid" : "wrong", ...(token && { actor: token.name }) }));
+  return problemResponse(
+    { title: "Too Many Requests", status: 429, detail: `Too many failed admin authentications from this client address. Retry after ${retryAfter} seconds.` },
+    { "retry-after": String(retryAfter) },
+  );
+}
+
+function wantsHtml(c: Context<AdminEnv>): boolean {
+  return /\btext\/html\b/.test(c.req.header("accept") ?? "");
 }
 
 /** The admin API's 404: the same whether it is off or the path does not exist. */

@@ -1,7 +1,9 @@
 import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { LinearRouter } from "hono/router/linear-router";
-import { ADMIN_PREFIX, adminApi } from "../admin/app.ts";
+import { ADMIN_PREFIX, adminSite } from "../admin/app.ts";
+import { notFound } from "../admin/auth.ts";
+import { adminDoor } from "../admin/hosts.ts";
 import type { Classifier } from "../rules/classify.ts";
 import type { RuleTable } from "../rules/load.ts";
 import { classifiers as publishedClassifiers } from "../rules/tables.ts";
@@ -32,18 +34,21 @@ export function createGateway(options: { classifier?: Classifier; clock?: Clock;
   // Everything this gateway keeps between requests: one per isolate in production, one per
   // gateway in a test that runs several side by side.
   const isolate = new Isolate({ ...(options.clock && { clock: options.clock }), ...(options.isolateId && { id: options.isolateId }) });
-  const admin = new Hono().route(ADMIN_PREFIX, adminApi({ tables, isolate })).onError((error) => renderError(error));
+  const admin = adminSite({ tables, isolate }).onError((error) => renderError(error));
   const read = requestReading({ classifiers });
   const limit = rateLimit({ classifiers });
 
   // One route for every path, so the linear router matches nothing.
   const app = new Hono<GatewayEnv>({ router: new LinearRouter() });
   app.all("*", async (c) => {
-    // The admin API first, on every host: never read as an upstream's request, never counted
-    // (README, "Operating the gateway"). It checks the configuration itself (health reports it).
+    // The admin API first, on its own hosts only (ADMIN_HOSTS, docs/admin.md): never read as an
+    // upstream's request, never counted. An admin host serves nothing else, and `/_tollgate/`
+    // elsewhere is a 404, never forwarded. It checks the configuration itself (health reports it).
     // `c.req.path` is the path Hono routes by (decoded), so the admin API sees the same requests
     // as when it was mounted on this app.
-    if (isAdminPath(c.req.path)) return admin.fetch(c.req.raw, c.env, executionContext(c));
+    const door = adminDoor(c.env, c.req.url, isAdminPath(c.req.path));
+    if (door === "admin") return admin.fetch(c.req.raw, c.env, executionContext(c));
+    if (door === "not-found") return notFound();
     c.set("isolate", isolate);
     // A misconfigured gateway answers every request with its 500, before reading anything.
     const config = gatewayConfig(c.env);

@@ -12,4 +12,7 @@ export const LOCAL_BINDINGS = {
   AGENT_SERVER_ORIGIN: "service",
   // One port for every upstream: chosen by mount prefix (src/gateway/routes.ts), not by host.
   ROUTING: "paths",
+  // The admin API and its dashboard on an origin of their own (docs/admin.md): browsers and curl
+  // resolve every *.localhost name to the loopback address, so no setup is needed.
+  ADMIN_HOSTS: "admin.localhost",
 } as const;

@@ -1,12 +1,14 @@
 import { Hono } from "hono";
 import { ConfigError, gatewayConfig } from "../../gateway/config.ts";
+import { adminHostsOf } from "../hosts.ts";
 import { operatingSettings } from "../settings.ts";
 import type { AdminEnv } from "../types.ts";
 
 /**
- * `GET /_tollgate/health` for load balancers: no token, never counted by any rule (the admin API
- * is mounted before the rate limiter), and nothing in it helps an attacker: no version, region,
- * rules or upstreams. 503 when the gateway is misconfigured or a required secret is missing, so a
+ * `GET /_tollgate/health` for load balancers and the deploy's probe, on the admin hosts like the
+ * rest of the admin API: no token (a probe holds no secret, and the answer gives none away), no
+ * throttle, never counted by any rule (the admin API is mounted before the rate limiter), and
+ * nothing in it helps an attacker: no version, region, rules or upstreams. 503 when the gateway is misconfigured or a required secret is missing, so a
  * balancer stops sending it traffic, with the setting to fix named.
  * 200 "degraded" while this isolate decides some counters on its own local windows (their objects
  * fail), with the bound that then holds: the counts are this isolate's, never an identity.
@@ -16,6 +18,9 @@ export const healthRoutes = new Hono<AdminEnv>().get("/health", (c) => {
   try {
     gatewayConfig(c.env);
     operatingSettings(c.env);
+    // An admin host that is also an upstream's: the deploy's probe must stop the rollout.
+    const { mistake } = adminHostsOf(c.env);
+    if (mistake) throw mistake;
   } catch (error) {
     // The operator's next step: which setting is missing or wrong (a secret's name, never its value).
     unavailable = error instanceof ConfigError ? error.message : "the gateway's configuration could not be read";

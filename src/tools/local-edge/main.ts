@@ -3,12 +3,14 @@
 // `wrangler dev` on a private port behind the local edge (edge.ts) on 127.0.0.1:8787.
 // `--port` and `--ip` choose where the edge listens; every other option goes to wrangler dev.
 import { spawn } from "node:child_process";
+import http from "node:http";
 import { createRequire } from "node:module";
 import net from "node:net";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createInterface } from "node:readline";
 import { LOCAL_MOUNTS } from "../../gateway/routes.ts";
+import { LOCAL_BINDINGS } from "../local-bindings.ts";
 import { createLocalEdge } from "./edge.ts";
 import { WranglerOutputFilter } from "./wrangler-output.ts";
 
@@ -68,29 +70,41 @@ export function regionOf(wranglerArgs: readonly string[]): string {
   return wranglerArgs[at]!.includes("=") ? wranglerArgs[at]!.split("=")[1]! : (wranglerArgs[at + 1] ?? "us");
 }
 
+/** The local admin host (LOCAL_BINDINGS.ADMIN_HOSTS): the admin API answers there only, on the edge's port. */
+export const LOCAL_ADMIN_HOST = LOCAL_BINDINGS.ADMIN_HOSTS;
+
 /**
- * The banner's line about the admin API: on (an ADMIN_TOKEN was given, by `--var` or .dev.vars)
- * or off, and how to turn it on. Undefined: not known (the probe got no answer).
+ * The banner's line about the admin API, on its own origin (docs/admin.md): on (an ADMIN_TOKEN was
+ * given, by `--var` or .dev.vars) or off, and how to turn it on. Undefined: not known (the probe
+ * got no answer).
  */
 export function adminLine(base: string, on: boolean | undefined): string {
-  if (on === undefined) return `  admin API      ${base}/_tollgate/ (could not tell whether it is on)`;
+  const admin = new URL(base);
+  admin.hostname = LOCAL_ADMIN_HOST;
+  const origin = admin.origin;
+  if (on === undefined) return `  admin API      ${origin}/_tollgate/ (could not tell whether it is on)`;
   return on
-    ? `  admin API      on: ${base}/_tollgate/dashboard (login: any name, the ADMIN_TOKEN as password); README "Operating the gateway"`
-    : `  admin API      off (no ADMIN_TOKEN): npm start -- --var ADMIN_TOKEN:<16+ characters>, or ADMIN_TOKEN=... in .dev.vars`;
+    ? `  admin API      on: ${origin}/_tollgate/dashboard (login: any name, the ADMIN_TOKEN as password); docs/admin.md`
+    : `  admin API      off (no ADMIN_TOKEN): npm start -- --var ADMIN_TOKEN:<16+ characters>, or ADMIN_TOKEN=... in .dev.vars; then ${origin}/_tollgate/dashboard`;
 }
 
 /**
- * Whether the gateway's admin API is on: without a token it answers 404, with one 401 to a
- * request that has none. (Anyone can tell the two apart; the probe learns nothing secret.)
+ * Whether the gateway's admin API is on, asked on the admin host: without a token it answers 404,
+ * with one 401 to a request that has none. (Anyone can tell the two apart; the probe learns
+ * nothing secret, and sends no credential, so it never counts against the throttle.) Node's
+ * fetch neither resolves *.localhost nor sends a Host of the caller's, hence node:http.
  */
-export async function adminApiIsOn(internal: URL): Promise<boolean | undefined> {
-  try {
-    const res = await fetch(new URL("/_tollgate/rules", internal));
-    await res.body?.cancel();
-    return res.status === 401 ? true : res.status === 404 ? false : undefined;
-  } catch {
-    return undefined;
-  }
+export function adminApiIsOn(internal: URL): Promise<boolean | undefined> {
+  return new Promise((resolve) => {
+    const request = http.get(
+      { host: internal.hostname, port: internal.port, path: "/_tollgate/rules", headers: { host: `${LOCAL_ADMIN_HOST}:${internal.port}` } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode === 401 ? true : res.statusCode === 404 ? false : undefined);
+      },
+    );
+    request.on("error", () => resolve(undefined));
+  });
 }
 
 /** What npm start prints once it answers: where each upstream is, and where to go next. */

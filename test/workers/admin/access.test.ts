@@ -1,9 +1,10 @@
-// Who reaches the admin API, and how: off (404) without a token, 401 without or with a wrong one,
-// health for anyone and never counted, the whole /_tollgate/ prefix kept from the upstreams.
+// Who reaches the admin API on its host, and how: off (404) without a token, 401 without or with a
+// wrong one, health for anyone and never counted, the whole /_tollgate/ prefix kept from the
+// upstreams. Which hosts it answers on: hosts.test.ts; the throttle: throttle.test.ts.
 import { afterEach, describe, expect, it } from "vitest";
 import { burst, freshIdentity } from "../support/requests.ts";
 import { gatewayWith, recordingLimiter, recordingUpstream } from "../support/custom-gateway.ts";
-import { admin, adminGateway, resetAdminState, TOKEN } from "./support.ts";
+import { ADMIN_HOST, admin, adminGateway, adminUrl, resetAdminState, TOKEN } from "./support.ts";
 
 afterEach(() => resetAdminState());
 
@@ -16,6 +17,10 @@ describe("the admin API's door", () => {
       expect(res.headers.get("www-authenticate")).toBeNull();
     }
     expect((await admin(send, "GET", "/health", { token: null })).status).toBe(200);
+  });
+
+  it("is on the admin host (ADMIN_HOSTS) of the tests' gateways, as of npm start", () => {
+    expect(ADMIN_HOST).toBe("admin.localhost");
   });
 
   it.each([
@@ -59,7 +64,7 @@ describe("the admin API's door", () => {
     expect(detail).not.toContain('"short"');
     // Traffic keeps flowing, and health says so.
     expect((await send("/anything", { headers: { "cf-connecting-ip": freshIdentity().ip } })).status).toBe(200);
-    expect((await send("/_tollgate/health", {})).status).toBe(200);
+    expect((await send(adminUrl("/health"), {})).status).toBe(200);
   });
 
   it("keeps the whole /_tollgate/ prefix: an unknown path there is a 404, never forwarded or counted", async () => {
@@ -67,8 +72,10 @@ describe("the admin API's door", () => {
     const limiter = recordingLimiter();
     const send = adminGateway({ HOSTED_API: upstream.fetcher, LIMITER: limiter.namespace });
     for (const path of ["/_tollgate/nope", "/_tollgate", "/_tollgate/health/x"]) {
-      const res = await send(path, { headers: { authorization: `Bearer ${TOKEN}` } });
-      expect(res.status, path).toBe(404);
+      for (const host of [ADMIN_HOST, "gateway.test"]) {
+        const res = await send(`https://${host}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+        expect(res.status, `${host}${path}`).toBe(404);
+      }
     }
     expect(upstream.seen).toHaveLength(0);
     expect(limiter.calls.hits).toBe(0);
@@ -78,9 +85,13 @@ describe("the admin API's door", () => {
     const upstream = recordingUpstream();
     const send = adminGateway({ HOSTED_API: upstream.fetcher });
     for (const path of ["/%5Ftollgate/health", "/_toll%67ate/health", "/_tollgate/health?x=1", "/_tollgate/"]) {
-      const res = await send(path, { headers: { authorization: `Bearer ${TOKEN}` } });
-      expect(res.headers.has("ratelimit"), path).toBe(false);
+      for (const host of [ADMIN_HOST, "gateway.test"]) {
+        const res = await send(`https://${host}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+        expect(res.headers.has("ratelimit"), `${host}${path}`).toBe(false);
+      }
     }
+    // Health answers in every spelling on the admin host.
+    expect((await send(`https://${ADMIN_HOST}/%5Ftollgate/health`, {})).status).toBe(200);
     expect(upstream.seen).toHaveLength(0);
     // Another path that starts with the prefix's letters is an upstream's, counted.
     for (const path of ["/_tollgatex", "/_Tollgate/health", "/_tollgate%2Fhealth"]) {
@@ -90,13 +101,6 @@ describe("the admin API's door", () => {
     expect(upstream.seen).toHaveLength(3);
   });
 
-  it("answers on every host the gateway serves, before host routing", async () => {
-    const send = gatewayWith({ ADMIN_TOKEN: TOKEN, ROUTING: "hosts", UPSTREAM_HOSTS: "api.example.com=hosted-api, control.example.com=control-plane" });
-    for (const host of ["api.example.com", "control.example.com"]) {
-      const res = await send(`/_tollgate/rules`, { headers: { host, authorization: `Bearer ${TOKEN}` } });
-      expect(res.status, host).toBe(200);
-    }
-  });
 });
 
 describe("GET /_tollgate/health", () => {
@@ -104,7 +108,7 @@ describe("GET /_tollgate/health", () => {
     const limiter = recordingLimiter();
     const send = adminGateway({ LIMITER: limiter.namespace });
     const ip = freshIdentity().ip;
-    const statuses = await burst(150, () => send("/_tollgate/health", { headers: { "cf-connecting-ip": ip } }), 50);
+    const statuses = await burst(150, () => send(adminUrl("/health"), { headers: { "cf-connecting-ip": ip } }), 50);
     expect(Object.fromEntries(statuses)).toEqual({ 200: 150 });
     expect(limiter.calls.hits).toBe(0);
     // The IP's catch-all counter (100/60) starts from full.
@@ -113,7 +117,7 @@ describe("GET /_tollgate/health", () => {
   });
 
   it("says only whether the gateway can serve: no version, region, rules or headers about limits", async () => {
-    const res = await adminGateway()("/_tollgate/health", {});
+    const res = await adminGateway()(adminUrl("/health"), {});
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('{"status":"ok"}');
     expect(res.headers.get("ratelimit")).toBeNull();
@@ -121,9 +125,11 @@ describe("GET /_tollgate/health", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
-  it("answers 503 with nothing more when the gateway is misconfigured, so a balancer stops sending it traffic", async () => {
-    const res = await gatewayWith({ HOSTED_API_ORIGIN: "" })("/_tollgate/health", {});
+  it("answers 503 naming the setting when the gateway is misconfigured, so a balancer (and the deploy's probe) stops", async () => {
+    const res = await gatewayWith({ HOSTED_API_ORIGIN: "" })(adminUrl("/health"), {});
     expect(res.status).toBe(503);
-    expect(await res.text()).toBe('{"status":"unavailable"}');
+    const body = (await res.json()) as Record<string, string>;
+    expect(Object.keys(body).sort()).toEqual(["detail", "status"]);
+    expect(body).toMatchObject({ status: "unavailable", detail: expect.stringContaining("HOSTED_API_ORIGIN") });
   });
 });

@@ -1,5 +1,6 @@
 // POST /_tollgate/explain answers what `npm run explain` prints (both are explain-report.ts), for
 // this gateway's region and secret, then what the overrides in force make of the request.
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { explainReport } from "../../../src/admin/explain-report.ts";
 import { ruleTables } from "../../../src/rules/tables.ts";
@@ -10,7 +11,7 @@ afterEach(() => resetAdminState());
 const question = { method: "POST", path: "/api/v1/runs/query", headers: [["x-api-key", "k-explained"]] as [string, string][], ip: "203.0.113.7" };
 
 async function cli(q = question) {
-  const answer = await explainReport({ ...q, headers: new Headers(q.headers), region, tables: ruleTables });
+  const answer = await explainReport({ ...q, headers: new Headers(q.headers), region, secret: env.IDENTITY_HMAC_SECRET, tables: ruleTables });
   if (!answer.ok) throw new Error(answer.detail);
   return answer;
 }

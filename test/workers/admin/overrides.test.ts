@@ -9,7 +9,7 @@ import { subjectOf } from "../../../src/overrides/subject.ts";
 import type { ConfigStore } from "../../../src/durable-objects/config-store.ts";
 import { freshIdentity } from "../support/requests.ts";
 import { recordingLimiter } from "../support/custom-gateway.ts";
-import { admin, adminGateway, configObject, driveOverridesClock, freezeCounter, keyed, region, resetAdminState, TOKEN } from "./support.ts";
+import { admin, adminGateway, adminUrl, configObject, driveOverridesClock, freezeCounter, keyed, region, resetAdminState, TOKEN } from "./support.ts";
 
 const T = 1_900_000_000_000;
 const REFRESH_MS = 5_000;
@@ -140,8 +140,8 @@ describe("a malformed override", () => {
 
   it("refuses what is not JSON (415) or not valid JSON (422)", async () => {
     const { send } = await setup();
-    expect((await send("/_tollgate/overrides", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "text/plain" }, body: "{}" })).status).toBe(415);
-    const bad = await send("/_tollgate/overrides", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: "{" });
+    expect((await send(adminUrl("/overrides"), { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "text/plain" }, body: "{}" })).status).toBe(415);
+    const bad = await send(adminUrl("/overrides"), { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: "{" });
     expect(bad.status).toBe(422);
     expect(await bad.json()).toEqual({ detail: [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }] });
   });

@@ -1,11 +1,15 @@
 // Shared by the admin API's Workers-runtime tests: a gateway with an admin token, a request
-// helper, and clocks the tests drive (the overrides' clock, the configuration object's, and a
-// counter object's), so nothing depends on how fast the machine is.
+// helper (to the admin host), and clocks the tests drive (the overrides' clock, the configuration
+// object's, a counter object's and the authentication throttle's), so nothing depends on how fast
+// the machine is.
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import type { Env } from "../../../src/env.ts";
 import type { RateLimiter } from "../../../src/durable-objects/rate-limiter.ts";
 import type { ConfigStore } from "../../../src/durable-objects/config-store.ts";
+import { throttleAddress } from "../../../src/admin/throttle.ts";
+import { clientIpKey } from "../../../src/rules/client-ip.ts";
+import { LOCAL_BINDINGS } from "../../../src/tools/local-bindings.ts";
 import { counterAddress } from "../../../src/limiter/index.ts";
 import { identityDigest } from "../../../src/rules/identity.ts";
 import type { Identity } from "../../../src/rules/request-facts.ts";
@@ -13,6 +17,12 @@ import { gatewayWith } from "../support/custom-gateway.ts";
 
 export const region = env.REGION as "us" | "eu";
 export const TOKEN = "test-admin-token-0123456789abcdef";
+
+/** The admin host of the tests' gateways (ADMIN_HOSTS, as npm start sets it). */
+export const ADMIN_HOST = LOCAL_BINDINGS.ADMIN_HOSTS;
+
+/** The URL of an admin API path (below /_tollgate) on the admin host. */
+export const adminUrl = (path: string, host: string = ADMIN_HOST) => `https://${host}/_tollgate${path}`;
 
 /**
  * Counter objects are shared by many identities (OBJECTS_PER_RULE), so a test that freezes one's
@@ -38,13 +48,35 @@ export function adminGateway(overrides: Partial<Env> = {}) {
 
 export type Send = ReturnType<typeof gatewayWith>;
 
-/** An admin API call with the token (or `token: null` for none). */
-export function admin(send: Send, method: string, path: string, options: { body?: unknown; token?: string | null; headers?: Record<string, string> } = {}) {
+/**
+ * An admin API call on the admin host (or `host`) with the token (or `token: null` for none), from
+ * the client address `ip` when given (the edge's CF-Connecting-IP; none: the "unknown" client).
+ */
+export function admin(
+  send: Send,
+  method: string,
+  path: string,
+  options: { body?: unknown; token?: string | null; headers?: Record<string, string>; host?: string; ip?: string } = {},
+) {
   const token = options.token === undefined ? TOKEN : options.token;
   const headers: Record<string, string> = { ...options.headers };
   if (token !== null) headers.authorization = `Bearer ${token}`;
+  if (options.ip !== undefined) headers["cf-connecting-ip"] = options.ip;
   if (options.body !== undefined) headers["content-type"] = "application/json";
-  return send(`/_tollgate${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  return send(adminUrl(path, options.host), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+}
+
+/**
+ * Fixes the clock of the object counting `ip`'s failed authentications (src/admin/throttle.ts)
+ * at the returned clock's `now`, which the test moves: no window slides on its own.
+ */
+export async function driveThrottleClock(ip: string, start: number) {
+  const clock = { now: start };
+  const address = throttleAddress({ region, hmacSecret: env.IDENTITY_HMAC_SECRET! }, clientIpKey(ip));
+  await runInDurableObject(env.LIMITER.getByName(lab + address.object), (instance: RateLimiter) => {
+    instance.now = () => clock.now;
+  });
+  return clock;
 }
 
 /** The clock of the gateways made after it (their overrides, counting and metrics), driven by the test. */
@@ -81,7 +113,7 @@ export async function configObject(clock?: { now: number }) {
 
 /** Fixes the counter object of `identity` on `rule` at `at`: its window never slides during the test. */
 export async function freezeCounter(rule: number, identity: Identity, at: number) {
-  const address = counterAddress(region, rule, await identityDigest(identity));
+  const address = counterAddress(region, rule, identityDigest(identity, env.IDENTITY_HMAC_SECRET!));
   const stub = env.LIMITER.getByName(lab + address.object);
   await runInDurableObject(stub, (instance: RateLimiter) => {
     instance.now = () => at;
