@@ -48,7 +48,7 @@ describe("rows of every upstream's table", () => {
     expect(paths).toEqual({ 12: "POST /runs/query", 101: "GET /v2/sample/resource", 203: "GET /agent-server/sample/resource" });
     // Checked against the wrong table, the agent server's catch-all is not met.
     expect(() => planRun(selectRules([203]), options(), hostedApiClassifier)).toThrow();
-    expect(selectRules("all").map((r) => r.id)).toEqual([...hostedApiTable.rules.map((r) => r.id), 101, 102, 201, 202, 203]);
+    expect(selectRules("all").map((r) => r.id)).toEqual([...hostedApiTable.rules.map((r) => r.id), 100, 101, 102, 200, 201, 202, 203]);
   });
 });
 
