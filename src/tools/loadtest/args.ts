@@ -9,8 +9,8 @@ export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--regi
                         [--burst-factor F] [--burst-cap N] [--connections N] [--pipelining N]
                         [--json FILE] [--report FILE] [--answers FILE] [--wide] [--no-progress]
 
-  --rules        rows to test (default all): 1-29 of rules/hosted-api.json, 101-102 of
-                 rules/control-plane.json, 201-203 of rules/agent-server.json, each sent
+  --rules        rows to test (default all): 1-29 of rules/hosted-api.json, 100-102 of
+                 rules/control-plane.json, 200-203 of rules/agent-server.json, each sent
                  through its upstream's local mount (/v2, /agent-server)
   --region       which limits the gateway enforces (default us)
   --target       test a running gateway at URL (local or deployed) instead of starting one
