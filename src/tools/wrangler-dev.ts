@@ -47,6 +47,8 @@ export async function serveWithWranglerDev(options: WranglerDevOptions): Promise
     // false: counters start empty and nothing touches .wrangler/state.
     persist,
     watch: false,
+    // The environment's routes name its deployed hosts; requests keep the local origin.
+    inferOriginFromRoutes: false,
     logLevel: "error",
     // The gateway logs a line per denial; the callers' own output is the record.
     structuredLogsHandler: () => undefined,

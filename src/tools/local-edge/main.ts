@@ -160,9 +160,23 @@ async function main(): Promise<void> {
   const quiet = wranglerArgs.length > options.wrangler.length;
   // wrangler exports only its API; its CLI is the package's declared bin, beside package.json.
   const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+  // The gateway serves nothing without an identity secret: this checkout's own, made on first run
+  // in the .dev.vars file wrangler dev reads.
+  localSecret(regionOf(options.wrangler));
   const child = spawn(
     process.execPath,
-    [wranglerBin, "dev", "--show-interactive-dev-session=false", ...wranglerArgs, "--ip", "127.0.0.1", "--port", String(internal)],
+    [
+      wranglerBin,
+      "dev",
+      "--show-interactive-dev-session=false",
+      // The environment's routes name its deployed hosts: the gateway keeps seeing the local origin.
+      "--infer-origin-from-routes=false",
+      ...wranglerArgs,
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(internal),
+    ],
     { stdio: ["inherit", "pipe", "pipe"], env: { ...QUIET_WRANGLER, ...process.env } },
   );
   const filter = new WranglerOutputFilter(internal);
