@@ -1,23 +1,92 @@
-// The deployed bundle, as `wrangler deploy --dry-run` builds it (the same build CI checks).
+// The deployed bundles, as `wrangler deploy --dry-run` builds them (the same builds CI checks):
+// the gateway's us and eu bundles carry none of the emulators, whose Workers build on their own.
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { unstable_readConfig } from "wrangler";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EMULATOR_NAMES, emulatorConfig, emulatorWorkerOptions } from "../../src/tools/emulator-workers.ts";
 
-describe("the Worker bundle", () => {
-  it("has no esbuild __name wrappers (keep_names = false): they cost every call on the hot path", async () => {
-    const outdir = await mkdtemp(join(tmpdir(), "tollgate-bundle-"));
-    try {
-      await promisify(execFile)("npx", ["wrangler", "deploy", "--dry-run", "--env", "us", "--outdir", outdir], {
-        env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-      });
-      const bundle = await readFile(join(outdir, "index.js"), "utf8");
-      expect(bundle).toContain("RateLimiter = class extends DurableObject"); // really the gateway's bundle
-      expect(bundle).not.toMatch(/\b__name\(/);
-    } finally {
-      await rm(outdir, { recursive: true, force: true });
+const run = promisify(execFile);
+const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+// Ceilings for bundling on a busy machine, not speed checks.
+const BUILD_CEILING_MS = 180_000;
+
+/** Names and texts only the emulators have: their classes, modules and answers. */
+const EMULATOR_MARKERS = [
+  "ControlPlaneWorkspace",
+  "AgentServerState",
+  "HostedApiEcho",
+  "ControlPlaneEmulator",
+  "AgentServerEmulator",
+  "CONTROL_PLANE_WORKSPACES",
+  "AGENT_SERVER_STATE",
+  "x-echo-upstream",
+  "createControlPlane",
+  "createAgentServer",
+  "There was an error parsing the body",
+  "sandboxes/templates",
+  "emulators/",
+];
+
+describe.each(["us", "eu"] as const)("the gateway's %s bundle", (region) => {
+  let outdir: string;
+  let bundle: string;
+  beforeAll(async () => {
+    outdir = await mkdtemp(join(tmpdir(), `tollgate-bundle-${region}-`));
+    await run("npx", ["wrangler", "deploy", "--dry-run", "--env", region, "--outdir", outdir], { env: ENV });
+    bundle = await readFile(join(outdir, "index.js"), "utf8");
+  }, BUILD_CEILING_MS);
+  afterAll(() => rm(outdir, { recursive: true, force: true }));
+
+  it("is really the gateway's", () => {
+    expect(bundle).toContain("RateLimiter = class extends DurableObject");
+  });
+
+  it("has no esbuild __name wrappers (keep_names = false): they cost every call on the hot path", () => {
+    expect(bundle).not.toMatch(/\b__name\(/);
+  });
+
+  it("contains no emulator code, class or module", () => {
+    const found = EMULATOR_MARKERS.filter((marker) => bundle.includes(marker));
+    expect(found).toEqual([]);
+  });
+
+  it("binds no emulator: no service bindings, no emulator Durable Objects; its last migration deletes the emulator classes", () => {
+    const config = unstable_readConfig({ config: "wrangler.toml", env: region });
+    expect(config.services ?? []).toEqual([]);
+    expect(config.durable_objects.bindings.map((b) => b.class_name).sort()).toEqual(["ConfigStore", "MetricsStore", "RateLimiter"]);
+    const last = config.migrations.at(-1)!;
+    expect(last.deleted_classes?.sort()).toEqual(["AgentServerState", "ControlPlaneWorkspace"]);
+    // Every class a migration ever made is either the gateway's or deleted again.
+    const made = config.migrations.flatMap((m) => [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])]);
+    const deleted = config.migrations.flatMap((m) => m.deleted_classes ?? []);
+    expect(made.filter((c) => !deleted.includes(c)).sort()).toEqual(["ConfigStore", "MetricsStore", "RateLimiter"]);
+  });
+});
+
+describe("the emulator Workers", () => {
+  let outdir: string;
+  let workers: Awaited<ReturnType<typeof emulatorWorkerOptions>>;
+  beforeAll(async () => {
+    outdir = await mkdtemp(join(tmpdir(), "tollgate-emulator-bundles-"));
+    // `wrangler deploy --dry-run -c emulators/<name>/wrangler.toml`, each on its own.
+    workers = await emulatorWorkerOptions(outdir);
+  }, BUILD_CEILING_MS);
+  afterAll(() => rm(outdir, { recursive: true, force: true }));
+
+  it.each(EMULATOR_NAMES)("%s builds on its own, with its own Durable Objects and migrations", async (name) => {
+    const config = unstable_readConfig({ config: emulatorConfig(name) });
+    const worker = workers[EMULATOR_NAMES.indexOf(name)] as { name: string; modules: Array<{ path: string }> };
+    expect(worker.name).toBe(config.name);
+    const code = await readFile(worker.modules[0]!.path, "utf8");
+    for (const { class_name } of config.durable_objects.bindings) {
+      expect(code).toMatch(new RegExp(`\\b${class_name} = class extends DurableObject`));
+      expect(config.migrations.flatMap((m) => m.new_sqlite_classes ?? [])).toContain(class_name);
     }
-  }, 120_000);
+    // None of the gateway's code rides along.
+    expect(code).not.toContain("RateLimiter");
+  });
 });

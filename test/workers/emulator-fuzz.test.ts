@@ -1,4 +1,4 @@
-// Fuzzes every route of both emulators through the gateway (issue 8: "Emulators never 5xx on bad
+// Fuzzes every route of each emulator, in its own project (issue 8: "Emulators never 5xx on bad
 // input"): malformed, deeply nested and huge bodies, wrongly typed fields, wrong or missing
 // content types, odd path parameters, queries and headers. Every answer must be below 500, every
 // 4xx FastAPI-shaped JSON with a `detail`, and a refused request must leave storage as it was.
@@ -11,7 +11,7 @@ import { prepareWorkspace, seedMissing } from "./support/emulator-seed.ts";
 import { snapshotEmulators, storedData } from "./support/emulator-state.ts";
 import { requestPlan, type RequestPlan } from "./support/fuzz.ts";
 import { buildRequest } from "./support/fuzz-request.ts";
-import { agentServerEnv } from "./support/emulator-env.ts";
+import { agentServerEnv, THIS_EMULATOR } from "./support/emulator-env.ts";
 
 /** Requests per route: with 32 routes, 640 requests per region, about 10 s on a 2-core machine. */
 const RUNS_PER_ROUTE = 20;
@@ -27,11 +27,11 @@ beforeAll(async () => {
   await seedMissing(await snapshotEmulators(workspaceId), workspaceId);
 });
 
-describe("emulator routes under fuzzing, through the gateway", () => {
-  const routes = emulatorRoutes();
+describe(`${THIS_EMULATOR} routes under fuzzing`, () => {
+  const routes = emulatorRoutes().filter((route) => route.emulator === THIS_EMULATOR);
 
-  it("cover both emulators", () => {
-    expect(new Set(routes.map((r) => r.emulator))).toEqual(new Set(["agent-server", "control-plane"]));
+  it("are this project's emulator's, every one of them", () => {
+    expect(routes.length).toBeGreaterThan(5);
   });
 
   it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))(
@@ -88,6 +88,7 @@ function expectDetail(text: string, where: string): void {
  * alarms start runs) and store items with a TTL (their alarm deletes them).
  */
 async function agentServerAtRest(): Promise<void> {
+  if (THIS_EMULATOR !== "agent-server") return;
   const state = agentServerEnv.AGENT_SERVER_STATE.getByName("agent-server");
   for (;;) {
     const busy = await runInDurableObject(state, (_, storage) => {

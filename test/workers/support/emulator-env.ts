@@ -10,3 +10,6 @@ export const controlPlaneEnv = env as unknown as ControlPlaneBindings;
 
 /** The agent-server emulator's environment (project emulator-agent-server). */
 export const agentServerEnv = env as unknown as AgentServerBindings;
+
+/** The emulator whose own project runs this file (the shared emulator tests run in both). */
+export const THIS_EMULATOR: "control-plane" | "agent-server" = "CONTROL_PLANE_WORKSPACES" in env ? "control-plane" : "agent-server";

@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { createAssistant, createThread, streamRun } from "../agent-server/support.ts";
 import { controlPlane } from "../control-plane/support.ts";
 import type { EmulatorState } from "./emulator-state.ts";
-import { controlPlaneEnv } from "./emulator-env.ts";
+import { controlPlaneEnv, THIS_EMULATOR } from "./emulator-env.ts";
 
 /**
  * Real state in both emulators for refused requests to (not) damage: an assistant, a thread with
@@ -25,6 +25,7 @@ const KINDS = [
  * every kind of object. Call once before fuzzing.
  */
 export async function prepareWorkspace(workspaceId: string): Promise<void> {
+  if (THIS_EMULATOR !== "control-plane") return;
   // Revisions move on the store's clock, on alarms. With the clock a day ahead of real time, every
   // transition is due: running the alarm now takes each revision to its end state, after which
   // nothing changes unless a request does. Called before every fuzzed request, since the object
@@ -41,6 +42,8 @@ export async function prepareWorkspace(workspaceId: string): Promise<void> {
 export async function seedMissing(state: EmulatorState, workspaceId: string): Promise<boolean> {
   let seeded = false;
   for (const kind of KINDS) {
+    // Only this project's emulator (the other one is not here to seed).
+    if ((kind.object === "workspace") !== (THIS_EMULATOR === "control-plane")) continue;
     if ((state[kind.object].tables[kind.table]?.rows ?? 0) >= kind.rows) continue;
     await kind.seed(workspaceId);
     seeded = true;

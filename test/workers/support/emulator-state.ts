@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { stateOf } from "../../../emulators/agent-server/state-object.ts";
-import { agentServerEnv, controlPlaneEnv } from "./emulator-env.ts";
+import { agentServerEnv, controlPlaneEnv, THIS_EMULATOR } from "./emulator-env.ts";
 
 /** What one Durable Object has stored: per SQLite table its row count and a digest of its rows. */
 export interface ObjectState {
@@ -12,20 +12,23 @@ export interface ObjectState {
   readonly ids: Readonly<Record<string, readonly string[]>>;
 }
 
-/** The stored state of both emulators: the agent server's one object and one control-plane workspace. */
+/**
+ * The stored state of the emulators: the agent server's one object and one control-plane
+ * workspace. Each emulator's own project reads its own; the other's stays empty.
+ */
 export interface EmulatorState {
   readonly agentServer: ObjectState;
   readonly workspace: ObjectState;
 }
 
-/** Reads both emulators' storage from inside their Durable Objects (never through their APIs). */
+/** Reads this project's emulator's storage from inside its Durable Objects (never through its API). */
 export async function snapshotEmulators(workspaceId: string): Promise<EmulatorState> {
-  const [agentServer, workspace] = await Promise.all([
-    runInDurableObject(stateOf(agentServerEnv), (_instance, state) => dump(state)),
-    runInDurableObject(controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspaceId), (_instance, state) => dump(state)),
-  ]);
-  return { agentServer, workspace };
+  if (THIS_EMULATOR === "agent-server") return { agentServer: await runInDurableObject(stateOf(agentServerEnv), (_instance, state) => dump(state)), workspace: NOTHING };
+  return { agentServer: NOTHING, workspace: await runInDurableObject(controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspaceId), (_instance, state) => dump(state)) };
 }
+
+/** The state of an emulator this project does not run. */
+const NOTHING: ObjectState = { tables: {}, kv: "[]", alarm: null, ids: {} };
 
 /** The part of a snapshot a refused request must leave alone (everything but the id index). */
 export function storedData(state: EmulatorState) {

@@ -11,11 +11,11 @@ export interface FuzzTarget {
 
 let clients = 0;
 
-/** The request a plan describes, for the gateway at `https://gateway.test`. */
+/** The request a plan describes, for the emulator under test (its own paths, any host). */
 export function buildRequest(route: EmulatorRoute, plan: RequestPlan, target: FuzzTarget): Request {
   const values = Object.fromEntries(route.params.map((name, i) => [name, paramText(name, plan.params[i]!, target.state)]));
   const query = [new URLSearchParams(plan.query.pairs.map(([k, v]) => [k, v])).toString(), plan.query.raw].filter((part) => part !== "").join("&");
-  const url = `https://gateway.test${fillPath(route, values)}${query === "" ? "" : `?${query}`}`;
+  const url = `https://emulator.test${fillPath(route, values)}${query === "" ? "" : `?${query}`}`;
   const method = plan.method ?? route.method;
 
   const headers = new Headers();
