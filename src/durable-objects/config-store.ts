@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { endOverride, expire, nextExpiry, setOverride, type AuditRecord } from "../overrides/changes.ts";
+import { boundConfig, endOverride, expire, nextExpiry, setOverride, type AuditRecord } from "../overrides/changes.ts";
 import type { FieldError } from "../overrides/request.ts";
 import { EMPTY_SNAPSHOT, type AuditEntry, type ConfigSnapshot, type Override, type OverrideChange } from "../overrides/types.ts";
 
@@ -62,11 +62,20 @@ export class ConfigStore extends DurableObject {
     this.#current();
   }
 
-  /** The stored configuration, after recording the expiries that are due. */
+  /**
+   * The stored configuration, after recording the expiries that are due. An override stored
+   * before the bounds (src/overrides/bounds.ts) that breaks them is clamped, or ended, once, with
+   * an audit entry and a logged warning (docs/overrides.md, "Overrides stored before the bounds").
+   */
   #current(): ConfigSnapshot {
     const stored = this.ctx.storage.kv.get<ConfigSnapshot>(CONFIG) ?? EMPTY_SNAPSHOT;
-    const { config, audits } = expire(stored, this.now());
-    if (audits.length > 0) this.#save(config, audits);
+    const now = this.now();
+    const bounded = boundConfig(stored, now);
+    for (const audit of bounded.audits) {
+      console.log(JSON.stringify({ event: "override_out_of_bounds", level: "warn", id: audit.previous!.id, target: audit.target, action: audit.action }));
+    }
+    const { config, audits } = expire(bounded.config, now);
+    if (bounded.audits.length + audits.length > 0) this.#save(config, [...bounded.audits, ...audits]);
     return config;
   }
 

@@ -1,3 +1,4 @@
+import { exemptionEnd, MAX_EXEMPTION_S, MAX_LIFETIME_S, withinBounds } from "./bounds.ts";
 import type { FieldError } from "./request.ts";
 import { describeSubject } from "./subject.ts";
 import type { AuditEntry, ConfigSnapshot, Override, OverrideChange } from "./types.ts";
@@ -40,8 +41,14 @@ function targetKey(o: Override | OverrideChange): string {
 export function setOverride(config: ConfigSnapshot, change: OverrideChange, ctx: ChangeContext): Changed | { ok: false; detail: FieldError[] } {
   const { expiresInSeconds, expiresAt: at, ...rest } = change;
   const expiresAt = expiresInSeconds !== undefined ? ctx.now + expiresInSeconds * 1000 : at;
-  if (expiresAt !== undefined && expiresAt <= ctx.now) {
-    return { ok: false, detail: [{ loc: ["body", "expiresAt"], msg: `must lie in the future (now is ${new Date(ctx.now).toISOString()})`, type: "value_error" }] };
+  const field = expiresInSeconds !== undefined ? "expiresInSeconds" : "expiresAt";
+  const refuse = (msg: string) => ({ ok: false as const, detail: [{ loc: ["body", field], msg, type: "value_error" }] });
+  if (expiresAt !== undefined && expiresAt <= ctx.now) return refuse(`must lie in the future (now is ${new Date(ctx.now).toISOString()})`);
+  if (expiresAt !== undefined && expiresAt > ctx.now + MAX_LIFETIME_S * 1000) return refuse(`must lie at most ${MAX_LIFETIME_S / 86_400} days ahead (now is ${new Date(ctx.now).toISOString()})`);
+  if (change.kind === "identity" && change.action === "exempt") {
+    // An exemption stops all counting for a caller: it must end on its own (bounds.ts).
+    if (expiresAt === undefined) return refuse(`an exemption needs an expiry (expiresAt or expiresInSeconds), at most ${MAX_EXEMPTION_S / 86_400} days ahead`);
+    if (expiresAt > exemptionEnd(ctx.now)) return refuse(`an exemption lasts at most ${MAX_EXEMPTION_S / 86_400} days (${MAX_EXEMPTION_S} s)`);
   }
   const override = { ...rest, id: ctx.id, createdAt: ctx.now, createdBy: ctx.actor, ...(expiresAt !== undefined && { expiresAt }) } as Override;
   const previous = config.overrides.find((o) => targetKey(o) === targetKey(override));
@@ -75,6 +82,27 @@ export function expire(config: ConfigSnapshot, now: number): { config: ConfigSna
     config: { version: config.version + 1, overrides: config.overrides.filter((o) => !expired.includes(o)) },
     audits: expired.map((o) => ({ at: o.expiresAt!, actor: "expiry", action: "expire", target: targetOf(o), previous: o })),
   };
+}
+
+/**
+ * A stored configuration brought within the bounds (bounds.ts, withinBounds on each override), with
+ * an audit entry (actor "bounds": action "clamp", or "end" for one nothing can make allowed) for
+ * each override it changed. The same configuration, and no entries, when all are within them.
+ */
+export function boundConfig(config: ConfigSnapshot, now: number): { config: ConfigSnapshot; audits: AuditRecord[] } {
+  const audits: AuditRecord[] = [];
+  const overrides: Override[] = [];
+  for (const o of config.overrides) {
+    const bounded = withinBounds(o);
+    if (bounded === o) {
+      overrides.push(o);
+      continue;
+    }
+    if (bounded) overrides.push(bounded);
+    audits.push({ at: now, actor: "bounds", action: bounded ? "clamp" : "end", target: targetOf(o), ...(bounded && { override: bounded }), previous: o });
+  }
+  if (audits.length === 0) return { config, audits };
+  return { config: { version: config.version + 1, overrides }, audits };
 }
 
 /** When the next override expires, for the store's alarm. */

@@ -1,5 +1,7 @@
 import type { Rule } from "../rules/load.ts";
-import type { IdentityKind, Mode, PublishedLimit, Region } from "../rules/schema.ts";
+import type { Mode, PublishedLimit, Region } from "../rules/schema.ts";
+import { FORGEABLE, noLaxer, withinBounds } from "./bounds.ts";
+import { appliesOn } from "./scope.ts";
 import type { DigestNeeds, RequestDigests } from "./subject.ts";
 import type { ConfigSnapshot, IdentityOverride, Override, RuleOverride, SubjectKind } from "./types.ts";
 
@@ -13,13 +15,18 @@ export interface CompiledOverrides {
   readonly needs: DigestNeeds;
 }
 
-/** Indexes a snapshot once per fetch, so a request does a few map lookups. */
+/**
+ * Indexes a snapshot once per fetch, so a request does a few map lookups. Each override is taken
+ * within the bounds (bounds.ts): the store brings stored ones within them when it loads them, and
+ * a copy from elsewhere (a data center's copy of an older store's answer) is held to them too.
+ */
 export function compileOverrides(snapshot: ConfigSnapshot): CompiledOverrides {
   const byRule = new Map<number, RuleOverride>();
   const byIdentity = new Map<string, IdentityOverride[]>();
   const kinds = new Set<SubjectKind>();
   const prefixLengths = new Set<number>();
-  for (const override of snapshot.overrides) {
+  const overrides = snapshot.overrides.flatMap((o) => withinBounds(o) ?? []);
+  for (const override of overrides) {
     if (override.kind === "rule") {
       byRule.set(override.rule, override);
       continue;
@@ -29,7 +36,7 @@ export function compileOverrides(snapshot: ConfigSnapshot): CompiledOverrides {
     kinds.add(override.subject.kind);
     if (override.subject.prefixLength !== undefined) prefixLengths.add(override.subject.prefixLength);
   }
-  return { version: snapshot.version, overrides: snapshot.overrides, byRule, byIdentity, needs: { kinds, prefixLengths: [...prefixLengths] } };
+  return { version: snapshot.version, overrides, byRule, byIdentity, needs: { kinds, prefixLengths: [...prefixLengths] } };
 }
 
 /** What applies to one request on one rule, after every override (README, "Operating the gateway"). */
@@ -48,29 +55,26 @@ export type Effective =
 const live = (o: Override, now: number) => o.expiresAt === undefined || now < o.expiresAt;
 
 /**
- * Which subject kinds can change a rule's limit: an identity limit applies to the counters keyed by
- * that identity (a key's limit to key rows, a user's to user rows, an address's or prefix's to IP
- * rows). Blocks and exemptions apply to any request carrying the subject, on any rule they name.
- */
-const LIMITS_RULES_OF: Readonly<Record<SubjectKind, IdentityKind>> = { "api-key": "api-key", "user-id": "user-ip", ip: "ip", "ipv6-prefix": "ip" };
-
-/**
  * The effective verdict and limit for a request on `rule` in `region`, in order of precedence:
- * blocked > exempt > identity limit > rule override > published. Among identity limits the most
+ * blocked > exempt > identity limit > rule override > published. Only identity overrides whose
+ * subject the rule counts take part (scope.ts); a `user-id` subject (the client's own header) may
+ * only lower the limit it meets, never exempt. Among identity limits the most
  * specific wins: one naming the rule over one for every rule, an exact identity over a prefix, a
  * longer prefix over a shorter. Expired overrides are skipped here, on every request, so an
  * expiry takes effect on time whatever the age of the cached snapshot.
  */
 export function resolve(compiled: CompiledOverrides, rule: Rule, region: Region, digests: RequestDigests, now: number): Effective {
-  const identity = compiled.byIdentity.size > 0 ? matchingIdentityOverrides(compiled, rule.id, digests, now) : [];
+  const identity = compiled.byIdentity.size > 0 ? matchingIdentityOverrides(compiled, rule, digests, now) : [];
   const block = identity.find((o) => o.action === "block");
   if (block) return { verdict: "block", by: block };
-  const exempt = identity.find((o) => o.action === "exempt");
+  // A subject the client names itself (FORGEABLE) never exempts: the store refuses such an
+  // exemption, and one stored before that rule is skipped here too.
+  const exempt = identity.find((o) => o.action === "exempt" && !FORGEABLE.has(o.subject.kind));
   if (exempt) return { verdict: "exempt", by: exempt };
 
   const ruleLevel = ruleEffective(compiled, rule, region, now);
   const identityLimit = identity
-    .filter((o) => o.action === "limit" && o.limits?.[region] && LIMITS_RULES_OF[o.subject.kind] === rule.identity)
+    .filter((o) => o.action === "limit" && o.limits?.[region] && (!FORGEABLE.has(o.subject.kind) || noLaxer(o.limits[region]!, ruleLevel.limit)))
     .sort((a, b) => specificity(b) - specificity(a))[0];
   return identityLimit ? { ...ruleLevel, limit: identityLimit.limits![region]!, limitBy: identityLimit } : ruleLevel;
 }
@@ -89,9 +93,10 @@ export function ruleEffective(compiled: CompiledOverrides, rule: Rule, region: R
   };
 }
 
-function matchingIdentityOverrides(compiled: CompiledOverrides, ruleId: number, digests: RequestDigests, now: number): IdentityOverride[] {
+/** The live identity overrides naming this request's identities that apply on `rule` (scope.ts). */
+function matchingIdentityOverrides(compiled: CompiledOverrides, rule: Rule, digests: RequestDigests, now: number): IdentityOverride[] {
   const keys: string[] = [];
-  for (const kind of ["api-key", "user-id", "ip"] as const) {
+  for (const kind of ["api-key", "user-ip", "user-id", "ip"] as const) {
     const digest = digests[kind];
     if (digest) keys.push(`${kind}:${digest}`);
   }
@@ -99,7 +104,7 @@ function matchingIdentityOverrides(compiled: CompiledOverrides, ruleId: number, 
   const found: IdentityOverride[] = [];
   for (const key of keys) {
     for (const o of compiled.byIdentity.get(key) ?? []) {
-      if ((o.rule === undefined || o.rule === ruleId) && live(o, now)) found.push(o);
+      if ((o.rule === undefined || o.rule === rule.id) && live(o, now) && appliesOn(o, rule.identity)) found.push(o);
     }
   }
   return found;

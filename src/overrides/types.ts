@@ -4,11 +4,15 @@ import type { Mode, PublishedLimit, Region } from "../rules/schema.ts";
  * Who an identity override is for. Values are hashed before they are stored (subject.ts): an
  * override holds a digest, never a raw key, user id or address.
  * - `api-key`: requests carrying that `x-api-key`;
- * - `user-id`: requests carrying that `x-user-id`, from any IP;
+ * - `user-ip`: requests carrying that `x-user-id` from one client key: exactly what a user row
+ *   counts (README, "Identity");
+ * - `user-id`: requests carrying that `x-user-id`, from any IP. The header is the client's to set,
+ *   so this subject can only restrict (block, or a limit no laxer than the rule's: bounds.ts);
  * - `ip`: one client key (an IPv4 address, or an IPv6 /64, as counters key clients);
  * - `ipv6-prefix`: every IPv6 client inside a prefix of length 1..64.
+ * Which rules each applies to: scope.ts.
  */
-export const SUBJECT_KINDS = ["api-key", "user-id", "ip", "ipv6-prefix"] as const;
+export const SUBJECT_KINDS = ["api-key", "user-ip", "user-id", "ip", "ipv6-prefix"] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 
 export interface Subject {
@@ -81,9 +85,10 @@ export interface AuditEntry {
   readonly seq: number;
   /** Epoch ms. */
   readonly at: number;
-  /** The admin token's name, or "expiry" when an override ran out. */
+  /** The admin token's name, "expiry" when an override ran out, "bounds" for a clamp. */
   readonly actor: string;
-  readonly action: "set" | "end" | "expire";
+  /** `clamp`: a stored override brought within the bounds when it was loaded (bounds.ts). */
+  readonly action: "set" | "end" | "expire" | "clamp";
   /** What the change is about, e.g. `rule 12` or `api-key 5f2c…9a on rule 12` (digests only). */
   readonly target: string;
   /** The override after the change (`set`). */

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { ConfigError, gatewayConfig } from "../../gateway/config.ts";
 import { adminHostsOf } from "../hosts.ts";
+import { overridesOutage } from "../../gateway/overrides.ts";
 import { operatingSettings } from "../settings.ts";
 import type { AdminEnv } from "../types.ts";
 
@@ -11,9 +12,10 @@ import type { AdminEnv } from "../types.ts";
  * nothing in it helps an attacker: no version, region, rules or upstreams. 503 when the gateway is misconfigured or a required secret is missing, so a
  * balancer stops sending it traffic, with the setting to fix named.
  * 200 "degraded" while this isolate decides some counters on its own local windows (their objects
- * fail), with the bound that then holds: the counts are this isolate's, never an identity.
+ * fail), with the bound that then holds: the counts are this isolate's, never an identity; and
+ * while the configuration object cannot be read, saying which overrides are enforced instead.
  */
-export const healthRoutes = new Hono<AdminEnv>().get("/health", (c) => {
+export const healthRoutes = new Hono<AdminEnv>().get("/health", async (c) => {
   let unavailable: string | undefined;
   try {
     gatewayConfig(c.env);
@@ -28,6 +30,9 @@ export const healthRoutes = new Hono<AdminEnv>().get("/health", (c) => {
   const headers = { "cache-control": "no-store" };
   if (unavailable !== undefined) return c.json({ status: "unavailable", detail: unavailable }, 503, headers);
   const local = c.var.isolate.counting.fallbackCounters;
-  if (local === 0) return c.json({ status: "ok" }, 200, headers);
-  return c.json({ status: "degraded", detail: `${local} counters are decided by this isolate's local windows while their objects fail: each isolate admits at most count per window for each` }, 200, headers);
+  // The overrides' outage (src/gateway/overrides.ts): what this isolate enforces instead.
+  const outage = await overridesOutage(c.var.isolate, c.env, gatewayConfig(c.env));
+  const details = [...(local > 0 ? [`${local} counters are decided by this isolate's local windows while their objects fail: each isolate admits at most count per window for each`] : []), ...(outage ? [outage] : [])];
+  if (details.length === 0) return c.json({ status: "ok" }, 200, headers);
+  return c.json({ status: "degraded", detail: details.join("; ") }, 200, headers);
 });

@@ -11,7 +11,8 @@ import type { AdminEnv } from "../types.ts";
  * Overrides at runtime (README, "Operating the gateway"):
  * - `GET /_tollgate/overrides`: the active ones;
  * - `POST /_tollgate/overrides`: add one (or replace the one with the same target): 201, or 422
- *   naming the field, with nothing changed;
+ *   naming the field, with nothing changed (within the bounds of src/overrides/bounds.ts, on the
+ *   rules that count its identity: src/overrides/scope.ts);
  * - `DELETE /_tollgate/overrides/{id}`: end one before its expiry;
  * - `GET /_tollgate/audit[?limit=N&before=SEQ]`: every change, newest first.
  * A change is applied by this isolate at once, by every other within CONFIG_REFRESH_MS.
@@ -30,7 +31,7 @@ export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
       const startedAt = c.var.isolate.clock.now();
       const result = await configStore(c.env, config).set(parsed.change, c.var.actor);
       if (!result.ok) return unprocessable(result.detail);
-      adoptSnapshot(c.var.isolate, c.env, config, result.snapshot, startedAt);
+      await adoptSnapshot(c.var.isolate, c.env, config, result.snapshot, startedAt);
       log({ event: "override_set", region: config.region, id: result.override.id, actor: c.var.actor, replaced: result.previous?.id });
       return c.json({ override: result.override, previous: result.previous ?? null }, 201);
     })
@@ -39,7 +40,7 @@ export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
       const startedAt = c.var.isolate.clock.now();
       const result = await configStore(c.env, config).end(c.req.param("id"), c.var.actor);
       if (!result.ok) return notFound();
-      adoptSnapshot(c.var.isolate, c.env, config, result.snapshot, startedAt);
+      await adoptSnapshot(c.var.isolate, c.env, config, result.snapshot, startedAt);
       log({ event: "override_ended", region: config.region, id: result.ended.id, actor: c.var.actor });
       return c.json({ ended: result.ended });
     })

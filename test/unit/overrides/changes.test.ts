@@ -32,7 +32,7 @@ describe("configuration changes", () => {
   it("tells identity targets apart by subject and rule", () => {
     const subject = { kind: "api-key" as const, digest: "d".repeat(64) };
     const a = set(EMPTY_SNAPSHOT, { kind: "identity", subject, action: "block", reason: "x" }, ctx(1, "a"));
-    const b = set(a.config, { kind: "identity", subject, rule: 12, action: "exempt", reason: "x" }, ctx(2, "b"));
+    const b = set(a.config, { kind: "identity", subject, rule: 12, action: "exempt", reason: "x", expiresInSeconds: 60 }, ctx(2, "b"));
     expect(b.config.overrides).toHaveLength(2);
     expect(b.audit.target).toBe("api-key dddddddd…dddd on rule 12");
     expect(a.audit.target).toBe("api-key dddddddd…dddd on every rule");

@@ -27,7 +27,7 @@ describe("resolve", () => {
   it("orders blocked > exempt > identity limit > rule override > published", () => {
     const r = ruleOverride({ rule: 12, mode: "shadow", limits: { us: { count: 40, interval: 10 } } });
     const limit = identity({ action: "limit", limits: { us: { count: 25, interval: 10 } } });
-    const exempt = identity({ action: "exempt", rule: 12 });
+    const exempt = identity({ action: "exempt", rule: 12, expiresAt: NOW + 60_000 });
     const block = identity({ action: "block", subject: { kind: "ip", digest: "ip" } });
     expect(decide([r])).toMatchObject({ verdict: "count", limit: { count: 40 }, mode: "shadow", limitBy: r, modeBy: r });
     expect(decide([r, limit])).toMatchObject({ verdict: "count", limit: { count: 25 }, mode: "shadow", limitBy: limit, modeBy: r });
@@ -46,11 +46,16 @@ describe("resolve", () => {
     expect(decide([onRule, longer, exact], 27, NOW, d)).toMatchObject({ limit: { count: 30 } });
   });
 
-  it("applies an identity's limit only to rules counting that identity; a block to every rule", () => {
+  it("applies a key's overrides only to rules counting keys, a block too; an address's block to every rule", () => {
     const keyLimit = identity({ action: "limit", limits: { us: { count: 3, interval: 10 } } });
-    // Row 27 counts per IP: a key's limit does not change an IP counter.
+    // Row 27 counts per IP: a key's limit, exemption or block does not reach it.
     expect(decide([keyLimit], 27)).toMatchObject({ limit: { count: 5000, interval: 60 } });
-    expect(decide([identity({ action: "block" })], 27)).toMatchObject({ verdict: "block" });
+    expect(decide([identity({ action: "block" })], 27)).toMatchObject({ verdict: "count" });
+    expect(decide([identity({ action: "exempt", expiresAt: NOW + 1000 })], 27)).toMatchObject({ verdict: "count" });
+    expect(decide([identity({ action: "block" })], 12)).toMatchObject({ verdict: "block" });
+    // An address cannot be forged: its block holds on a key rule too (else any x-api-key walks around it).
+    expect(decide([identity({ action: "block", subject: { kind: "ip", digest: "ip" } })], 12)).toMatchObject({ verdict: "block" });
+    expect(decide([identity({ action: "exempt", expiresAt: NOW + 1000, subject: { kind: "ip", digest: "ip" } })], 12)).toMatchObject({ verdict: "count" });
   });
 
   it("keeps a region's own limit when the override names only the other region", () => {

@@ -39,7 +39,7 @@ describe("an override raising key K's limit on row 12 (15/10)", () => {
 
     // Made elsewhere: written straight to the configuration object, as another isolate's admin
     // request would, so this isolate learns of it only by reading again.
-    const subject = await subjectOf("api-key", K, undefined);
+    const subject = await subjectOf("api-key", K, env.IDENTITY_HMAC_SECRET!);
     if (!subject.ok) throw new Error(subject.why);
     const set = await config.set({ kind: "identity", rule: 12, subject: subject.subject, action: "limit", limits: { [region]: { count: 30, interval: 10 } }, reason: "customer trial", expiresInSeconds: 60 }, "admin");
     expect(set.ok).toBe(true);
@@ -125,6 +125,12 @@ describe("a malformed override", () => {
     ["an address that is not one", { identity: { kind: "ip", value: "300.1.1.1" }, action: "block", reason: "x" }, ["body", "identity", "value"]],
     ["an IPv6 prefix longer than /64", { identity: { kind: "ipv6-prefix", value: "2001:db8::/80" }, action: "block", reason: "x" }, ["body", "identity", "value"]],
     ["an expiry in the past", { rule: 12, mode: "shadow", reason: "x", expiresAt: "2001-01-01T00:00:00Z" }, ["body", "expiresAt"]],
+    ["a count of 1e12", { rule: 12, limits: { [region]: { count: 1e12, interval: 10 } }, reason: "x" }, ["body", "limits", region, "count"]],
+    ["an interval of 9e12 s (285,000 years)", { identity: { kind: "api-key", value: "k" }, action: "limit", limits: { [region]: { count: 5, interval: 9e12 } }, reason: "x" }, ["body", "limits", region, "interval"]],
+    ["an exemption without an expiry", { identity: { kind: "api-key", value: "k" }, action: "exempt", reason: "x" }, ["body", "expiresAt"]],
+    ["an exemption for longer than 30 days", { identity: { kind: "api-key", value: "k" }, action: "exempt", reason: "x", expiresInSeconds: 31 * 86_400 }, ["body", "expiresInSeconds"]],
+    ["an exemption for an x-user-id alone", { identity: { kind: "user-id", value: "u" }, action: "exempt", reason: "x", expiresInSeconds: 60 }, ["body", "identity", "kind"]],
+    ["a key's override on a rule counting IPs", { identity: { kind: "api-key", value: "k" }, rule: 29, action: "block", reason: "x" }, ["body", "rule"]],
   ])("is refused with 422 naming the field (%s), and changes nothing", async (_, body, loc) => {
     const { send } = await setup();
     const before = await (await admin(send, "GET", "/audit")).text();
@@ -148,13 +154,13 @@ describe("a malformed override", () => {
 });
 
 describe("identity overrides", () => {
-  it("answer a blocked key 403 with a problem body, on every rule, before any counter", async () => {
+  it("answer a blocked key 403 with a problem body, on every rule counting keys, before any counter", async () => {
     const { send: base } = await setup();
     const limiter = recordingLimiter();
     const send = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), LIMITER: limiter.namespace });
     const K = freshIdentity().apiKey;
     expect((await admin(base, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, action: "block", reason: "abuse report 7" } })).status).toBe(201);
-    for (const [method, path] of [["POST", "/runs/query"], ["GET", "/runs/stats"], ["GET", "/public/download/x"], ["GET", "/anything"]] as const) {
+    for (const [method, path] of [["POST", "/runs/query"], ["GET", "/runs/stats"], ["GET", "/anything"]] as const) {
       const res = await send(path, { method, headers: keyed(K) });
       expect(res.status, path).toBe(403);
       expect(res.headers.get("content-type")).toBe("application/problem+json");
@@ -164,6 +170,81 @@ describe("identity overrides", () => {
     }
     expect(limiter.calls.hits).toBe(0);
     expect((await runsQuery(send, freshIdentity().apiKey)).status).toBe(200);
+    // Row 27 counts by IP even with a key: the key's block does not follow the header there.
+    expect((await send("/public/download/x", { headers: keyed(K) })).status).toBe(200);
+  });
+
+  it("block an address on every rule: sending some x-api-key or x-user-id does not step around it", async () => {
+    const { send } = await setup();
+    const ip = "198.51.100.66";
+    expect((await admin(send, "POST", "/overrides", { body: { identity: { kind: "ip", value: ip }, action: "block", reason: "scraper" } })).status).toBe(201);
+    for (const headers of [{}, { "x-api-key": freshIdentity().apiKey }, { "x-user-id": "someone" }] as Record<string, string>[]) {
+      expect((await send("/runs/query", { method: "POST", headers: { ...headers, "cf-connecting-ip": ip } })).status, JSON.stringify(headers)).toBe(403);
+    }
+    expect((await send("/runs/query", { method: "POST", headers: { "cf-connecting-ip": "198.51.100.67" } })).status).toBe(200);
+  });
+
+  it("exempt a user only at the user's address: the same x-user-id from elsewhere, or on a rule counting IPs, is counted", async () => {
+    const { send: base } = await setup();
+    const limiter = recordingLimiter();
+    const send = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), LIMITER: limiter.namespace });
+    const user = `user-${crypto.randomUUID()}`;
+    const home = "203.0.113.40";
+    const res = await admin(base, "POST", "/overrides", { body: { identity: { kind: "user-ip", value: user, ip: home }, action: "exempt", expiresInSeconds: 3600, reason: "load test" } });
+    expect(res.status).toBe(201);
+    // Row 13 (POST /runs/query, per user and IP): exempt from the user's address, no counter call.
+    const at = (ip: string, path = "/runs/query", method = "POST") => send(path, { method, headers: { "x-user-id": user, "cf-connecting-ip": ip } });
+    const exempt = await at(home);
+    expect([exempt.status, exempt.headers.get("ratelimit")]).toEqual([200, null]);
+    expect(limiter.calls.hits).toBe(0);
+    // Someone else sending the user's id: counted.
+    expect((await at("198.51.100.200")).headers.get("ratelimit-policy")).toBe('"runs-query-user";q=300;w=10');
+    // Row 27 counts by IP even with the header: counted.
+    expect((await at(home, "/public/download/x", "GET")).headers.get("ratelimit-policy")).toMatch(/q=5000;w=60$/);
+    expect(limiter.calls.hits).toBe(2);
+  });
+
+  it("an x-user-id exemption stored before the scoping (on every rule) is ended when loaded, and never exempted a rule counting IPs", async () => {
+    const { config, send } = await setup();
+    const limiter = recordingLimiter();
+    const counted = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), LIMITER: limiter.namespace });
+    const user = `user-${crypto.randomUUID()}`;
+    const subject = subjectOf("user-id", user, env.IDENTITY_HMAC_SECRET!);
+    if (!subject.ok) throw new Error(subject.why);
+    // Written as an older version stored it: no expiry, no rule, straight into storage.
+    await runInDurableObject(config, (_instance: ConfigStore, state) => {
+      state.storage.kv.put("config", { version: 1, overrides: [{ kind: "identity", id: "legacy", subject: subject.subject, action: "exempt", reason: "old", createdAt: T - 1000, createdBy: "admin" }] });
+    });
+    const anyone = { "x-user-id": user, "cf-connecting-ip": "198.51.100.9" };
+    expect((await counted("/public/download/x", { headers: anyone })).headers.get("ratelimit-policy")).toMatch(/q=5000;w=60$/);
+    expect((await counted("/runs/query", { method: "POST", headers: anyone })).headers.get("ratelimit-policy")).toBe('"runs-query-user";q=300;w=10');
+    expect(limiter.calls.hits).toBe(2);
+    const { entries } = (await (await admin(send, "GET", "/audit")).json()) as { entries: { actor: string; action: string; previous?: { id: string } }[] };
+    expect(entries[0]).toMatchObject({ actor: "bounds", action: "end", previous: { id: "legacy" } });
+    expect((await (await admin(send, "GET", "/overrides")).json()) as object).toMatchObject({ overrides: [] });
+  });
+
+  it("a stored count of 1e12 and an interval of 9e12 s are clamped when loaded, with an audit entry and a warning", async () => {
+    const { config, send } = await setup();
+    const logs: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: unknown) => void logs.push(String(line)));
+    await runInDurableObject(config, (_instance: ConfigStore, state) => {
+      state.storage.kv.put("config", {
+        version: 3,
+        overrides: [
+          { kind: "rule", id: "lax", rule: 12, limits: { [region]: { count: 1e12, interval: 10 } }, reason: "old", createdAt: T - 1000, createdBy: "admin" },
+          { kind: "rule", id: "slow", rule: 13, limits: { [region]: { count: 5, interval: 9e12 } }, reason: "old", createdAt: T - 1000, createdBy: "admin" },
+        ],
+      });
+    });
+    const { overrides } = (await (await admin(send, "GET", "/overrides")).json()) as { overrides: { id: string; limits: object }[] };
+    expect(overrides).toEqual([
+      expect.objectContaining({ id: "lax", limits: { [region]: { count: 100_000, interval: 10 } } }),
+      expect.objectContaining({ id: "slow", limits: { [region]: { count: 5, interval: 86_400 } } }),
+    ]);
+    const warnings = logs.map((l) => JSON.parse(l)).filter((l) => l.event === "override_out_of_bounds");
+    expect(warnings.map((w) => [w.id, w.action])).toEqual([["lax", "clamp"], ["slow", "clamp"]]);
+    expect((await runsQuery(send, freshIdentity().apiKey)).headers.get("ratelimit-policy")).toBe('"runs-query-key";q=100000;w=10');
   });
 
   it("block an IPv6 prefix: every address inside it, none outside", async () => {
@@ -181,7 +262,7 @@ describe("identity overrides", () => {
     const limiter = recordingLimiter();
     const send = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), LIMITER: limiter.namespace });
     const K = freshIdentity().apiKey;
-    expect((await admin(base, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, rule: 28, action: "exempt", reason: "internal monitor" } })).status).toBe(201);
+    expect((await admin(base, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, rule: 28, action: "exempt", expiresInSeconds: 3600, reason: "internal monitor" } })).status).toBe(201);
     for (let i = 0; i < 25; i++) {
       const res = await send("/runs/stats", { headers: keyed(K) });
       expect(res.status).toBe(200);
@@ -206,7 +287,7 @@ describe("identity overrides", () => {
     expect(await policy()).toBe('"runs-query-key";q=25;w=10'); // identity limit on every rule
     await post({ identity: { kind: "api-key", value: K }, rule: 12, action: "limit", limits: { [region]: { count: 20, interval: 10 } } });
     expect(await policy()).toBe('"runs-query-key";q=20;w=10'); // the rule-specific identity limit
-    await post({ identity: { kind: "api-key", value: K }, rule: 12, action: "exempt" }); // replaces the rule-12 limit for K
+    await post({ identity: { kind: "api-key", value: K }, rule: 12, action: "exempt", expiresInSeconds: 3600 }); // replaces the rule-12 limit for K
     const exempt = await runsQuery(send, K);
     expect([exempt.status, exempt.headers.get("ratelimit-policy")]).toEqual([200, null]);
     await post({ identity: { kind: "api-key", value: K }, action: "block" });
