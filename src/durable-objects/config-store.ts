@@ -72,7 +72,9 @@ export class ConfigStore extends DurableObject {
     const now = this.now();
     const bounded = boundConfig(stored, now);
     for (const audit of bounded.audits) {
-      console.log(JSON.stringify({ event: "override_out_of_bounds", level: "warn", id: audit.previous!.id, target: audit.target, action: audit.action }));
+      // By id only, as every override log line: its target names an identity digest, which stays
+      // in the audit log (an object of the region's jurisdiction), never in the logs.
+      console.log(JSON.stringify({ event: "override_out_of_bounds", level: "warn", id: audit.previous!.id, action: audit.action }));
     }
     const { config, audits } = expire(bounded.config, now);
     if (bounded.audits.length + audits.length > 0) this.#save(config, [...bounded.audits, ...audits]);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MIN_SECRET_BYTES } from "../rules/identity.ts";
 import { REGIONS, type Region } from "../rules/schema.ts";
 import type { Env } from "../env.ts";
 import type { Algorithm } from "../limiter/index.ts";
@@ -22,10 +23,17 @@ export interface GatewayConfig {
   readonly routing: Routing;
   /** Durable Object jurisdiction of the counters; undefined only for local runs. */
   readonly jurisdiction: Region | undefined;
+  /**
+   * Whether logs and Analytics Engine may carry counter names (identity digests). Never in the EU:
+   * neither is bound to the jurisdiction the EU counters are pinned to, so nothing derived from an
+   * EU identity goes there (docs/identity-data.md, "EU data stays in the EU").
+   */
+  readonly identitiesInTelemetry: boolean;
   readonly failMode: "open" | "closed";
   readonly limiterTimeoutMs: number;
   readonly upstreamTimeoutMs: number;
-  readonly hmacSecret: string | undefined;
+  /** IDENTITY_HMAC_SECRET: every identity digest is keyed with it (required, at least 32 bytes). */
+  readonly hmacSecret: string;
   readonly upstreams: Readonly<Record<UpstreamName, Upstream>>;
   /** Development only (DEV_SETTINGS=allow): every rule interval is divided by this. */
   readonly timeScale: number;
@@ -33,10 +41,24 @@ export interface GatewayConfig {
   readonly algorithm: Algorithm;
 }
 
-/** Thrown for a deployment mistake; rendered as a 500 whose detail names the setting. */
+/** A counter's name as logs and Analytics Engine may carry it: not at all in the EU (identitiesInTelemetry). */
+export function telemetryCounter(config: Pick<GatewayConfig, "identitiesInTelemetry">, counter: string): string | undefined {
+  return config.identitiesInTelemetry ? counter : undefined;
+}
+
+/**
+ * Thrown for a deployment mistake; rendered as a problem whose detail names the setting: 500, or
+ * 503 for a setting the gateway may not serve without (a secret not yet put).
+ */
 export class ConfigError extends Error {
   override name = "ConfigError";
+  readonly status: 500 | 503;
+  constructor(message: string, status: 500 | 503 = 500) {
+    super(message);
+    this.status = status;
+  }
 }
+
 
 const millis = (fallback: number) =>
   z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), z.int().positive().max(300_000));
@@ -120,14 +142,30 @@ function parseConfig(env: Env): GatewayConfig {
     region: vars.data.REGION,
     routing: routing(vars.data.ROUTING, env.UPSTREAM_HOSTS),
     jurisdiction: jurisdiction === "none" ? undefined : jurisdiction,
+    identitiesInTelemetry: vars.data.REGION !== "eu",
     failMode: vars.data.FAIL_MODE,
     limiterTimeoutMs: vars.data.LIMITER_TIMEOUT_MS,
     upstreamTimeoutMs: vars.data.UPSTREAM_TIMEOUT_MS,
-    hmacSecret: env.IDENTITY_HMAC_SECRET || undefined,
+    hmacSecret: identitySecret(env.IDENTITY_HMAC_SECRET),
     upstreams,
     timeScale: TIME_SCALE,
     algorithm: LIMITER_ALGORITHM,
   };
+}
+
+/**
+ * The secret every identity digest is keyed with. Without one, digests would be plain SHA-256 and
+ * an IPv4 address or a short key could be recovered from a log line or an object name by trying
+ * them all, so the gateway serves nothing (503, every request) until it is put.
+ */
+function identitySecret(secret: string | undefined): string {
+  const put = `npx wrangler secret put IDENTITY_HMAC_SECRET --env <region>, e.g. from \`openssl rand -base64 48\``;
+  if (!secret) throw new ConfigError(`gateway not ready: the secret IDENTITY_HMAC_SECRET is not set (${put})`, 503);
+  const bytes = new TextEncoder().encode(secret).length;
+  if (bytes < MIN_SECRET_BYTES) {
+    throw new ConfigError(`gateway not ready: the secret IDENTITY_HMAC_SECRET is ${bytes} bytes; it must be at least ${MIN_SECRET_BYTES} (${put})`, 503);
+  }
+  return secret;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Outcome } from "../admin/metrics/aggregate.ts";
 import { operatingSettings } from "../admin/settings.ts";
 import type { Rule } from "../rules/load.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
-import type { GatewayConfig } from "./config.ts";
+import { telemetryCounter, type GatewayConfig } from "./config.ts";
 import type { Counted } from "./counter.ts";
 import { countDecision } from "./metrics.ts";
 import { ceilSeconds } from "./rate-limit-headers.ts";
@@ -14,8 +14,8 @@ export interface DecisionLine {
   readonly event: Outcome;
   readonly region: string;
   readonly rule: number;
-  /** `<region>:<rule>:<identity digest>`. */
-  readonly counter: string;
+  /** `<region>:<rule>:<identity digest>`; left out in the EU (config.ts, identitiesInTelemetry). */
+  readonly counter?: string;
   readonly decidedBy?: "object" | "lease" | "deny-cache" | "local-fallback";
   /** The effective limit, `count/interval` in seconds. */
   readonly limit?: string;
@@ -35,7 +35,7 @@ export interface DecisionLine {
 export interface DecisionRecord {
   readonly rule: Rule;
   readonly region: string;
-  /** The counter's name (hashed identity), as logs have always carried it. */
+  /** The counter's name (hashed identity): for the region's metrics object; logs carry it only where allowed. */
   readonly counter: string;
   readonly outcome: Outcome;
   readonly counted?: Counted;
@@ -58,7 +58,7 @@ export function observeDecision(c: Context<GatewayEnv>, config: GatewayConfig, d
     limit: d.limit,
     counter: d.counter,
   });
-  logDecision(d, operatingSettings(c.env).decisionLogSample);
+  logDecision(d, operatingSettings(c.env).decisionLogSample, config);
 }
 
 /**
@@ -67,20 +67,20 @@ export function observeDecision(c: Context<GatewayEnv>, config: GatewayConfig, d
  * deny cache (a flood would otherwise cost a line per request), are logged with probability
  * `sample` (DECISION_LOG_SAMPLE), and say so (`sampled`). A line not written is never built.
  */
-export function logDecision(d: DecisionRecord, sample: number, random: () => number = Math.random): void {
+export function logDecision(d: DecisionRecord, sample: number, config: Pick<GatewayConfig, "identitiesInTelemetry">, random: () => number = Math.random): void {
   const sampled = d.outcome === "admitted" || d.counted?.decidedBy === "deny-cache";
   if (sampled && !(random() < sample)) return;
-  console.log(JSON.stringify(decisionLine(d, sampled ? sample : undefined)));
+  console.log(JSON.stringify(decisionLine(d, sampled ? sample : undefined, config)));
 }
 
-function decisionLine(d: DecisionRecord, sampled: number | undefined): DecisionLine {
+function decisionLine(d: DecisionRecord, sampled: number | undefined, config: Pick<GatewayConfig, "identitiesInTelemetry">): DecisionLine {
   const { counted } = d;
   // Keys in this order, absent ones left out (JSON.stringify drops undefined).
   return {
     event: d.outcome,
     region: d.region,
     rule: d.rule.id,
-    counter: d.counter,
+    counter: telemetryCounter(config, d.counter),
     decidedBy: counted?.decidedBy,
     remaining: counted?.remaining,
     retryAfter: counted && !counted.allowed ? ceilSeconds(counted.retryInMs) : undefined,

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { Env } from "../env.ts";
 import { operatingSettings } from "../admin/settings.ts";
 import { emptyBatch, isEmpty, mergeBatch, recordDecision, recordFailure, recordUpstream, statusClass, type DecisionSample, type MetricsBatch, type UpstreamSample } from "../admin/metrics/aggregate.ts";
-import type { GatewayConfig } from "./config.ts";
+import { telemetryCounter, type GatewayConfig } from "./config.ts";
 import type { Clock } from "./isolate.ts";
 import type { GatewayEnv } from "./types.ts";
 
@@ -40,7 +40,7 @@ export function countDecision(c: Context<GatewayEnv>, config: GatewayConfig, sam
   recordDecision(buffer.pending, sample, now);
   c.env.ANALYTICS?.writeDataPoint({
     indexes: [String(sample.rule)],
-    blobs: ["decision", config.region, String(sample.rule), sample.ruleName, sample.outcome, sample.decidedBy ?? "", sample.counter ?? ""],
+    blobs: ["decision", config.region, String(sample.rule), sample.ruleName, sample.outcome, sample.decidedBy ?? "", (sample.counter && telemetryCounter(config, sample.counter)) ?? ""],
     doubles: [1, sample.counterMs ?? 0, sample.used ?? 0, sample.limit?.count ?? 0, sample.failed ? 1 : 0],
   });
   scheduleFlush(c, config, now);

@@ -5,7 +5,7 @@ import { identityDigest } from "../rules/identity.ts";
 import type { Classifier } from "../rules/classify.ts";
 import { describeMatcher } from "../rules/match.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
-import type { GatewayConfig } from "./config.ts";
+import { telemetryCounter, type GatewayConfig } from "./config.ts";
 import { CounterUnavailable, type Counted } from "./counter.ts";
 import { observeDecision } from "./decision-log.ts";
 import { countFailure } from "./metrics.ts";
@@ -62,12 +62,12 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
       });
     } catch (error) {
       if (!(error instanceof CounterUnavailable)) throw error;
-      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: address.name, error: error.message, failures: counting.failures, failMode: config.failMode, decidedBy: "none" });
+      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: telemetryCounter(config, address.name), error: error.message, failures: counting.failures, failMode: config.failMode, decidedBy: "none" });
       countFailure(c, config, rule);
       throw new HTTPException(503, { res: limiterUnavailable(rule, { "ratelimit-policy": policy }) });
     }
     if (counted.decidedBy === "local-fallback") {
-      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: address.name, error: counted.failure, failures: counting.failures, fallbackCounters: counting.fallbackCounters, failMode: config.failMode, decidedBy: "local-fallback" });
+      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: telemetryCounter(config, address.name), error: counted.failure, failures: counting.failures, fallbackCounters: counting.fallbackCounters, failMode: config.failMode, decidedBy: "local-fallback" });
     }
 
     const headers: Record<string, string> = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, counted) };
