@@ -11,6 +11,10 @@ import { createGateway } from "../../src/gateway/app.ts";
 import { maxInAnyWindow } from "../unit/limiter/reference-model.ts";
 import { memoryLimiter } from "./support/memory-limiter.ts";
 import { freshIdentity } from "./support/requests.ts";
+import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
+
+/** Health, on the admin host the tests' gateways serve it on (docs/admin.md). */
+const HEALTH = `https://${LOCAL_BINDINGS.ADMIN_HOSTS}/_tollgate/health`;
 
 /** Row 5 of the published table: 100 per 60 s per API key, in both regions. */
 const ROW = { path: "/repos/acme/agent", count: 100, intervalMs: 60_000 };
@@ -47,7 +51,7 @@ function cluster(k: number, skewMs: (i: number) => number = () => 0, answerMs = 
     /** Any request through isolate `i`. */
     async fetch(i: number, path: string, init: RequestInit = {}): Promise<Response> {
       const ctx = createExecutionContext();
-      const res = await gateways[i % k]!.fetch(new Request(`https://gateway.test${path}`, init), testEnv, ctx);
+      const res = await gateways[i % k]!.fetch(new Request(path.startsWith("https://") ? path : `https://gateway.test${path}`, init), testEnv, ctx);
       await waitOnExecutionContext(ctx);
       return res;
     },
@@ -208,14 +212,14 @@ describe("faults across isolates", () => {
     const during = admissions(c.seen).length;
     expect(during).toBeLessThanOrEqual(k * ROW.count);
     // Each isolate says so: its health is degraded, stating the bound.
-    const health = await (await c.fetch(1, "/_tollgate/health")).json<{ status: string; detail: string }>();
+    const health = await (await c.fetch(1, HEALTH)).json<{ status: string; detail: string }>();
     expect(health).toEqual({ status: "degraded", detail: expect.stringContaining("at most count per window") });
     c.limiter.faults.fail = false;
     c.clock.now += 1_000;
     // Back: every local admission is reported, and the object refuses until the window has room.
     const after = await Promise.all(Array.from({ length: k }, (_, i) => c.send(i)));
     expect(after.every((s) => !s.allowed)).toBe(true);
-    expect(await (await c.fetch(1, "/_tollgate/health")).json()).toEqual({ status: "ok" });
+    expect(await (await c.fetch(1, HEALTH)).json()).toEqual({ status: "ok" });
     vi.restoreAllMocks();
   });
 });
