@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 import { emulatorWorkerOptions, localServices } from "./src/tools/emulator-workers.ts";
 import { LOCAL_BINDINGS } from "./src/tools/local-bindings.ts";
+import { localSecret } from "./src/tools/local-secret.ts";
 import { agentServerContract } from "./test/workers/agent-server/contract/validators-plugin.ts";
 
 /**
@@ -35,7 +36,7 @@ const workersProject = (region: "us" | "eu") => ({
     cloudflareTest(async () => ({
       wrangler: { configPath: "./wrangler.toml", environment: region },
       miniflare: {
-        bindings: { ...LOCAL_BINDINGS },
+        bindings: { ...LOCAL_BINDINGS, IDENTITY_HMAC_SECRET: localSecret(region) },
         serviceBindings: Object.fromEntries(Object.entries(await localServices()).map(([binding, name]) => [binding, { name }])),
         workers: await builtEmulators(),
       },

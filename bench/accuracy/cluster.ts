@@ -5,12 +5,14 @@
 import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Json, Miniflare } from "miniflare";
+import type { Json, LegacyWorkerOptions, Miniflare } from "miniflare";
+import { emulatorWorkerOptions, localServices } from "../../src/tools/emulator-workers.ts";
 import { buildBundle, type Bundle } from "../gateway/build.ts";
 import { moduleType } from "../gateway/serve-miniflare.ts";
 import { TARGET_SPECS } from "../gateway/targets.ts";
 import { gatewayRuntime, quietEnvironment } from "../gateway/worker-runtime.ts";
 import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
+import { localSecret } from "../../src/tools/local-secret.ts";
 import { CONTROL_PREFIX, entryCopyName, isolateWrapperSource, ownerWrapperSource } from "./wrapper-source.ts";
 
 const SPEC = TARGET_SPECS.gateway;
@@ -36,6 +38,7 @@ export interface ClusterSettings {
 export function clusterVars(settings: ClusterSettings): Record<string, string> {
   return {
     ...LOCAL_BINDINGS,
+    IDENTITY_HMAC_SECRET: localSecret(),
     DEV_SETTINGS: "allow",
     TIME_SCALE: String(settings.timeScale),
     ADMIN_TOKEN,
@@ -65,6 +68,8 @@ export interface Cluster {
 export interface Build {
   readonly dir: string;
   readonly bundle: Bundle;
+  /** The emulator Workers the gateway binds as its upstreams, built as they deploy. */
+  readonly emulators: readonly LegacyWorkerOptions[];
   cleanup(): Promise<void>;
 }
 
@@ -75,7 +80,8 @@ export async function buildGateway(): Promise<Build> {
   // Fresh module instances for evictions: the same code under other names.
   for (let n = 1; n < COPIES; n++) await copyFile(bundle.entry, join(dir, entryCopyName(n)));
   await writeFile(join(dir, "owner.js"), ownerWrapperSource());
-  return { dir, bundle, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  const emulators = await emulatorWorkerOptions(join(dir, "emulators"), SPEC.upstreams);
+  return { dir, bundle, emulators, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
 export async function startCluster(build: Build, settings: ClusterSettings): Promise<Cluster> {
@@ -86,6 +92,8 @@ export async function startCluster(build: Build, settings: ClusterSettings): Pro
   const others = await Promise.all(build.bundle.others.map(async (path) => ({ type: await moduleType(modulesRules, path), path })));
   const entry = (n: number) => ({ type: "ESModule" as const, path: join(build.dir, entryCopyName(n)) });
   const bindings = { ...(worker.bindings as Record<string, Json> | undefined), ...clusterVars(settings) };
+  // Every isolate calls the same emulator Workers, as npm start's gateway does.
+  const serviceBindings = Object.fromEntries(Object.entries(await localServices(SPEC.upstreams)).map(([binding, name]) => [binding, { name }]));
   const runtime = await gatewayRuntime();
 
   const isolateNames = Array.from({ length: settings.isolates }, (_, i) => `isolate-${i}`);
@@ -114,6 +122,7 @@ export async function startCluster(build: Build, settings: ClusterSettings): Pro
           modules: [{ type: "ESModule" as const, path: join(build.dir, "owner.js") }, entry(0), ...others],
           modulesRoot: build.dir,
           bindings,
+          serviceBindings,
         },
         ...isolateNames.map((name) => ({
           ...worker,
@@ -122,9 +131,10 @@ export async function startCluster(build: Build, settings: ClusterSettings): Pro
           modules: [{ type: "ESModule" as const, path: join(build.dir, `${name}.js`) }, ...Array.from({ length: COPIES }, (_, n) => entry(n)), ...others],
           modulesRoot: build.dir,
           bindings,
+          serviceBindings,
           durableObjects: remoteObjects,
-          // The upstream emulators stay the owner's entrypoints (wrangler.toml [env.us] services).
         })),
+        ...build.emulators,
       ],
     }),
   );

@@ -12,6 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LOCAL_BINDINGS } from "../../../src/tools/local-bindings.ts";
+import { localSecret } from "../../../src/tools/local-secret.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -23,7 +24,7 @@ async function startGateway() {
   process.env.WRANGLER_SEND_METRICS ??= "false";
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
   const { unstable_startWorker } = await import("wrangler");
-  const vars = { ...LOCAL_BINDINGS, ADMIN_TOKEN: TOKEN };
+  const vars = { ...LOCAL_BINDINGS, IDENTITY_HMAC_SECRET: localSecret(), ADMIN_TOKEN: TOKEN };
   const worker = await unstable_startWorker({
     config: resolve(ROOT, "wrangler.toml"),
     env: "us",
