@@ -114,7 +114,7 @@ export default {
 }
 
 /**
- * The owner of every Durable Object class and the upstream emulators: the gateway's own exports,
+ * The owner of every Durable Object class of the gateway: the gateway's own exports,
  * with a RateLimiter that the harness can restart (its object reloads from storage), reached
  * through a control path on this worker.
  */

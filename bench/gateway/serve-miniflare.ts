@@ -1,7 +1,8 @@
 // The lowest-overhead local serving: Miniflare's API on the `wrangler deploy --dry-run` bundle, one
 // workerd and nothing else in the request path, configured exactly as wrangler reads the config.
 import { basename, dirname } from "node:path";
-import type { Json, V4ModuleRule, V4ModuleRuleType } from "miniflare";
+import type { Json, LegacyWorkerOptions, V4ModuleRule, V4ModuleRuleType } from "miniflare";
+import { localServices } from "../../src/tools/emulator-workers.ts";
 import type { Bundle } from "./build.ts";
 import type { TargetSpec } from "./targets.ts";
 import { gatewayRuntime, type Started } from "./worker-runtime.ts";
@@ -24,9 +25,16 @@ export async function moduleType(rules: readonly V4ModuleRule[], path: string): 
  * @param options.inspectorPort where workerd's inspector listens (a CPU profile); none when undefined
  * @param options.storageDir where the Durable Objects' SQLite files go (Miniflare's own temporary
  *   directory when undefined)
+ * @param options.emulators the target's upstreams, built (src/tools/emulator-workers.ts): run in
+ *   the same Miniflare and bound as the services `spec.upstreams` names
  */
-export async function withMiniflare(spec: TargetSpec, bundle: Bundle, options: { inspectorPort?: number; storageDir?: string } = {}): Promise<Started> {
-  const { inspectorPort, storageDir } = options;
+export async function withMiniflare(
+  spec: TargetSpec,
+  bundle: Bundle,
+  options: { inspectorPort?: number; storageDir?: string; emulators?: readonly LegacyWorkerOptions[] } = {},
+): Promise<Started> {
+  const { inspectorPort, storageDir, emulators = [] } = options;
+  const services = Object.fromEntries(Object.entries(await localServices(spec.upstreams)).map(([binding, name]) => [binding, { name }]));
   const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import("wrangler");
   const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
   // The bindings, Durable Objects and service bindings exactly as wrangler reads the config.
@@ -58,7 +66,9 @@ export async function withMiniflare(spec: TargetSpec, bundle: Bundle, options: {
           // Module names are paths relative to this; the bundle lives outside the project.
           modulesRoot: dirname(bundle.entry),
           bindings: { ...(worker.bindings as Record<string, Json> | undefined), ...spec.vars },
+          serviceBindings: { ...(worker.serviceBindings as Record<string, unknown> | undefined), ...services } as LegacyWorkerOptions["serviceBindings"],
         },
+        ...emulators,
       ],
     }),
   );

@@ -6,5 +6,12 @@ import { gatewayRuntime, type Started } from "./worker-runtime.ts";
 
 /** @param storageDir where the Durable Objects' SQLite files go (wrangler's temporary directory when undefined) */
 export async function withWranglerDev(spec: TargetSpec, storageDir?: string): Promise<Started> {
-  return serveWithWranglerDev({ config: spec.config, env: spec.env, vars: spec.vars, runtime: await gatewayRuntime(), ...(storageDir !== undefined && { storageDir }) });
+  return serveWithWranglerDev({
+    config: spec.config,
+    env: spec.env,
+    vars: spec.vars,
+    emulators: spec.upstreams,
+    runtime: await gatewayRuntime(),
+    ...(storageDir !== undefined && { storageDir }),
+  });
 }

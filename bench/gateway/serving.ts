@@ -2,6 +2,7 @@
 // serve-wrangler-dev.ts), and names the workerd processes it runs, for their CPU time.
 import { join } from "node:path";
 import type { Serving } from "./args.ts";
+import { emulatorWorkerOptions } from "../../src/tools/emulator-workers.ts";
 import { buildBundle } from "./build.ts";
 import { newWorkerdProcesses } from "./processes.ts";
 import { withMiniflare } from "./serve-miniflare.ts";
@@ -38,7 +39,9 @@ export async function prepareTarget(spec: TargetSpec, serving: Serving, workdir:
   const { main } = unstable_readConfig({ config: spec.config, env: spec.env });
   if (!main) throw new Error(`${spec.config} names no main module`);
   const bundle = serving === "miniflare" ? await buildBundle(spec, main, join(workdir, spec.name)) : undefined;
-  const launch = () => (bundle === undefined ? withWranglerDev(spec, storageDir) : withMiniflare(spec, bundle, { storageDir }));
+  // Its upstreams, built as they deploy, run in the same Miniflare (so in the target's workerd).
+  const emulators = serving === "miniflare" ? await emulatorWorkerOptions(join(workdir, `${spec.name}-emulators`), spec.upstreams) : [];
+  const launch = () => (bundle === undefined ? withWranglerDev(spec, storageDir) : withMiniflare(spec, bundle, { storageDir, emulators }));
   return {
     spec,
     async start() {

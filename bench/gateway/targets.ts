@@ -3,6 +3,7 @@
 // added so the bench can read how it decided.
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { EMULATOR_NAMES, type EmulatorName } from "../../src/tools/emulator-workers.ts";
 import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
 import type { TargetName } from "./target-names.ts";
 
@@ -17,6 +18,8 @@ export interface TargetSpec {
   readonly env?: string;
   /** Variables set on top of the config's own. */
   readonly vars: Readonly<Record<string, string>>;
+  /** The emulator Workers run beside it and bound as its services (every target: the hosted-API echo). */
+  readonly upstreams: readonly EmulatorName[];
 }
 
 /** The gateway's config: every target runs on its compatibility date and flags. */
@@ -30,7 +33,7 @@ export const GATEWAY_CONFIG = { config: resolve(ROOT, "wrangler.toml"), env: "us
 export const BENCH_ADMIN_TOKEN = "tollgate-bench-admin-token";
 
 export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
-  bare: { name: "bare", config: resolve(FIXTURES, "bare.wrangler.toml"), vars: {} },
-  gateway: { name: "gateway", ...GATEWAY_CONFIG, vars: { ...LOCAL_BINDINGS, ADMIN_TOKEN: BENCH_ADMIN_TOKEN } },
-  peer: { name: "peer", config: resolve(FIXTURES, "peer.wrangler.toml"), vars: {} },
+  bare: { name: "bare", config: resolve(FIXTURES, "bare.wrangler.toml"), vars: {}, upstreams: ["hosted-api"] },
+  gateway: { name: "gateway", ...GATEWAY_CONFIG, vars: { ...LOCAL_BINDINGS, ADMIN_TOKEN: BENCH_ADMIN_TOKEN }, upstreams: EMULATOR_NAMES },
+  peer: { name: "peer", config: resolve(FIXTURES, "peer.wrangler.toml"), vars: {}, upstreams: ["hosted-api"] },
 };

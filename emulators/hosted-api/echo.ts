@@ -33,7 +33,11 @@ export class HostedApiEcho extends WorkerEntrypoint<unknown, EchoProps> {
     }
     if (request.body) {
       headers.set("content-type", request.headers.get("content-type") ?? "application/octet-stream");
-      return new Response(request.body, { headers });
+      // Piped, not handed on: the body is then in use as this answer is made, so nothing around
+      // this Worker (wrangler dev drains a request body it finds unused) reads it a second time.
+      const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+      this.ctx.waitUntil(request.body.pipeTo(writable).catch(() => undefined));
+      return new Response(readable, { headers });
     }
     headers.set("content-type", "application/json");
     return new Response(

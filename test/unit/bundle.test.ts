@@ -11,6 +11,14 @@ import { EMULATOR_NAMES, emulatorConfig, emulatorWorkerOptions } from "../../src
 
 const run = promisify(execFile);
 const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+
+/** What the test reads of a config's Durable Objects and migrations. */
+interface Objects {
+  durable_objects: { bindings: Array<{ class_name: string }> };
+  migrations: Array<{ new_sqlite_classes?: string[]; new_classes?: string[]; deleted_classes?: string[] }>;
+  services?: unknown[];
+}
+const readObjects = (config: string, env?: string) => unstable_readConfig({ config, env }) as unknown as Objects;
 // Ceilings for bundling on a busy machine, not speed checks.
 const BUILD_CEILING_MS = 180_000;
 
@@ -55,7 +63,7 @@ describe.each(["us", "eu"] as const)("the gateway's %s bundle", (region) => {
   });
 
   it("binds no emulator: no service bindings, no emulator Durable Objects; its last migration deletes the emulator classes", () => {
-    const config = unstable_readConfig({ config: "wrangler.toml", env: region });
+    const config = readObjects("wrangler.toml", region);
     expect(config.services ?? []).toEqual([]);
     expect(config.durable_objects.bindings.map((b) => b.class_name).sort()).toEqual(["ConfigStore", "MetricsStore", "RateLimiter"]);
     const last = config.migrations.at(-1)!;
@@ -78,9 +86,10 @@ describe("the emulator Workers", () => {
   afterAll(() => rm(outdir, { recursive: true, force: true }));
 
   it.each(EMULATOR_NAMES)("%s builds on its own, with its own Durable Objects and migrations", async (name) => {
-    const config = unstable_readConfig({ config: emulatorConfig(name) });
+    const config = readObjects(emulatorConfig(name));
+    const { name: workerName } = unstable_readConfig({ config: emulatorConfig(name) });
     const worker = workers[EMULATOR_NAMES.indexOf(name)] as { name: string; modules: Array<{ path: string }> };
-    expect(worker.name).toBe(config.name);
+    expect(worker.name).toBe(workerName);
     const code = await readFile(worker.modules[0]!.path, "utf8");
     for (const { class_name } of config.durable_objects.bindings) {
       expect(code).toMatch(new RegExp(`\\b${class_name} = class extends DurableObject`));

@@ -1,9 +1,10 @@
-// Starts the gateway locally, with its local upstreams, through wrangler's programmatic API (the
-// same bundling and runtime as `npm start`), with the development-only settings the load test
-// needs. Counters live in memory: nothing is written to the user's .wrangler/state.
+// Starts the gateway locally, with the emulator Workers bound as its upstreams, through wrangler's
+// programmatic API (the same bundling and runtime as `npm start`), with the development-only
+// settings the load test needs. Counters live in memory: nothing is written to .wrangler/state.
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Region } from "../../rules/schema.ts";
+import { EMULATOR_NAMES } from "../emulator-workers.ts";
 import { LOCAL_BINDINGS } from "../local-bindings.ts";
 import { serveWithWranglerDev } from "../wrangler-dev.ts";
 
@@ -38,5 +39,5 @@ export function localBindings(options: LocalGatewayOptions): Record<string, stri
 }
 
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
-  return serveWithWranglerDev({ config: resolve(ROOT, "wrangler.toml"), env: options.region, vars: localBindings(options), port: options.port });
+  return serveWithWranglerDev({ config: resolve(ROOT, "wrangler.toml"), env: options.region, vars: localBindings(options), port: options.port, emulators: EMULATOR_NAMES });
 }

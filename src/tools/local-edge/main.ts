@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// npm start [-- wrangler dev options]: the gateway with its bundled upstreams, served by
-// `wrangler dev` on a private port behind the local edge (edge.ts) on 127.0.0.1:8787.
+// npm start [-- wrangler dev options]: the gateway and the emulator Workers it binds as services
+// (local-config.ts), served by one `wrangler dev` session on a private port behind the local edge
+// (edge.ts) on 127.0.0.1:8787.
 // `--port` and `--ip` choose where the edge listens; every other option goes to wrangler dev.
 import { spawn } from "node:child_process";
 import http from "node:http";
@@ -11,7 +12,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createInterface } from "node:readline";
 import { LOCAL_MOUNTS } from "../../gateway/routes.ts";
 import { LOCAL_BINDINGS } from "../local-bindings.ts";
+import { localSecret } from "../local-secret.ts";
 import { createLocalEdge } from "./edge.ts";
+import { localDevConfigs } from "./local-config.ts";
 import { WranglerOutputFilter } from "./wrangler-output.ts";
 
 const DEFAULT_PORT = 8787;
@@ -114,9 +117,9 @@ export function banner(base: string, region: string, admin?: boolean, quiet = fa
   return [
     ``,
     `tollgate is ready on ${base}, enforcing the ${region.toUpperCase()} limits (rules/*.json).`,
-    `  hosted API     ${base}/...   (bundled echo; the published table applies)`,
-    `  control plane  ${base}${mount("control-plane").prefix}/...   (bundled emulator; client base URL ${base})`,
-    `  agent server   ${base}${agentServer.prefix}/...   (bundled emulator; client base URL ${base}${agentServer.prefix})`,
+    `  hosted API     ${base}/...   (echo Worker, bound as a service; the published table applies)`,
+    `  control plane  ${base}${mount("control-plane").prefix}/...   (emulator Worker, bound as a service; client base URL ${base})`,
+    `  agent server   ${base}${agentServer.prefix}/...   (emulator Worker, bound as a service; client base URL ${base}${agentServer.prefix})`,
     `  try            curl -si ${base}/runs/stats -H 'x-api-key: demo'`,
     `  which rule     npm run explain -- GET /runs/stats -H 'x-api-key: demo'`,
     `  docs           README.md ("What the gateway refuses, and why"); Ctrl-C stops it`,
@@ -163,11 +166,14 @@ async function main(): Promise<void> {
   // The gateway serves nothing without an identity secret: this checkout's own, made on first run
   // in the .dev.vars file wrangler dev reads.
   localSecret(regionOf(options.wrangler));
+  // The gateway and, in the same session, each emulator Worker it binds as a service.
+  const configs = await localDevConfigs(regionOf(options.wrangler));
   const child = spawn(
     process.execPath,
     [
       wranglerBin,
       "dev",
+      ...configs,
       "--show-interactive-dev-session=false",
       // The environment's routes name its deployed hosts: the gateway keeps seeing the local origin.
       "--infer-origin-from-routes=false",

@@ -1,12 +1,15 @@
 // Pure: which lines of `wrangler dev`'s output npm start passes on. Dropped: what only restates
 // this repository's wrangler.toml (the bindings table), and what names the private port behind
 // the local edge ("Ready on http://127.0.0.1:<private>"), which would send users around the edge.
-// Kept: the gateway's own logs, request lines, reloads, warnings and errors.
+// Also dropped: wrangler's warning that an emulator's config has no [env.us] / [env.eu] (npm start
+// runs the emulators in the gateway's environment on purpose: local-config.ts). Kept: the
+// gateway's own logs, request lines, reloads, warnings and errors.
 
 const ANSI = /\x1b\[[0-9;]*m/g;
 
 export class WranglerOutputFilter {
   #inBindings = false;
+  #inEmulatorEnvWarning = false;
   readonly #privatePort: number;
 
   constructor(privatePort: number) {
@@ -15,14 +18,29 @@ export class WranglerOutputFilter {
 
   /** True when `line` (without its newline) should be shown. */
   keep(line: string): boolean {
-    const text = line.replace(ANSI, "").trim();
-    if (text.startsWith("Your Worker has access to the following bindings")) {
+    const raw = line.replace(ANSI, "");
+    const text = raw.trim();
+    if (/^▲ \[WARNING\] Processing emulators\/[\w-]+\/wrangler\.toml configuration:$/.test(text)) {
+      this.#inEmulatorEnvWarning = true;
+      return false;
+    }
+    if (this.#inEmulatorEnvWarning) {
+      // The warning's body is indented (or blank); the first line that is not ends it.
+      if (text === "" || /^\s/.test(raw)) return false;
+      this.#inEmulatorEnvWarning = false;
+    }
+    // One table per Worker of the session ("Your Worker" when it is alone, else its name), each
+    // ending with a blank line; wrangler's paragraph about connection status follows the last.
+    if (/has access to the following bindings:?$/.test(text)) {
       this.#inBindings = true;
       return false;
     }
+    if (text.startsWith("Service bindings, Durable Object bindings")) {
+      this.#inBindings = false;
+      return false;
+    }
     if (this.#inBindings) {
-      // The table ends with wrangler's paragraph about connection status.
-      if (text.startsWith("Service bindings, Durable Object bindings")) this.#inBindings = false;
+      if (text === "") this.#inBindings = false;
       return false;
     }
     if (text.includes(`Ready on http://127.0.0.1:${this.#privatePort}`)) return false;

@@ -1,8 +1,7 @@
 // Which operations of the reference document the agent-server emulator serves. Each one gets a
-// request straight to the emulator (no gateway in between, whose other upstreams answer other
-// paths); an operation is served unless the answer is the emulator's not-found for unknown paths,
+// request straight to the emulator (this project's test Worker); an operation is served unless the answer is the emulator's not-found for unknown paths,
 // `404 {"detail": "Not Found"}`. Every answer is also held to the contract (support.ts).
-import { env } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { operations, type DocumentedOperation } from "virtual:agent-server-contract";
 import { describe, expect, it } from "vitest";
 import { contractChecked } from "./support.ts";
@@ -74,7 +73,7 @@ const SERVED = [
 const NOT_EMULATED = ["POST /a2a/{assistant_id}", "POST /mcp/", "GET /mcp/", "DELETE /mcp/"];
 
 const EMULATOR_URL = "https://agent-server.test";
-const emulator = contractChecked((request) => env.AGENT_SERVER!.fetch(request), EMULATOR_URL);
+const emulator = contractChecked((request) => exports.default.fetch(request), EMULATOR_URL);
 const name = (op: DocumentedOperation) => `${op.method} ${op.path}`;
 
 /** A request for the operation: made-up path parameters, and an empty JSON body where one may go. */

@@ -1,0 +1,49 @@
+// npm start's wrangler config: the gateway's wrangler.toml with one thing added, the service
+// bindings to the emulator Workers in the environment it runs. The production environments
+// declare none (a deploy fails on a binding to a Worker that is not deployed) and `wrangler dev`
+// has no flag that adds one, so npm start writes this copy, beside wrangler.toml (wrangler
+// resolves `main`, `.dev.vars` and `.wrangler/state` from the config's directory), gitignored,
+// rewritten on every start. docs/emulators.md, "Where the bindings are declared".
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { EMULATOR_NAMES, emulatorConfig, localServices, ROOT } from "../emulator-workers.ts";
+
+/**
+ * The name an emulator Worker runs under in npm start's session: wrangler dev reads every config
+ * of a session in the session's `--env`, and a config without that environment keeps its
+ * top-level settings under `<name>-<env>` (the emulators have no environments: one sandbox each).
+ */
+export const sessionWorkerName = (worker: string, region: string): string => `${worker}-${region}`;
+
+/** Where npm start's copy of the config for `region` goes (one per region: both may run at once). */
+export const localConfigPath = (region: string, root = ROOT): string => join(root, `.wrangler.local.${region}.json`);
+
+/**
+ * The gateway's raw config with `services` (binding -> emulator Worker) added to `region`'s
+ * environment. Pure apart from its inputs: the raw config as wrangler reads it.
+ * @throws when the config has no such environment, or already binds one of the services
+ */
+export function withLocalServices(raw: Record<string, unknown>, region: string, services: Record<string, string>): Record<string, unknown> {
+  const envs = (raw.env ?? {}) as Record<string, Record<string, unknown>>;
+  const env = envs[region];
+  if (!env) throw new Error(`wrangler.toml has no [env.${region}]`);
+  const declared = (env.services ?? []) as Array<{ binding: string }>;
+  const clash = declared.find((s) => s.binding in services);
+  if (clash) throw new Error(`wrangler.toml [env.${region}] binds ${clash.binding} itself; the local runs add that binding (docs/emulators.md)`);
+  const added = Object.entries(services).map(([binding, service]) => ({ binding, service }));
+  return { ...raw, env: { ...envs, [region]: { ...env, services: [...declared, ...added] } } };
+}
+
+/**
+ * Writes npm start's config for `region` and answers the `-c` arguments of `wrangler dev`: that
+ * config first (the primary Worker, the gateway), then each emulator Worker's own config.
+ */
+export async function localDevConfigs(region: string): Promise<string[]> {
+  const { experimental_readRawConfig } = await import("wrangler");
+  const { rawConfig } = experimental_readRawConfig({ config: join(ROOT, "wrangler.toml") });
+  const services = Object.fromEntries(Object.entries(await localServices()).map(([binding, worker]) => [binding, sessionWorkerName(worker, region)]));
+  const config = withLocalServices(rawConfig as Record<string, unknown>, region, services);
+  const path = localConfigPath(region);
+  writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
+  return [path, ...EMULATOR_NAMES.map(emulatorConfig)].flatMap((config) => ["-c", config]);
+}
