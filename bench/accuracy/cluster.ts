@@ -146,7 +146,8 @@ export async function startCluster(build: Build, settings: ClusterSettings): Pro
   }
   const workers: Fetcher[] = await Promise.all(isolateNames.map((name) => mf.getWorker(name)));
   const ownerWorker = await mf.getWorker(OWNER);
-  const url = (path: string) => `http://gateway.test${path}`;
+  // The admin API answers only on its own host (ADMIN_HOSTS, docs/admin.md).
+  const url = (path: string) => `http://${path.startsWith("/_tollgate/") ? LOCAL_BINDINGS.ADMIN_HOSTS : "gateway.test"}${path}`;
   const isolate = (i: number): Fetcher => {
     const w = workers[i];
     if (!w) throw new Error(`no isolate ${i} (the cluster has ${workers.length})`);

@@ -6,6 +6,8 @@
 // A small parser of our own: the one npm package for the text format
 // (parse-prometheus-text-format) has not changed since 2019 and ships no types, and the bench
 // reads five counter families that the gateway prints one sample per line, without timestamps.
+import { request } from "undici";
+import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
 import type { RunningTarget } from "./serving.ts";
 import { BENCH_ADMIN_TOKEN } from "./targets.ts";
 
@@ -76,8 +78,11 @@ export function diffTotals(after: DecisionTotals, before: DecisionTotals): Decis
  * mounted before the rate limiter, so the scrape itself is never counted.
  */
 export async function scrapeDecisionTotals(target: RunningTarget): Promise<DecisionTotals> {
-  const response = await fetch(new URL("/_tollgate/metrics", target.url), { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`GET /_tollgate/metrics answered ${response.status}: ${text.slice(0, 200)}`);
+  // On the admin host (ADMIN_HOSTS, docs/admin.md): undici's request sets Host, which fetch may not.
+  const response = await request(new URL("/_tollgate/metrics", target.url), {
+    headers: { host: LOCAL_BINDINGS.ADMIN_HOSTS, authorization: `Bearer ${BENCH_ADMIN_TOKEN}` },
+  });
+  const text = await response.body.text();
+  if (response.statusCode !== 200) throw new Error(`GET /_tollgate/metrics answered ${response.statusCode}: ${text.slice(0, 200)}`);
   return parseDecisionTotals(text);
 }

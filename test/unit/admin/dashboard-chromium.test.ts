@@ -13,26 +13,23 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LOCAL_BINDINGS } from "../../../src/tools/local-bindings.ts";
 import { localSecret } from "../../../src/tools/local-secret.ts";
+import { EMULATOR_NAMES } from "../../../src/tools/emulator-workers.ts";
+import { serveWithWranglerDev } from "../../../src/tools/wrangler-dev.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const TOKEN = "dashboard-test-token-0123456789";
 
-/** The gateway as `npm start` runs it (us), with the admin API on, on a free port, in memory. */
+/** The gateway as `npm start` runs it (us, its emulator Workers bound), with the admin API on, on a free port, in memory. */
 async function startGateway() {
-  process.env.WRANGLER_SEND_METRICS ??= "false";
-  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
-  const { unstable_startWorker } = await import("wrangler");
-  const vars = { ...LOCAL_BINDINGS, IDENTITY_HMAC_SECRET: localSecret(), ADMIN_TOKEN: TOKEN };
-  const worker = await unstable_startWorker({
+  const gateway = await serveWithWranglerDev({
     config: resolve(ROOT, "wrangler.toml"),
     env: "us",
-    bindings: Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, { type: "plain_text" as const, value: v }])),
-    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, persist: false, watch: false, logLevel: "error", structuredLogsHandler: () => undefined },
-  } as Parameters<typeof unstable_startWorker>[0]);
-  await worker.ready;
-  return { url: new URL((await worker.url).href), stop: () => worker.dispose() };
+    vars: { ...LOCAL_BINDINGS, IDENTITY_HMAC_SECRET: localSecret(), ADMIN_TOKEN: TOKEN },
+    emulators: EMULATOR_NAMES,
+  });
+  return { url: gateway.url, stop: gateway.stop };
 }
 
 interface PageCanvas {
@@ -59,6 +56,9 @@ describe("the admin dashboard in Chromium", () => {
     await mkdir(shots, { recursive: true });
     const gateway = await startGateway();
     const base = gateway.url.origin;
+    // The dashboard is on the admin host only (ADMIN_HOSTS, docs/admin.md): an origin of its own,
+    // which Chromium resolves to the loopback address as it does every *.localhost name.
+    const adminBase = `http://${LOCAL_BINDINGS.ADMIN_HOSTS}:${gateway.url.port}`;
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     try {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, httpCredentials: { username: "admin", password: TOKEN } });
@@ -70,14 +70,14 @@ describe("the admin dashboard in Chromium", () => {
       page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
       const elsewhere: string[] = [];
       page.on("request", (r) => {
-        if (new URL(r.url()).origin !== base) elsewhere.push(r.url());
+        if (new URL(r.url()).origin !== adminBase) elsewhere.push(r.url());
       });
       const shown = (selector: string) => page.evaluate((s) => (globalThis as unknown as PageGlobals).document.querySelector(s)?.textContent ?? null, selector);
       // Functions, not strings: the page's content policy forbids eval, and a string predicate is one.
       // Each runs in the page, so it names the page's document itself.
       const waitFor = (predicate: (arg: number[]) => boolean, arg: number[] = []) => page.waitForFunction(predicate, arg, { timeout: 0, polling: 100 });
 
-      await page.goto(`${base}/_tollgate/dashboard?refresh=500`, { waitUntil: "load" });
+      await page.goto(`${adminBase}/_tollgate/dashboard?refresh=500`, { waitUntil: "load" });
       await waitFor(() => Number((globalThis as unknown as PageGlobals).document.body.dataset.loaded) >= 1);
       expect(await shown("#overrides tbody")).toContain("No override is active");
 
