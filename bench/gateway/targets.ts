@@ -5,6 +5,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EMULATOR_NAMES, type EmulatorName } from "../../src/tools/emulator-workers.ts";
 import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
+import { localSecret } from "../../src/tools/local-secret.ts";
 import type { TargetName } from "./target-names.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -34,6 +35,6 @@ export const BENCH_ADMIN_TOKEN = "tollgate-bench-admin-token";
 
 export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   bare: { name: "bare", config: resolve(FIXTURES, "bare.wrangler.toml"), vars: {}, upstreams: ["hosted-api"] },
-  gateway: { name: "gateway", ...GATEWAY_CONFIG, vars: { ...LOCAL_BINDINGS, ADMIN_TOKEN: BENCH_ADMIN_TOKEN }, upstreams: EMULATOR_NAMES },
+  gateway: { name: "gateway", ...GATEWAY_CONFIG, vars: { ...LOCAL_BINDINGS, IDENTITY_HMAC_SECRET: localSecret(), ADMIN_TOKEN: BENCH_ADMIN_TOKEN }, upstreams: EMULATOR_NAMES },
   peer: { name: "peer", config: resolve(FIXTURES, "peer.wrangler.toml"), vars: {}, upstreams: ["hosted-api"] },
 };

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { Region } from "../../rules/schema.ts";
 import { EMULATOR_NAMES } from "../emulator-workers.ts";
 import { LOCAL_BINDINGS } from "../local-bindings.ts";
+import { localSecret } from "../local-secret.ts";
 import { serveWithWranglerDev } from "../wrangler-dev.ts";
 
 export type LimiterAlgorithm = "sliding-window" | "fixed-window";
@@ -31,6 +32,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 export function localBindings(options: LocalGatewayOptions): Record<string, string> {
   return {
     ...LOCAL_BINDINGS,
+    IDENTITY_HMAC_SECRET: localSecret(),
     // The us and eu environments refuse the development settings; this local gateway allows them.
     DEV_SETTINGS: "allow",
     TIME_SCALE: String(options.timeScale),
