@@ -61,8 +61,10 @@ const workersProject = (region: "us" | "eu") => ({
  */
 const emulatorProject = (name: "control-plane" | "agent-server") => ({
   plugins: [
-    // The agent-server tests hold every response to the reference document (test/workers/agent-server/contract/).
-    ...(name === "agent-server" ? [agentServerContract()] : []),
+    // The agent-server tests hold every response to the reference document
+    // (test/workers/agent-server/contract/). The control plane's project loads it too: the shared
+    // emulator tests' seeding imports the agent-server helpers, which import the contract.
+    agentServerContract(),
     cloudflareTest({ wrangler: { configPath: `./emulators/${name}/wrangler.toml` } }),
   ],
   test: {
