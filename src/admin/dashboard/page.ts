@@ -70,12 +70,13 @@ export function dashboardPage(options: { region: string; refreshMs: number }): s
 <form id="override-form">
   <label>applies to<select name="target"><option value="rule">a rule (everyone)</option><option value="identity">an identity</option></select></label>
   <label>rule (row id; empty: every rule)<input name="rule" type="number" min="1"></label>
-  <label>identity kind<select name="kind"><option value="api-key">API key</option><option value="user-id">user id</option><option value="ip">IP</option><option value="ipv6-prefix">IPv6 prefix</option></select></label>
+  <label>identity kind<select name="kind"><option value="api-key">API key</option><option value="user-ip">user at an IP</option><option value="user-id">user id, any IP (block or stricter limit only)</option><option value="ip">IP</option><option value="ipv6-prefix">IPv6 prefix</option></select></label>
   <label>identity (value, hashed before it is stored)<input name="value" autocomplete="off"></label>
+  <label>the user's IP (user at an IP only)<input name="ip" autocomplete="off"></label>
   <label>action<select name="action"><option value="limit">set a limit</option><option value="shadow">shadow mode (rule)</option><option value="enforce">enforce mode (rule)</option><option value="exempt">exempt (identity)</option><option value="block">block (identity)</option></select></label>
   <label>requests<input name="count" type="number" min="1"></label>
   <label>per seconds<input name="interval" type="number" min="1"></label>
-  <label>expires in seconds (empty: never)<input name="expires" type="number" min="1"></label>
+  <label>expires in seconds (empty: never; an exemption must expire within 30 days)<input name="expires" type="number" min="1"></label>
   <label>reason<input name="reason" required></label>
   <button type="submit">Add override</button>
   <div id="form-status" role="status"></div>

@@ -186,6 +186,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     if (action === "limit") { limits[cfg.region] = { count: Number(f.count.value), interval: Number(f.interval.value) }; }
     if (f.target.value === "identity") {
       body.identity = { kind: f.kind.value, value: f.value.value };
+      if (f.kind.value === "user-ip") body.identity.ip = f.ip.value;
       body.action = action;
       if (action === "limit") body.limits = limits;
     } else if (action === "limit") body.limits = limits;

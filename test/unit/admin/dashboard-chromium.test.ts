@@ -153,6 +153,27 @@ describe("the admin dashboard in Chromium", () => {
       expect((await send())[1]).toBe('"runs-query-key";q=15;w=10');
       await waitFor(() => (globalThis as unknown as PageGlobals).document.querySelectorAll("#audit tbody tr[data-seq]").length === 2);
 
+      // A user at an address, exempted for an hour on row 13 through the form (an exemption must
+      // expire): that user from that address is not counted, from another address it is.
+      const user = `dash-user-${crypto.randomUUID()}`;
+      await page.fill('input[name="rule"]', "13");
+      await page.selectOption('select[name="kind"]', "user-ip");
+      await page.fill('input[name="value"]', user);
+      await page.fill('input[name="ip"]', "203.0.113.9");
+      await page.selectOption('select[name="action"]', "exempt");
+      await page.fill('input[name="expires"]', "3600");
+      await page.fill('input[name="reason"]', "support session");
+      await page.click('button[type="submit"]');
+      await waitFor(() => (globalThis as unknown as PageGlobals).document.querySelectorAll("#overrides tbody tr[data-override]").length === 1);
+      expect(await shown("#overrides tbody")).toContain("user-ip");
+      const asUser = async (ip: string) => {
+        const res = await fetch(`${base}/runs/query`, { method: "POST", headers: { "x-user-id": user, "cf-connecting-ip": ip } });
+        await res.body?.cancel();
+        return res.headers.get("ratelimit-policy");
+      };
+      expect(await asUser("203.0.113.9")).toBeNull();
+      expect(await asUser("203.0.113.10")).toBe('"runs-query-user";q=300;w=10');
+
       expect(problems).toEqual([]);
       expect(elsewhere).toEqual([]);
     } finally {
