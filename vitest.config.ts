@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
 import { emulatorWorkerOptions, localServices } from "./src/tools/emulator-workers.ts";
 import { LOCAL_BINDINGS } from "./src/tools/local-bindings.ts";
 import { localSecret } from "./src/tools/local-secret.ts";
-import { agentServerContract } from "./test/workers/agent-server/contract/validators-plugin.ts";
+import { agentServerContract, controlPlaneContract } from "./test/workers/contract/documents.ts";
 
 /**
  * The emulator Workers as the gateway projects run them beside the gateway: built once per vitest
@@ -31,8 +31,10 @@ function builtEmulators() {
  */
 const workersProject = (region: "us" | "eu") => ({
   plugins: [
-    // The agent-server tests hold every response to the reference document (test/workers/agent-server/contract/).
+    // The agent-server and control-plane tests hold every response to their reference documents
+    // (test/workers/contract/), through the gateway too (test/workers/through-gateway/).
     agentServerContract(),
+    controlPlaneContract(),
     cloudflareTest(async () => ({
       wrangler: { configPath: "./wrangler.toml", environment: region },
       miniflare: {
@@ -61,10 +63,11 @@ const workersProject = (region: "us" | "eu") => ({
  */
 const emulatorProject = (name: "control-plane" | "agent-server") => ({
   plugins: [
-    // The agent-server tests hold every response to the reference document
-    // (test/workers/agent-server/contract/). The control plane's project loads it too: the shared
-    // emulator tests' seeding imports the agent-server helpers, which import the contract.
+    // Each emulator's tests hold every response to its reference document (test/workers/contract/).
+    // Both projects load both: the shared emulator tests' seeding imports the agent-server helpers,
+    // which import its contract, and the control-plane helpers import theirs.
     agentServerContract(),
+    controlPlaneContract(),
     cloudflareTest({ wrangler: { configPath: `./emulators/${name}/wrangler.toml` } }),
   ],
   test: {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 describe("vendored reference documents", () => {
-  for (const name of ["agent-server.openapi.json"]) {
+  for (const name of ["agent-server.openapi.json", "control-plane.openapi.json"]) {
     const vendored = here(`../fixtures/reference/${name}`);
     const original = here(`../../../shared/reference/${name}`);
     it(`${name} is vendored and parses`, () => {

@@ -1,7 +1,7 @@
-// The contract checker itself (contract/contract.ts): it must catch what the reference document
+// The contract checker itself (../contract/contract.ts, bound to the agent-server document): it must catch what the reference document
 // forbids, or every other agent-server test would be checking nothing.
 import { describe, expect, it } from "vitest";
-import { checkResponse, ContractViolation, findOperation } from "./contract/contract.ts";
+import { checkResponse, ContractViolation, findOperation } from "../contract/agent-server.ts";
 
 const json = (status: number, body: unknown, type = "application/json") => new Response(JSON.stringify(body), { status, headers: { "content-type": type } });
 const check = (method: string, path: string, response: Response, requestBody?: unknown) => checkResponse({ method, path, requestBody }, response);

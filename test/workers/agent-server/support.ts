@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { Client } from "@langchain/langgraph-sdk";
 import { parseEvents } from "../../../emulators/shared/sse.ts";
-import { checkResponse } from "./contract/contract.ts";
+import { checkResponse } from "../contract/agent-server.ts";
 
 /** An event as a test reads it (data is whatever JSON the server sent). */
 export type WireEvent = { event: string; data: any; id?: string };
@@ -27,7 +27,7 @@ export function freshCaller(): Record<string, string> {
 }
 
 /**
- * A fetch whose every response is held to the agent-server contract (contract/contract.ts) before
+ * A fetch whose every response is held to the agent-server contract (../contract/agent-server.ts) before
  * the test sees it: a response the reference document does not allow fails the test that got it.
  * `baseUrl` is where the agent server's paths start for this fetcher.
  */

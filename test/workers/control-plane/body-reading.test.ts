@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { createControlPlane } from "../../../emulators/control-plane/app.ts";
 import { MAX_JSON_DEPTH } from "../../../emulators/shared/json-depth.ts";
 import { bodyAt } from "../support/nested-json.ts";
-import { controlPlane, freshWorkspace } from "./support.ts";
+import { contractChecked, controlPlane, freshWorkspace } from "./support.ts";
 
 const PARSE_ERROR = { detail: "There was an error parsing the body" };
 
@@ -34,7 +34,8 @@ describe("the body is read to its end before any answer, even a refusal, so an u
         controller.close();
       },
     });
-    const res = await createControlPlane().fetch(new Request(`https://emulator.test${path}`, { method: "POST", headers, body }), env);
+    const checked = contractChecked((request) => createControlPlane().fetch(request, env));
+    const res = await checked(new Request(`https://emulator.test${path}`, { method: "POST", headers, body }));
     expect(res.status).toBe(status);
     expect(finished).toBe(true);
   });

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env.ts";
 import { createControlPlane } from "../../../emulators/control-plane/app.ts";
-import { controlPlane, freshWorkspace } from "./support.ts";
+import { contractChecked, controlPlane, freshWorkspace } from "./support.ts";
 import { controlPlaneEnv } from "../support/emulator-env.ts";
 
 /**
@@ -542,15 +542,12 @@ describe("a CONTROL_PLANE_REVISION_STEP_MS that is not whole milliseconds", () =
   it("answers a write that would make a revision with a 500 naming the setting, and stores nothing", async () => {
     const workspace = freshWorkspace();
     const misconfigured = { ...env, CONTROL_PLANE_REVISION_STEP_MS: "half a second" } as Env;
-    const res = await createControlPlane().fetch(
-      new Request("https://control-plane.test/v2/deployments", {
-        method: "POST",
-        headers: { "x-tenant-id": workspace, "content-type": "application/json" },
-        body: JSON.stringify(githubDeployment()),
-      }),
-      misconfigured,
-      createExecutionContext(),
-    );
+    const misconfiguredFetch = contractChecked((request) => createControlPlane().fetch(request, misconfigured, createExecutionContext()));
+    const res = await misconfiguredFetch("https://control-plane.test/v2/deployments", {
+      method: "POST",
+      headers: { "x-tenant-id": workspace, "content-type": "application/json" },
+      body: JSON.stringify(githubDeployment()),
+    });
     expect(res.status).toBe(500);
     expect(await res.json()).toEqual({ detail: "CONTROL_PLANE_REVISION_STEP_MS must be a whole number of milliseconds from 0 to 999999999, got 'half a second'." });
     expect((await controlPlane("GET", "/v2/deployments", { workspace })).body.resources).toEqual([]);

@@ -1,16 +1,16 @@
 /**
- * The agent-server contract, checked on every response the agent-server tests receive: a
- * success must be one the reference document describes for that operation (status, media type,
- * body schema); an error must have the real server's `{"detail": ...}` shape, which the document
- * does not describe (docs/agent-server.md, "The reference document"). Validators are compiled from
- * the document at config time (validators-plugin.ts).
+ * A contract, checked on every response an emulator's tests receive: a success must be one the
+ * reference document describes for that operation (status, media type, body schema); an error must
+ * have the real server's `{"detail": ...}` shape (docs/agent-server.md, "The reference document").
+ * Validators are compiled from the document at config time (validators-plugin.ts); one checker
+ * serves every document (agent-server.ts, control-plane.ts bind it to theirs).
  */
-import { errorBodies, operations, type DocumentedOperation, type Validator } from "virtual:agent-server-contract";
+import type { CompiledContract, DocumentedOperation, Validator } from "virtual:agent-server-contract";
 
-/** A request as the contract needs it: the method, the path on the agent server, the JSON body sent. */
+/** A request as the contract needs it: the method, the path on the service, the JSON body sent. */
 export interface Exchange {
   readonly method: string;
-  /** The path below the agent server's base URL, with or without a query. */
+  /** The path below the service's base URL, with or without a query. */
   readonly path: string;
   readonly requestBody?: unknown;
 }
@@ -20,12 +20,33 @@ export class ContractViolation extends Error {
   override name = "ContractViolation";
 }
 
+/** The checker of one document: finds a request's operation and holds a response to it. */
+export interface Contract {
+  readonly operations: readonly DocumentedOperation[];
+  findOperation(method: string, path: string): DocumentedOperation | undefined;
+  /** Throws a {@link ContractViolation} unless `response` is what the document allows for `exchange`. */
+  checkResponse(exchange: Exchange, response: Response): Promise<void>;
+}
+
+/** The checker of a compiled document (`import * as compiled from "virtual:<name>-contract"`). */
+export function createContract({ operations, errorBodies }: CompiledContract): Contract {
+  const findOperation = (method: string, path: string) => operationFor(operations, method, path);
+  return {
+    operations,
+    findOperation,
+    async checkResponse(exchange, response) {
+      const problem = await problemWith(exchange, response, findOperation, errorBodies);
+      if (problem) throw new ContractViolation(`${exchange.method} ${exchange.path} -> ${response.status}: ${problem}`);
+    },
+  };
+}
+
 /**
  * The documented operation a request is for. Where several templates match (`/assistants/search`
  * and `/assistants/{assistant_id}`), the one with more literal segments wins, as a router that
  * lists fixed paths before parameters would route it.
  */
-export function findOperation(method: string, path: string): DocumentedOperation | undefined {
+function operationFor(operations: readonly DocumentedOperation[], method: string, path: string): DocumentedOperation | undefined {
   const segments = withoutQuery(path).split("/");
   const literals = (template: string) => template.split("/").filter((s) => !s.startsWith("{")).length;
   return operations
@@ -33,13 +54,12 @@ export function findOperation(method: string, path: string): DocumentedOperation
     .sort((a, b) => literals(b.path) - literals(a.path))[0];
 }
 
-/** Throws a {@link ContractViolation} unless `response` is what the document allows for `exchange`. */
-export async function checkResponse(exchange: Exchange, response: Response): Promise<void> {
-  const problem = await problemWith(exchange, response);
-  if (problem) throw new ContractViolation(`${exchange.method} ${exchange.path} -> ${response.status}: ${problem}`);
-}
-
-async function problemWith(exchange: Exchange, response: Response): Promise<string | undefined> {
+async function problemWith(
+  exchange: Exchange,
+  response: Response,
+  findOperation: Contract["findOperation"],
+  errorBodies: CompiledContract["errorBodies"],
+): Promise<string | undefined> {
   const mediaType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (response.status >= 400) {
     if (mediaType !== "application/json" && mediaType !== "application/problem+json") return `an error answered as '${mediaType}', not JSON`;

@@ -1,7 +1,9 @@
 /**
- * Config-time half of the agent-server contract test: compiles the reference description
- * (vendored from `../shared/reference/agent-server.openapi.json`) into JSON Schema validators with ajv, in Node,
- * and serves them to the Workers-runtime tests as the module `virtual:agent-server-contract`.
+ * Config-time half of the contract test: compiles a reference API description (vendored in
+ * test/fixtures/reference, held identical to `../shared/reference` by
+ * test/unit/reference-documents.test.ts) into JSON Schema validators with ajv, in Node, and serves
+ * them to the Workers-runtime tests as a virtual module, `virtual:<name>-contract`. One mechanism
+ * for every document (documents.ts lists them); contract.ts checks a response against a module.
  *
  * Why here: ajv compiles a schema into a function with `new Function`, which workerd forbids
  * (code generation from strings). ajv's standalone mode writes those functions out as module
@@ -10,17 +12,11 @@
  *
  * The module exports every documented operation with, per success status and media type, the
  * validator of its schema (contract.ts picks one per response), and the validators of the error
- * bodies the real server sends (see ERROR_BODIES).
+ * bodies a FastAPI server sends (see ERROR_BODIES).
  */
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import standaloneCode from "ajv/dist/standalone/index.js";
-// Vendored (test/fixtures/reference), held identical to ../shared/reference by test/unit/reference-documents.test.ts.
-import reference from "../../../fixtures/reference/agent-server.openapi.json" with { type: "json" };
-import { amendToRealServer } from "./real-server-amendments.ts";
-
-export const CONTRACT_MODULE = "virtual:agent-server-contract";
-const RESOLVED = `\0${CONTRACT_MODULE}`;
 
 type Schema = Record<string, unknown>;
 interface Media {
@@ -34,16 +30,33 @@ interface Operation {
   readonly requestBody?: { readonly content?: Record<string, Media> };
   readonly responses?: Record<string, Response>;
 }
-interface Document {
+/** An OpenAPI document as the compiler reads it. */
+export interface Document {
   readonly paths: Record<string, Record<string, Operation>>;
   readonly components: { readonly schemas: Record<string, Schema>; readonly responses?: Record<string, unknown> };
 }
 
+/** A reference document the tests hold an emulator to. */
+export interface ContractDocument {
+  /** Names the module, `virtual:<name>-contract`, and the plugin. */
+  readonly name: string;
+  /** The document as vendored; never modified (it is copied first). */
+  readonly document: object;
+  /**
+   * Where the document is broken or describes an answer otherwise than the real server sends it,
+   * the copy is repaired to the real server's (each such change named and documented).
+   */
+  readonly amend?: (doc: Document) => void;
+}
+
+/** The module id the tests import for `name`. */
+export const contractModule = (name: string) => `virtual:${name}-contract`;
+
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 /**
- * The error bodies of the real server, which the document does not describe (it types every
- * error body as a bare string, its ErrorResponse): FastAPI's `{"detail": "<message>"}`, and for
+ * The error bodies of the real servers (both FastAPI services), which the documents describe
+ * loosely or not at all (the agent server's types every error body as a bare string): FastAPI's `{"detail": "<message>"}`, and for
  * 422 its HTTPValidationError, `{"detail": [{type, loc, msg, input?, ctx?}]}`. Other top-level
  * fields are allowed (the gateway's own refusals are RFC 9457 problem bodies with a `detail`).
  */
@@ -72,18 +85,10 @@ const ERROR_BODIES: Record<string, Schema> = {
   },
 };
 
-/**
- * The document as a validator can use it. Its one broken reference is repaired: ThreadState
- * refers to `#/components/schemas/Interrupt`, which the document files under
- * `components.responses` instead; and where it describes an answer otherwise than the real server
- * sends it, it is amended to the real server's (real-server-amendments.ts). Both are explained in
- * docs/agent-server.md, "The reference document".
- */
-function repairedDocument(): Document {
-  const doc = structuredClone(reference) as unknown as Document;
-  const misfiled = doc.components.responses?.Interrupt as Schema | undefined;
-  if (!doc.components.schemas.Interrupt && misfiled) doc.components.schemas.Interrupt = misfiled;
-  amendToRealServer(doc);
+/** The document as a validator can use it: a copy, amended (see {@link ContractDocument.amend}). */
+function amendedDocument(contract: ContractDocument): Document {
+  const doc = structuredClone(contract.document) as Document;
+  contract.amend?.(doc);
   return doc;
 }
 
@@ -113,8 +118,8 @@ function selectableItems(doc: Document, operation: Operation): string | undefine
 }
 
 /** The module's source: standalone validators, then the index of operations that uses them. */
-export function contractModuleSource(): string {
-  const doc = repairedDocument();
+export function contractModuleSource(contract: ContractDocument): string {
+  const doc = amendedDocument(contract);
   const ajv = new Ajv2020({ code: { source: true, esm: true }, allErrors: true, strict: false });
   addFormats(ajv);
   ajv.addSchema({ $id: "doc", paths: doc.paths, components: doc.components });
@@ -173,18 +178,21 @@ export function contractModuleSource(): string {
 }
 
 /**
- * The Vite plugin that serves the module to the Workers-runtime tests (vitest.config.ts). The
- * source is built once per test run, when first imported. Typed by its shape rather than with
- * Vite's `Plugin`: this file is also compiled with the Workers types, which Vite's (Node's) clash with.
+ * The Vite plugin that serves one document's module to the Workers-runtime tests
+ * (vitest.config.ts, through documents.ts). The source is built once per test run, when first
+ * imported. Typed by its shape rather than with Vite's `Plugin`: this file is also compiled with
+ * the Workers types, which Vite's (Node's) clash with.
  */
-export function agentServerContract(): { name: string; resolveId(id: string): string | undefined; load(id: string): string | undefined } {
+export function contractPlugin(contract: ContractDocument): { name: string; resolveId(id: string): string | undefined; load(id: string): string | undefined } {
+  const id = contractModule(contract.name);
+  const resolved = `\0${id}`;
   let source: string | undefined;
   return {
-    name: "tollgate:agent-server-contract",
-    resolveId: (id: string) => (id === CONTRACT_MODULE ? RESOLVED : undefined),
-    load(id: string) {
-      if (id !== RESOLVED) return undefined;
-      source ??= contractModuleSource();
+    name: `tollgate:${contract.name}-contract`,
+    resolveId: (requested: string) => (requested === id ? resolved : undefined),
+    load(requested: string) {
+      if (requested !== resolved) return undefined;
+      source ??= contractModuleSource(contract);
       return source;
     },
   };

@@ -1,5 +1,6 @@
-// Types of the module validators-plugin.ts generates at config time.
-declare module "virtual:agent-server-contract" {
+// Types of the modules validators-plugin.ts generates at config time, one per document
+// (documents.ts): `virtual:agent-server-contract`, `virtual:control-plane-contract`.
+declare module "virtual:*-contract" {
   /** A standalone ajv validator: true when the value matches; otherwise `errors` says where. */
   export interface Validator {
     (value: unknown): boolean;
@@ -22,7 +23,18 @@ declare module "virtual:agent-server-contract" {
     readonly responses: Readonly<Record<string, Readonly<Record<string, DocumentedMedia>>>>;
   }
 
-  export const operations: readonly DocumentedOperation[];
   /** The real server's error bodies: `{"detail": "..."}`, and FastAPI's 422 list. */
-  export const errorBodies: { readonly detail: Validator; readonly validation: Validator };
+  export interface ErrorBodies {
+    readonly detail: Validator;
+    readonly validation: Validator;
+  }
+
+  /** The whole module, as contract.ts's `createContract` takes it. */
+  export interface CompiledContract {
+    readonly operations: readonly DocumentedOperation[];
+    readonly errorBodies: ErrorBodies;
+  }
+
+  export const operations: readonly DocumentedOperation[];
+  export const errorBodies: ErrorBodies;
 }

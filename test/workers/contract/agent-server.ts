@@ -1,0 +1,6 @@
+/** The agent-server contract: ../shared/reference/agent-server.openapi.json (contract.ts). */
+import * as compiled from "virtual:agent-server-contract";
+import { createContract } from "./contract.ts";
+
+export { ContractViolation, type Exchange } from "./contract.ts";
+export const { findOperation, checkResponse } = createContract(compiled);
