@@ -3,6 +3,7 @@ import { authenticate, type ControlPlaneEnv } from "./auth.ts";
 import { deploymentRoutes } from "./deployments/routes.ts";
 import { emulatorRoutes } from "./emulator-routes.ts";
 import { listenerRoutes } from "./listeners/routes.ts";
+import { oauthRoutes } from "./oauth/routes.ts";
 import { templateRoutes } from "./templates/routes.ts";
 
 /**
@@ -13,6 +14,7 @@ import { templateRoutes } from "./templates/routes.ts";
 export function createControlPlane() {
   // The body is read before anything may refuse the request (even a 401): see the shared app.
   const app = createEmulatorApp<ControlPlaneEnv>("control_plane");
+  app.route("/v2/auth", oauthRoutes); // first: its redirects carry no credential (oauth/routes.ts)
   app.use("/v2/*", authenticate());
   app.route("/v2/listeners", listenerRoutes);
   app.route("/v2/sandboxes/templates", templateRoutes);

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { DeploymentStore } from "./deployments/store.ts";
 import { ListenerStore } from "./listeners/store.ts";
+import { OAuthStore } from "./oauth/store.ts";
 import { TemplateStore } from "./templates/store.ts";
 import { WorkspaceSettings } from "./workspace-settings.ts";
 
@@ -16,6 +17,7 @@ export class ControlPlaneWorkspace extends DurableObject {
   readonly #listeners = new ListenerStore(this.ctx, this.#settings);
   readonly #templates = new TemplateStore(this.ctx);
   readonly #deployments = new DeploymentStore(this.ctx);
+  readonly #oauth = new OAuthStore(this.ctx);
 
   settings(): WorkspaceSettings {
     return this.#settings;
@@ -28,6 +30,9 @@ export class ControlPlaneWorkspace extends DurableObject {
   }
   deployments(): DeploymentStore {
     return this.#deployments;
+  }
+  oauth(): OAuthStore {
+    return this.#oauth;
   }
 
   /** Revisions walk their status sequence on alarms (see deployments/lifecycle.ts). */
