@@ -2,6 +2,7 @@ import { createEmulatorApp } from "../shared/app.ts";
 import { authenticate, type ControlPlaneEnv } from "./auth.ts";
 import { deploymentRoutes } from "./deployments/routes.ts";
 import { emulatorRoutes } from "./emulator-routes.ts";
+import { integrationRoutes } from "./integrations/routes.ts";
 import { listenerRoutes } from "./listeners/routes.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { templateRoutes } from "./templates/routes.ts";
@@ -20,5 +21,6 @@ export function createControlPlane() {
   app.route("/v2/sandboxes/templates", templateRoutes);
   app.route("/v2/deployments", deploymentRoutes);
   app.route("/v2/_emulator", emulatorRoutes);
+  app.route("/v1/integrations", integrationRoutes); // GitHub installations; authenticates itself (below /v1)
   return app;
 }

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { uuid } from "../shared/pydantic/uuid.ts";
 import { validate } from "../shared/validate.ts";
 import type { ControlPlaneEnv } from "./auth.ts";
+import { integrationsOf } from "./integrations/routes.ts";
+import { InstallationsBody, KindPath } from "./integrations/schema.ts";
 import { PLANS } from "./plans.ts";
 
 // The same UUIDs the X-Tenant-Id header accepts (auth.ts), in the spelling auth.ts names objects by.
@@ -17,6 +19,10 @@ const settingsOf = (c: Context<ControlPlaneEnv>, workspaceId: string) => c.env.C
  * `PUT /workspaces/{workspace_id}` `{"plan": ...}` sets a workspace's plan, creating the workspace
  * if needed; `GET /workspaces/{workspace_id}` reads it. The target is the path's workspace, not
  * the caller's, so a test can prepare any workspace before using it.
+ * `PUT /workspaces/{workspace_id}/integrations/{kind}` (`github` or `forge-github`) with a list of
+ * installations `[{id, installation_id, name, repositories: [{id, name, owner?, url?, default_branch?}]}]`
+ * replaces that listing of `/v1/integrations/...` (seeded until set: integrations/seed.ts);
+ * `GET` reads it.
  *
  * @example
  * PUT /v2/_emulator/workspaces/5b0c...  {"plan": "plus"}  -> 200 {"id": "5b0c...", "plan": "plus", "created_at": "..."}
@@ -33,4 +39,14 @@ export const emulatorRoutes = new Hono<ControlPlaneEnv>()
     using settings = settingsOf(c, workspace_id);
     const workspace = await settings.get(workspace_id);
     return c.json(workspace, 200);
+  })
+  .put("/workspaces/:workspace_id/integrations/:kind", validate("param", WorkspacePath.extend(KindPath.shape)), validate("json", InstallationsBody), async (c) => {
+    const { workspace_id, kind } = c.req.valid("param");
+    using integrations = integrationsOf(c, workspace_id);
+    return c.json(await integrations.replace(kind, c.req.valid("json")), 200);
+  })
+  .get("/workspaces/:workspace_id/integrations/:kind", validate("param", WorkspacePath.extend(KindPath.shape)), async (c) => {
+    const { workspace_id, kind } = c.req.valid("param");
+    using integrations = integrationsOf(c, workspace_id);
+    return c.json(await integrations.installations(kind), 200);
   });

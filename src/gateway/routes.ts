@@ -10,7 +10,7 @@
  * - locally (`ROUTING=paths`, one port for everything), by a mount prefix that no upstream
  *   documents a path under: the agent server below `/agent-server` (stripped, so an official
  *   client given `http://127.0.0.1:8787/agent-server` as its base URL works), the control plane's
- *   `/v2` paths, and the hosted API everywhere else.
+ *   `/v2` and `/v1/integrations` paths, and the hosted API everywhere else.
  */
 import { normalizePath } from "../rules/normalize.ts";
 
@@ -28,6 +28,8 @@ export const LOCAL_MOUNTS: readonly Mount[] = [
   { prefix: "/agent-server", upstream: "agent-server", strip: true },
   // Every control-plane path is below /v2 and the hosted API documents none there.
   { prefix: "/v2", upstream: "control-plane", strip: false },
+  // Its GitHub integration listings: the hosted API documents no path below /v1/integrations.
+  { prefix: "/v1/integrations", upstream: "control-plane", strip: false },
 ];
 
 /**
@@ -46,10 +48,13 @@ export function mountFor(path: string): { upstream: UpstreamName; path: string; 
 
 /** Where a path of `upstream`'s own is reached on the one local port (the inverse of localRoute). */
 export function localPathFor(upstream: UpstreamName, path: string): string {
-  const mount = LOCAL_MOUNTS.find((m) => m.upstream === upstream);
+  const mounts = LOCAL_MOUNTS.filter((m) => m.upstream === upstream);
+  // A path already below one of the upstream's unstripped mounts is reached as it is.
+  if (mounts.some((m) => !m.strip && (path === m.prefix || path.startsWith(`${m.prefix}/`)))) return path;
+  const mount = mounts[0];
   if (!mount) return path;
   if (mount.strip) return path === "/" ? mount.prefix : `${mount.prefix}${path}`;
-  return path === mount.prefix || path.startsWith(`${mount.prefix}/`) ? path : `${mount.prefix}${path}`;
+  return `${mount.prefix}${path}`;
 }
 
 /**

@@ -14,9 +14,28 @@ export const BUILDABLE_SOURCES: readonly Source[] = ["github", "internal_source"
 /** A revision may override the deployment's source with one of these (DeploymentPatchRequest). */
 export const REVISION_SOURCES = ["github", "internal_docker", "internal_source"] as const;
 
-/** The enum plus `serverless`, which public examples send (reference README). */
-export const DEPLOYMENT_TYPES = ["dev_free", "dev", "prod", "serverless"] as const;
+/** The document's enum (SourceConfig `deployment_type`): what every answer and the list filter use. */
+export const DOCUMENTED_DEPLOYMENT_TYPES = ["dev_free", "dev", "prod"] as const;
+export type DocumentedDeploymentType = (typeof DOCUMENTED_DEPLOYMENT_TYPES)[number];
+
+/** What a create accepts: the enum plus `serverless`, which public examples send (reference README). */
+export const DEPLOYMENT_TYPES = [...DOCUMENTED_DEPLOYMENT_TYPES, "serverless"] as const;
 export type DeploymentType = (typeof DEPLOYMENT_TYPES)[number];
+
+/**
+ * A stored type as the document's enum says it. `serverless` is stored as sent and answered as
+ * `dev`: the platform's docs name two types, Development and Production, and the serverless
+ * examples ask for the small, single-replica kind that Development is; `dev_free` is a plan's free
+ * variant the client did not ask for (docs/control-plane-deployments.md).
+ */
+export function documentedDeploymentType(type: DeploymentType): DocumentedDeploymentType {
+  return type === "serverless" ? "dev" : type;
+}
+
+/** The stored types a documented type is answered for (the list filter's `deployment_type`). */
+export function storedDeploymentTypes(type: DocumentedDeploymentType): DeploymentType[] {
+  return DEPLOYMENT_TYPES.filter((stored) => documentedDeploymentType(stored) === type);
+}
 
 export const DEPLOYMENT_STATUSES = ["AWAITING_DATABASE", "READY", "UNUSED", "AWAITING_DELETE", "UNKNOWN"] as const;
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];

@@ -4,8 +4,10 @@
  * in Node); the store applies the plan.
  */
 import {
+  documentedDeploymentType,
   EMPTY_REVISION_INPUT,
   SECRET_MASK,
+  type DeploymentType,
   type RevisionInput,
   type Secret,
   type SecretReference,
@@ -17,6 +19,17 @@ import { sourceRuleViolations } from "./source-rules.ts";
 
 /** `source_config` fields that "cannot be changed (PATCH) once the deployment is created" (reference). */
 export const IMMUTABLE_SOURCE_CONFIG = ["integration_id", "repo_url", "deployment_type", "listener_id"] as const;
+
+/**
+ * Whether a sent immutable value is the stored one. A type is compared as answered, so sending back
+ * what a GET read (`dev` for a stored `serverless`) is no change.
+ */
+function sameValue(field: (typeof IMMUTABLE_SOURCE_CONFIG)[number], sent: unknown, stored: unknown): boolean {
+  if (field === "deployment_type" && typeof sent === "string" && typeof stored === "string") {
+    return documentedDeploymentType(sent as DeploymentType) === documentedDeploymentType(stored as DeploymentType);
+  }
+  return sent === stored;
+}
 
 /** The stored deployment, as far as a PATCH is concerned. */
 export interface PatchTarget {
@@ -47,7 +60,7 @@ export function planPatch(target: PatchTarget, patch: DeploymentPatch): PatchDec
   const requested = patch.source_config ?? {};
   for (const field of IMMUTABLE_SOURCE_CONFIG) {
     const value = requested[field];
-    if (value != null && value !== target.sourceConfig[field]) return immutable(`source_config.${field}`, target.sourceConfig[field]);
+    if (value != null && !sameValue(field, value, target.sourceConfig[field])) return immutable(`source_config.${field}`, target.sourceConfig[field]);
   }
   const namespace = requested.listener_config?.k8s_namespace;
   const currentNamespace = target.sourceConfig.listener_config?.k8s_namespace ?? null;

@@ -5,6 +5,7 @@ import { validate } from "../../shared/validate.ts";
 import { revisionStepMs } from "../settings.ts";
 import { deploymentsOf } from "../workspace.ts";
 import {
+  BulkDeleteQuery,
   DeploymentCreateRequest,
   DeploymentDeleteQuery,
   DeploymentListQuery,
@@ -15,8 +16,8 @@ import {
 } from "./schema.ts";
 
 /**
- * Routes under /v2/deployments: deployments (create, list, get, patch, delete) and their
- * revisions (list, get). Auth and malformed JSON were handled by the app; each handler validates
+ * Routes under /v2/deployments: deployments (create, list, get, patch, delete one or many) and
+ * their revisions (list, get, redeploy). Auth and malformed JSON were handled by the app; each handler validates
  * its input, then makes one pipelined RPC call to the workspace's DeploymentStore.
  */
 export const deploymentRoutes = new Hono<ControlPlaneEnv>()
@@ -29,6 +30,12 @@ export const deploymentRoutes = new Hono<ControlPlaneEnv>()
     using store = deploymentsOf(c);
     const { items, offset } = await store.list(c.req.valid("query"));
     return c.json({ resources: items, offset });
+  })
+  .delete("/", validate("query", BulkDeleteQuery), async (c) => {
+    using store = deploymentsOf(c);
+    const result = await store.deleteMany(c.req.valid("query").deployment_ids);
+    // 207 when some were not found (the operation's description), with what was and was not deleted.
+    return answer(c, result, (deletion) => c.json(deletion, deletion.failed.length > 0 ? 207 : 200));
   })
   .get("/:deployment_id", validate("param", DeploymentPath), async (c) => {
     using store = deploymentsOf(c);
@@ -52,5 +59,11 @@ export const deploymentRoutes = new Hono<ControlPlaneEnv>()
     using store = deploymentsOf(c);
     const { deployment_id, revision_id } = c.req.valid("param");
     return answer(c, await store.getRevision(deployment_id, revision_id), (revision) => c.json(revision, 200));
+  })
+  .post("/:deployment_id/revisions/:revision_id/redeploy", validate("param", RevisionPath), async (c) => {
+    const stepMs = revisionStepMs(c.env);
+    using store = deploymentsOf(c);
+    const { deployment_id, revision_id } = c.req.valid("param");
+    return answer(c, await store.redeploy(deployment_id, revision_id, stepMs), (deployment) => c.json(deployment, 200));
   });
 

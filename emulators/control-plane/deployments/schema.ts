@@ -7,11 +7,11 @@
 import { z } from "zod";
 import { toValidationErrors } from "../../../src/http/fastapi-errors.ts";
 import { queryPaging } from "../../shared/pydantic/paging.ts";
-import { queryBoolean } from "../../shared/pydantic/query.ts";
+import { queryBoolean, queryList, queryOptionalBoolean } from "../../shared/pydantic/query.ts";
 import { uuid } from "../../shared/pydantic/uuid.ts";
 import { valueError } from "../../shared/pydantic/value-error.ts";
 import { REVISION_STATUSES } from "./lifecycle.ts";
-import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_SOURCES, SOURCES } from "./model.ts";
+import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, DOCUMENTED_DEPLOYMENT_TYPES, REVISION_SOURCES, SOURCES } from "./model.ts";
 import { sourceRuleViolations } from "./source-rules.ts";
 
 const text = z.string().nullish();
@@ -164,9 +164,11 @@ export const DeploymentListQuery = z.object({
   name_contains: z.string().optional(),
   status: commaSeparated(z.enum(DEPLOYMENT_STATUSES)).optional(),
   deployment_ids: commaSeparated(id).optional(),
-  deployment_type: z.enum(DEPLOYMENT_TYPES).optional(),
+  // The document's enum: `serverless` deployments are listed as the `dev` they are answered as.
+  deployment_type: z.enum(DOCUMENTED_DEPLOYMENT_TYPES).optional(),
   image_version: z.string().optional(),
   tag_value_ids: commaSeparated(id).optional(),
+  remote_reconciled: queryOptionalBoolean(),
 });
 export type DeploymentListFilter = z.output<typeof DeploymentListQuery>;
 
@@ -174,11 +176,15 @@ export type DeploymentListFilter = z.output<typeof DeploymentListQuery>;
 export const RevisionListQuery = z.object({
   ...paging,
   status: commaSeparated(z.enum(REVISION_STATUSES)).optional(),
+  remote_reconciled: queryOptionalBoolean(),
 });
 export type RevisionListFilter = z.output<typeof RevisionListQuery>;
 
 /** DELETE /v2/deployments/{id} query: accepted and validated; there is no tracing project to delete. */
 export const DeploymentDeleteQuery = z.object({ delete_tracing_project: queryBoolean() });
+
+/** DELETE /v2/deployments query: `deployment_ids` repeated, 1 to 100 UUIDs (required). */
+export const BulkDeleteQuery = z.object({ deployment_ids: queryList(id, { maxItems: 100 }) });
 
 export const DeploymentPath = z.object({ deployment_id: id });
 export const RevisionPath = z.object({ deployment_id: id, revision_id: id });

@@ -4,6 +4,7 @@
  */
 import type { RevisionStatus } from "./lifecycle.ts";
 import {
+  documentedDeploymentType,
   SECRET_MASK,
   type Deployment,
   type DeploymentStatus,
@@ -28,12 +29,15 @@ const EMPTY_REVISION_CONFIG: SourceRevisionConfig = {
 
 export function toDeployment(row: DeploymentView): Deployment {
   const secrets = JSON.parse(row.secrets) as Secret[];
+  const sourceConfig = JSON.parse(row.source_config) as SourceConfig;
+  // Stored as sent (`serverless` included), answered within the document's enum.
+  if (sourceConfig.deployment_type) sourceConfig.deployment_type = documentedDeploymentType(sourceConfig.deployment_type);
   return {
     id: row.id,
     tenant_id: row.tenant_id,
     name: row.name,
     source: row.source as Source,
-    source_config: JSON.parse(row.source_config) as SourceConfig,
+    source_config: sourceConfig,
     source_revision_config: row.latest_config ? (JSON.parse(row.latest_config) as SourceRevisionConfig) : EMPTY_REVISION_CONFIG,
     secrets: secrets.map(({ name }) => ({ name, value: SECRET_MASK })),
     secret_references: row.secret_references ? (JSON.parse(row.secret_references) as SecretReference[]) : null,

@@ -1,9 +1,11 @@
 import { RpcTarget } from "cloudflare:workers";
 import { ok, refuse, type Result } from "../../shared/result.ts";
+import { IntegrationStore } from "../integrations/store.ts";
 import { page, type Page } from "../page.ts";
 import { outcomeOf, progressAt, type Outcome } from "./lifecycle.ts";
 import {
   EMULATED_IMAGE_VERSION,
+  storedDeploymentTypes,
   type Deployment,
   type Revision,
   type RevisionInput,
@@ -35,12 +37,22 @@ export class DeploymentStore extends RpcTarget {
 
   readonly #ctx: DurableObjectState;
   readonly #sql: SqlStorage;
+  readonly #integrations: IntegrationStore;
 
   constructor(ctx: DurableObjectState) {
     super();
     this.#ctx = ctx;
     this.#sql = ctx.storage.sql;
     createDeploymentTables(this.#sql);
+    this.#integrations = new IntegrationStore(this.#sql);
+  }
+
+  /**
+   * The workspace's GitHub installations (`/v1/integrations/...`): kept here because a `github`
+   * deployment's `integration_id` is checked against them, in the same object.
+   */
+  integrations(): IntegrationStore {
+    return this.#integrations;
   }
 
   /**
@@ -52,6 +64,10 @@ export class DeploymentStore extends RpcTarget {
     this.#advance(now);
     if (this.#sql.exec("SELECT 1 FROM deployments WHERE name = ?", request.name).toArray().length > 0) {
       return refuse(400, `A deployment named '${request.name}' already exists in this workspace.`);
+    }
+    const integrationId = request.source_config.integration_id;
+    if (request.source === "github" && integrationId && !this.#integrations.has(integrationId)) {
+      return refuse(400, `GitHub integration ID ${integrationId} not found: list this workspace's integrations with GET /v1/integrations/github/install.`);
     }
     const id = crypto.randomUUID();
     const secrets: Secret[] = request.secrets.map(({ name, value }) => ({ name, value }));
@@ -90,7 +106,9 @@ export class DeploymentStore extends RpcTarget {
     }
     if (filter.status?.length) oneOf("d.status", filter.status);
     if (filter.deployment_ids?.length) oneOf("d.id", filter.deployment_ids);
-    if (filter.deployment_type) oneOf("json_extract(d.source_config, '$.deployment_type')", [filter.deployment_type]);
+    if (filter.deployment_type) oneOf("json_extract(d.source_config, '$.deployment_type')", storedDeploymentTypes(filter.deployment_type));
+    // Every deployment here was made through this API; none was reconciled from a remote.
+    if (filter.remote_reconciled === true) where.push("0");
     if (filter.image_version !== undefined) oneOf("d.image_version", [filter.image_version]);
     // The emulator has no tags, so no deployment carries the tag values asked for.
     if (filter.tag_value_ids?.length) where.push("0");
@@ -144,12 +162,7 @@ export class DeploymentStore extends RpcTarget {
         deploymentId,
       );
       if (plan.revision) {
-        // A newer revision supersedes any still in progress: they stop where they are.
-        this.#sql.exec(
-          "UPDATE deployment_revisions SET status = 'INTERRUPTED', updated_ms = ?, next_at = NULL WHERE deployment_id = ? AND next_at IS NOT NULL",
-          now,
-          deploymentId,
-        );
+        this.#interruptInProgress(deploymentId, now);
         this.#addRevision(deploymentId, plan.revision.source, plan.revision.config, now, stepMs);
       }
     });
@@ -160,20 +173,57 @@ export class DeploymentStore extends RpcTarget {
   /** DELETE /v2/deployments/{id}: the deployment and all its revisions. */
   async delete(deploymentId: string): Promise<Result<null>> {
     if (this.#sql.exec("SELECT 1 FROM deployments WHERE id = ?", deploymentId).toArray().length === 0) return notFound(deploymentId);
-    this.#ctx.storage.transactionSync(() => {
-      this.#sql.exec("DELETE FROM deployment_revisions WHERE deployment_id = ?", deploymentId);
-      this.#sql.exec("DELETE FROM deployments WHERE id = ?", deploymentId);
-    });
+    this.#ctx.storage.transactionSync(() => this.#remove(deploymentId));
     // Its pending transitions went with it: the alarm moves to the next one, or goes.
     await this.#schedule();
     return ok(null);
   }
+
+  /**
+   * DELETE /v2/deployments?deployment_ids=...: each deployment found is deleted as one DELETE
+   * would; the ones not found are reported. None found is a 404 naming the first.
+   */
+  async deleteMany(deploymentIds: readonly string[]): Promise<Result<BulkDeletion>> {
+    const unique = [...new Set(deploymentIds)];
+    const found = unique.filter((id) => this.#exists(id));
+    if (found.length === 0) return notFound(unique[0]!);
+    this.#ctx.storage.transactionSync(() => found.forEach((id) => this.#remove(id)));
+    await this.#schedule();
+    const failed = unique.filter((id) => !found.includes(id)).map((id) => ({ deployment_id: id, detail: `Deployment ID ${id} not found.` }));
+    return ok({ deleted: found, failed });
+  }
+
+  /**
+   * POST /v2/deployments/{id}/revisions/{revision_id}/redeploy: a new revision with that
+   * revision's source and configuration (the same commit, for `github`), which walks the statuses
+   * like any revision and interrupts the ones still in progress.
+   */
+  async redeploy(deploymentId: string, revisionId: string, stepMs: number): Promise<Result<Deployment>> {
+    const now = this.clock();
+    this.#advance(now);
+    if (!this.#exists(deploymentId)) return notFound(deploymentId);
+    const revision = this.#sql
+      .exec<RevisionRow>("SELECT * FROM deployment_revisions WHERE id = ? AND deployment_id = ?", revisionId, deploymentId)
+      .toArray()[0];
+    if (!revision) return refuse(404, `Revision ID ${revisionId} not found.`);
+    const config = JSON.parse(revision.config) as RevisionInput & { repo_commit_sha: string | null };
+    this.#ctx.storage.transactionSync(() => {
+      this.#interruptInProgress(deploymentId, now);
+      this.#addRevision(deploymentId, revision.source as Source, toRevisionInput(config), now, stepMs, config.repo_commit_sha);
+      this.#sql.exec("UPDATE deployments SET updated_ms = ? WHERE id = ?", now, deploymentId);
+    });
+    await this.#schedule();
+    return ok(this.#deployment(deploymentId)!);
+  }
+
 
   /** GET /v2/deployments/{id}/revisions: newest first. */
   async listRevisions(deploymentId: string, filter: RevisionListFilter): Promise<Result<Page<Revision>>> {
     await this.#catchUp();
     if (!this.#exists(deploymentId)) return notFound(deploymentId);
     const statuses = filter.status ?? [];
+    // No revision was reconciled from a remote: asking for those lists none.
+    if (filter.remote_reconciled === true) return ok(page([], filter.offset));
     const rows = this.#sql
       .exec<RevisionRow>(
         `SELECT * FROM deployment_revisions WHERE deployment_id = ?
@@ -241,12 +291,28 @@ export class DeploymentStore extends RpcTarget {
     else await this.#ctx.storage.setAlarm(next);
   }
 
-  #addRevision(deploymentId: string, source: Source, input: RevisionInput, now: number, stepMs: number): void {
+  /** A newer revision supersedes any still in progress: they stop where they are. */
+  #interruptInProgress(deploymentId: string, now: number): void {
+    this.#sql.exec(
+      "UPDATE deployment_revisions SET status = 'INTERRUPTED', updated_ms = ?, next_at = NULL WHERE deployment_id = ? AND next_at IS NOT NULL",
+      now,
+      deploymentId,
+    );
+  }
+
+  /** The deployment and its revisions, gone (inside a transaction). */
+  #remove(deploymentId: string): void {
+    this.#sql.exec("DELETE FROM deployment_revisions WHERE deployment_id = ?", deploymentId);
+    this.#sql.exec("DELETE FROM deployments WHERE id = ?", deploymentId);
+  }
+
+  /** `commitSha`: a redeploy's, the revision it redeploys; otherwise made up for `github`. */
+  #addRevision(deploymentId: string, source: Source, input: RevisionInput, now: number, stepMs: number, commitSha?: string | null): void {
     const id = crypto.randomUUID();
     const outcome = outcomeOf({ ...input });
     const progress = progressAt(now, stepMs, outcome, now);
     // The commit a branch pointed at when the revision was made: made up, one per revision.
-    const config = { ...input, repo_commit_sha: source === "github" ? randomSha() : null };
+    const config = { ...input, repo_commit_sha: commitSha !== undefined ? commitSha : source === "github" ? randomSha() : null };
     this.#sql.exec(
       `INSERT INTO deployment_revisions (id, deployment_id, source, config, created_ms, step_ms, outcome, status, updated_ms, next_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -285,6 +351,12 @@ export class DeploymentStore extends RpcTarget {
   #exists(deploymentId: string): boolean {
     return this.#sql.exec("SELECT 1 FROM deployments WHERE id = ?", deploymentId).toArray().length > 0;
   }
+}
+
+/** What a bulk delete answers (200 when nothing failed, 207 otherwise). */
+export interface BulkDeletion {
+  deleted: string[];
+  failed: { deployment_id: string; detail: string }[];
 }
 
 function notFound(deploymentId: string): Result<never> {

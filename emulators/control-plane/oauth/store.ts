@@ -71,6 +71,14 @@ const TOKEN_COLUMNS = "id, provider_id, user_id, agent_id, scopes, access_token,
 export class OAuthStore extends RpcTarget {
   /** The store's clock, in ms since the epoch; tests replace it (`runInDurableObject`) to expire authorizations. */
   clock: () => number = Date.now;
+  /**
+   * Runs `fire` after `ms` and answers how to cancel it: the end of a `wait`. Tests replace it
+   * (one that never fires, or fires at once) so that no test waits on real time.
+   */
+  startTimer: (fire: () => void, ms: number) => () => void = (fire, ms) => {
+    const timer = setTimeout(fire, ms);
+    return () => clearTimeout(timer);
+  };
 
   readonly #ctx: DurableObjectState;
   readonly #sql: SqlStorage;
@@ -246,17 +254,25 @@ export class OAuthStore extends RpcTarget {
     await new Promise<void>((resolve) => {
       const waiters = this.#waiters.get(authId) ?? new Set<() => void>();
       this.#waiters.set(authId, waiters);
+      let cancel = () => {};
       const wake = () => {
-        clearTimeout(timer);
+        cancel();
         waiters.delete(wake);
         if (waiters.size === 0) this.#waiters.delete(authId);
         resolve();
       };
-      const timer = setTimeout(wake, timeoutMs);
       waiters.add(wake);
+      cancel = this.startTimer(wake, timeoutMs);
     });
     const last = this.#waitOutcome(authId);
     return last.status === "pending" ? { status: "timeout", token: null } : last;
+  }
+
+  /** How many `wait` requests this object is holding now (tests use it to order a wait before its completion). */
+  heldWaits(): number {
+    let held = 0;
+    for (const waiters of this.#waiters.values()) held += waiters.size;
+    return held;
   }
 
   // Tokens

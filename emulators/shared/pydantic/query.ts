@@ -18,19 +18,42 @@ export const queryInteger = <S extends z.ZodType<number>>(schema: S) =>
 const TRUE = ["true", "1", "yes", "on", "t", "y"];
 const FALSE = ["false", "0", "no", "off", "f", "n"];
 
+/** A query word read as pydantic reads a bool, or a `bool_parsing` issue. */
+const readBoolean = (text: string, ctx: z.RefinementCtx): boolean => {
+  const word = text.toLowerCase();
+  if (TRUE.includes(word)) return true;
+  if (FALSE.includes(word)) return false;
+  ctx.addIssue({ code: "custom", message: "Input should be a valid boolean, unable to interpret input", params: { type: "bool_parsing" } });
+  return z.NEVER;
+};
+
 /**
  * A query boolean as pydantic reads one (`true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`,
- * `t`/`f`, `y`/`n`, any case); anything else is `bool_parsing`. Absent is `false`.
+ * `t`/`f`, `y`/`n`, any case); anything else is `bool_parsing`. Absent is `false` (`bool = False`).
  */
 export const queryBoolean = () =>
   z
     .string()
     .optional()
-    .transform((text, ctx) => {
-      if (text === undefined) return false;
-      const word = text.toLowerCase();
-      if (TRUE.includes(word)) return true;
-      if (FALSE.includes(word)) return false;
-      ctx.addIssue({ code: "custom", message: "Input should be a valid boolean, unable to interpret input", params: { type: "bool_parsing" } });
-      return z.NEVER;
-    });
+    .transform((text, ctx) => (text === undefined ? false : readBoolean(text, ctx)));
+
+/**
+ * A filter's query boolean (`Optional[bool] = None`): read as {@link queryBoolean} reads one, but
+ * absent is `undefined`, "do not filter", not `false`.
+ */
+export const queryOptionalBoolean = () =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => (text === undefined ? undefined : readBoolean(text, ctx)));
+
+/**
+ * A list query parameter as FastAPI reads `List[X] = Query(...)`: the parameter repeated
+ * (`?id=a&id=b`), one occurrence being a one-item list; each item validated by `item` and reported
+ * at `["query", name, index]`. A comma-joined value is one item, as FastAPI reads it.
+ *
+ * @example
+ * z.object({ deployment_ids: queryList(uuid(), { maxItems: 100 }) })
+ */
+export const queryList = <S extends z.ZodType>(item: S, { maxItems }: { maxItems?: number } = {}) =>
+  z.preprocess((value) => (typeof value === "string" ? [value] : value), maxItems === undefined ? z.array(item) : z.array(item).max(maxItems));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { localRoute, mountFor, parseUpstreamHosts, upstreamForHost } from "../../../src/gateway/routes.ts";
+import { localPathFor, localRoute, mountFor, parseUpstreamHosts, upstreamForHost } from "../../../src/gateway/routes.ts";
 
 describe("UPSTREAM_HOSTS", () => {
   const routes = parseUpstreamHosts(" api.example.com=hosted-api,control.example.com = control-plane, *.agents.example.com=agent-server, *.eu.agents.example.com=hosted-api ");
@@ -35,6 +35,10 @@ describe("local mounts", () => {
     ["/agent-server/", "agent-server", "/"],
     ["/agent-server/store/items/a%2Fb", "agent-server", "/store/items/a/b"],
     ["/v2/deployments", "control-plane", "/v2/deployments"],
+    ["/v1/integrations/github/install", "control-plane", "/v1/integrations/github/install"],
+    ["/v1/integrations", "control-plane", "/v1/integrations"],
+    ["/v1/integrationsx", "hosted-api", "/v1/integrationsx"],
+    ["/v1/metadata/submit", "hosted-api", "/v1/metadata/submit"],
     ["/runs/wait", "hosted-api", "/runs/wait"],
     ["/agent-serverx", "hosted-api", "/agent-serverx"],
   ])("%s is the %s's %s", (raw, upstream, path) => {
@@ -47,5 +51,8 @@ describe("local mounts", () => {
     expect(localRoute("/a/../agent-server/info").upstream).toBe("agent-server");
     expect(localRoute("//agent-server//info").upstream).toBe("agent-server");
     expect(mountFor("/v2").upstream).toBe("control-plane");
+    expect(localRoute("/v1/x/../integrations/forge/github/install").upstream).toBe("control-plane");
+    expect(localPathFor("control-plane", "/v1/integrations/github/install")).toBe("/v1/integrations/github/install");
+    expect(localPathFor("control-plane", "/v2/deployments")).toBe("/v2/deployments");
   });
 });

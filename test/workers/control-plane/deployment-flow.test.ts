@@ -1,5 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, it, type ExpectStatic } from "vitest";
+import { GITHUB_INTEGRATION } from "../../../emulators/control-plane/integrations/seed.ts";
 import { controlPlane, freshWorkspace } from "./support.ts";
 import { controlPlaneEnv } from "../support/emulator-env.ts";
 
@@ -46,7 +47,7 @@ function expectInPipelineOrder(expect: ExpectStatic, seen: string[], last: strin
 const deployment = (name: string) => ({
   name,
   source: "github",
-  source_config: { integration_id: crypto.randomUUID(), repo_url: "https://github.com/acme/agent", deployment_type: "dev" },
+  source_config: { integration_id: GITHUB_INTEGRATION.id, repo_url: "https://github.com/acme/agent", deployment_type: "dev" },
   source_revision_config: { repo_ref: "main", langgraph_config_path: "langgraph.json" },
   secrets: [{ name: "OPENAI_API_KEY", value: "sk-flow" }],
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env.ts";
 import { createControlPlane } from "../../../emulators/control-plane/app.ts";
 import { contractChecked, controlPlane, freshWorkspace } from "./support.ts";
+import { create, dockerDeployment, githubDeployment, manualClock, revisionOf, SECRET, scheduledAlarm, storedRevision, workspaceObject } from "./deployment-support.ts";
 import { controlPlaneEnv } from "../support/emulator-env.ts";
 
 /**
@@ -14,71 +15,6 @@ import { controlPlaneEnv } from "../support/emulator-env.ts";
 
 const STEP = Number(controlPlaneEnv.CONTROL_PLANE_REVISION_STEP_MS);
 const PIPELINE = ["CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING", "DEPLOYED"];
-const SECRET = "sk-do-not-leak-4242";
-
-function githubDeployment(name = `agent-${crypto.randomUUID().slice(0, 8)}`, overrides: Record<string, unknown> = {}) {
-  return {
-    name,
-    source: "github",
-    source_config: { integration_id: crypto.randomUUID(), repo_url: "https://github.com/acme/agent", deployment_type: "dev", build_on_push: false },
-    source_revision_config: { repo_ref: "main", langgraph_config_path: "langgraph.json" },
-    secrets: [{ name: "OPENAI_API_KEY", value: SECRET }],
-    ...overrides,
-  };
-}
-
-function dockerDeployment(overrides: Record<string, unknown> = {}) {
-  return {
-    name: `docker-${crypto.randomUUID().slice(0, 8)}`,
-    source: "external_docker",
-    source_config: { listener_id: crypto.randomUUID(), listener_config: { k8s_namespace: "agents" } },
-    source_revision_config: { image_uri: "registry.example.com/agent:1.0" },
-    secrets: [],
-    ...overrides,
-  };
-}
-
-function workspaceObject(workspace: string) {
-  return controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace);
-}
-
-/** A hand-driven clock for the workspace's DeploymentStore; re-install after an eviction. */
-async function manualClock(workspace: string, start = Date.now() + 86_400_000) {
-  const clock = {
-    now: start,
-    async install() {
-      await runInDurableObject(workspaceObject(workspace), (instance) => {
-        instance.deployments().clock = () => clock.now;
-      });
-    },
-    advance(ms: number) {
-      clock.now += ms;
-    },
-  };
-  await clock.install();
-  return clock;
-}
-
-/** What the object has persisted for a revision, read without going through the store (no catch-up). */
-function storedRevision(workspace: string, revisionId: string) {
-  return runInDurableObject(workspaceObject(workspace), (_instance, state) => {
-    const rows = state.storage.sql.exec("SELECT status, updated_ms, next_at FROM deployment_revisions WHERE id = ?", revisionId).toArray();
-    return rows[0] as { status: string; updated_ms: number; next_at: number | null } | undefined;
-  });
-}
-
-function scheduledAlarm(workspace: string) {
-  return runInDurableObject(workspaceObject(workspace), (_instance, state) => state.storage.getAlarm());
-}
-
-async function create(workspace: string, body: unknown = githubDeployment()) {
-  const res = await controlPlane("POST", "/v2/deployments", { workspace, body });
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
-const revisionOf = (workspace: string, deploymentId: string, revisionId: string) =>
-  controlPlane("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`, { workspace });
 
 describe("POST /v2/deployments", () => {
   it("answers 201 with every Deployment field, the first revision as latest and no secret in clear", async () => {
@@ -125,11 +61,20 @@ describe("POST /v2/deployments", () => {
     });
   });
 
-  it("accepts deployment_type serverless, external_docker with secret references, and ignores unknown fields", async () => {
+  it("accepts deployment_type serverless (stored as sent, answered as dev), external_docker with secret references, and ignores unknown fields", async () => {
     const workspace = freshWorkspace();
     const serverless = await create(workspace, githubDeployment("sls", { source_config: { repo_url: "https://github.com/a/b", deployment_type: "serverless" }, color: "blue" }));
-    expect(serverless.source_config.deployment_type).toBe("serverless");
+    expect(serverless.source_config.deployment_type).toBe("dev");
     expect(serverless).not.toHaveProperty("color");
+    const stored = await runInDurableObject(workspaceObject(workspace), (_i, state) => state.storage.sql.exec("SELECT source_config FROM deployments WHERE id = ?", serverless.id).one().source_config);
+    expect(JSON.parse(stored as string).deployment_type).toBe("serverless");
+    expect((await controlPlane("GET", "/v2/deployments?deployment_type=dev", { workspace })).body.resources.map((d: { id: string }) => d.id)).toEqual([serverless.id]);
+    expect((await controlPlane("GET", "/v2/deployments?deployment_type=dev_free", { workspace })).body.resources).toEqual([]);
+    // Sending back what a GET read is no change to the immutable type; another type is.
+    const same = await controlPlane("PATCH", `/v2/deployments/${serverless.id}`, { workspace, body: { source_config: { deployment_type: "dev" } } });
+    expect(same.status).toBe(200);
+    const other = await controlPlane("PATCH", `/v2/deployments/${serverless.id}`, { workspace, body: { source_config: { deployment_type: "prod" } } });
+    expect(other.status).toBe(400);
 
     const references = [{ name: "DB_URL", secret_name: "db", secret_key: "url" }];
     const docker = await create(workspace, dockerDeployment({ secret_references: references }));
@@ -247,6 +192,10 @@ describe("GET /v2/deployments", () => {
     ["status=BROKEN", { type: "enum", loc: ["query", "status", 0] }],
     [`deployment_ids=${"0".repeat(8)}-0000-0000-0000-000000000000,nope`, { type: "uuid_parsing", loc: ["query", "deployment_ids", 1] }],
     ["deployment_type=huge", { type: "enum", loc: ["query", "deployment_type"] }],
+    // The filter takes the document's enum only: serverless deployments are listed as dev.
+    ["deployment_type=serverless", { type: "enum", loc: ["query", "deployment_type"], ctx: { expected: "'dev_free', 'dev' or 'prod'" } }],
+    ["remote_reconciled=not-a-bool", { type: "bool_parsing", loc: ["query", "remote_reconciled"], input: "not-a-bool" }],
+    ["remote_reconciled=", { type: "bool_parsing", loc: ["query", "remote_reconciled"] }],
   ])("answers 422 for %s", async (query, error) => {
     const res = await controlPlane("GET", `/v2/deployments?${query}`, { workspace: freshWorkspace() });
     expect(res.status).toBe(422);

@@ -1,6 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { createAssistant, createThread, streamRun } from "../agent-server/support.ts";
 import { controlPlane } from "../control-plane/support.ts";
+import { GITHUB_INTEGRATION } from "../../../emulators/control-plane/integrations/seed.ts";
 import type { EmulatorState } from "./emulator-state.ts";
 import { controlPlaneEnv, THIS_EMULATOR } from "./emulator-env.ts";
 
@@ -75,7 +76,7 @@ async function seedDeployment(workspace: string) {
   const body = {
     name: `seeded-${crypto.randomUUID()}`,
     source: "github",
-    source_config: { integration_id: crypto.randomUUID(), repo_url: "https://github.com/acme/agent", deployment_type: "dev" },
+    source_config: { integration_id: GITHUB_INTEGRATION.id, repo_url: "https://github.com/acme/agent", deployment_type: "dev" },
     source_revision_config: { repo_ref: "main", langgraph_config_path: "langgraph.json" },
     secrets: [{ name: "OPENAI_API_KEY", value: "sk-seeded" }],
   };

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { MAX_JSON_DEPTH } from "../../../emulators/shared/json-depth.ts";
+import { GITHUB_INTEGRATION } from "../../../emulators/control-plane/integrations/seed.ts";
 
 /**
  * Arbitraries for fuzzing the emulators. Each one generates a small, printable *plan* (what to
@@ -25,7 +26,7 @@ export const EXAMPLE_BODIES: readonly Readonly<Record<string, Json>>[] = [
   {
     name: "fuzz-deployment",
     source: "github",
-    source_config: { integration_id: "6f1c7d4e-2a3b-4c5d-8e9f-0a1b2c3d4e5f", repo_url: "https://github.com/acme/agent", deployment_type: "dev", resource_spec: { min_scale: 1, labels: { a: "b" } } },
+    source_config: { integration_id: GITHUB_INTEGRATION.id, repo_url: "https://github.com/acme/agent", deployment_type: "dev", resource_spec: { min_scale: 1, labels: { a: "b" } } },
     source_revision_config: { repo_ref: "main", langgraph_config_path: "langgraph.json" },
     secrets: [{ name: "KEY", value: "secret" }],
   },
