@@ -2,7 +2,7 @@
 // the answered URL, as a browser follows it; or the setup route; or the frontend's POST callback),
 // and GET /v2/auth/wait/{auth_id}. The token comes back from authenticate and wait only.
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { controlPlaneEnv } from "../support/emulator-env.ts";
 import { describe, expect, it, vi } from "vitest";
 import type { ControlPlaneWorkspace } from "../../../emulators/control-plane/workspace-object.ts";
 import { CONTROL_PLANE_URL, controlPlane, freshWorkspace } from "./support.ts";
@@ -83,7 +83,7 @@ describe("POST /v2/auth/authenticate, then the user's step, then wait", () => {
     ]);
     const missing = await authenticate(workspace, {});
     expect(missing.body.detail.map((e: { loc: unknown }) => e.loc)).toEqual([["body", "provider"], ["body", "scopes"]]);
-    const stub = env.CONTROL_PLANE_WORKSPACES.getByName(workspace);
+    const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace);
     expect(await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM oauth_flows").one().n)).toBe(0);
   });
 
@@ -109,7 +109,7 @@ describe("GET /v2/auth/wait/{auth_id}", () => {
     const workspace = await setUp();
     const started = await authenticate(workspace, { provider: "github", scopes: [] });
     // A wait that no timer ends: only the user's step can answer it.
-    const stub = env.CONTROL_PLANE_WORKSPACES.getByName(workspace);
+    const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace);
     await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => {
       instance.oauth().startTimer = () => () => {};
     });
@@ -126,7 +126,7 @@ describe("GET /v2/auth/wait/{auth_id}", () => {
     const started = await authenticate(workspace, { provider: "github", scopes: [] });
     // Timers that fire at once, recording the wait they were asked for.
     const asked: number[] = [];
-    await runInDurableObject(env.CONTROL_PLANE_WORKSPACES.getByName(workspace), (instance: ControlPlaneWorkspace) => {
+    await runInDurableObject(controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace), (instance: ControlPlaneWorkspace) => {
       instance.oauth().startTimer = (fire, ms) => {
         asked.push(ms);
         queueMicrotask(fire);
@@ -155,7 +155,7 @@ describe("GET /v2/auth/wait/{auth_id}", () => {
     const workspace = await setUp();
     const started = await authenticate(workspace, { provider: "github", scopes: [] });
     const later = Date.now() + 10 * 60_000 + 1;
-    const stub = env.CONTROL_PLANE_WORKSPACES.getByName(workspace);
+    const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace);
     await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => {
       instance.oauth().clock = () => later;
     });
@@ -248,7 +248,7 @@ describe("the user's step", () => {
     const workspace = await setUp();
     const started = await authenticate(workspace, { provider: "github", scopes: [] });
     const code = new URL(started.body.url).searchParams.get("code")!;
-    const stub = env.CONTROL_PLANE_WORKSPACES.getByName(workspace);
+    const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace);
     const stored = await runInDurableObject(stub, (_i, state) => JSON.stringify(state.storage.sql.exec("SELECT * FROM oauth_flows").toArray()));
     expect(stored).toContain(started.body.auth_id);
     expect(stored).not.toContain(code);

@@ -1,7 +1,7 @@
 // /v2/auth/providers: create, list, get, patch, delete and MCP discovery; refusals store nothing,
 // the client secret is kept only as a digest and never answered; workspaces see only their own.
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { controlPlaneEnv } from "../support/emulator-env.ts";
 import { describe, expect, it } from "vitest";
 import { controlPlane, freshWorkspace } from "./support.ts";
 import { CLIENT_SECRET, createProvider, expectNoSecret, ISO_DATE_TIME, providerBody, UUID } from "./oauth-support.ts";
@@ -40,7 +40,7 @@ describe("POST /v2/auth/providers", () => {
   it("keeps the client secret only as its SHA-256 digest", async () => {
     const workspace = freshWorkspace();
     await createProvider(workspace, providerBody("stored"));
-    const stub = env.CONTROL_PLANE_WORKSPACES.getByName(workspace);
+    const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace);
     const stored = await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec("SELECT * FROM oauth_providers").toArray());
     expect(JSON.stringify(stored)).not.toContain(CLIENT_SECRET);
     const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(CLIENT_SECRET)))].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -143,7 +143,7 @@ describe("PATCH /v2/auth/providers/{provider_id}", () => {
     expect(Date.parse(res.body.updated_at)).toBeGreaterThan(Date.parse(created.updated_at));
     expectNoSecret(res.body, newSecret);
     expect((await controlPlane("GET", "/v2/auth/providers/patch-me", { workspace })).body).toEqual(res.body);
-    const stub = env.CONTROL_PLANE_WORKSPACES.getByName(workspace);
+    const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace);
     const stored = await runInDurableObject(stub, (_i, state) => JSON.stringify(state.storage.sql.exec("SELECT * FROM oauth_providers").toArray()));
     expect(stored).not.toContain(newSecret);
   });
