@@ -121,6 +121,19 @@ describe("workspaces", () => {
   });
 });
 
+describe("/v2/auth outside the document", () => {
+  it("is the app's 404 with a credential and 401 without: only the provider's redirects skip authentication", async () => {
+    const workspace = freshWorkspace();
+    const unknown = await controlPlane("GET", "/v2/auth/nothing-here", { workspace });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ detail: "Not Found" });
+    expect((await controlPlane("GET", "/v2/auth/nothing-here")).status).toBe(401);
+    for (const [method, path] of [["GET", "/v2/auth/providers"], ["GET", "/v2/auth/tokens"], ["GET", `/v2/auth/wait/${crypto.randomUUID()}`], ["GET", "/v2/auth/agents/a/connections"]] as const) {
+      expect((await controlPlane(method, path)).status, path).toBe(401);
+    }
+  });
+});
+
 describe("GET /v2/auth/providers/{provider_id}", () => {
   it("answers 404 naming an unknown provider", async () => {
     const res = await controlPlane("GET", "/v2/auth/providers/nope", { workspace: freshWorkspace() });
