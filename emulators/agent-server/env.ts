@@ -1,3 +1,4 @@
+import type { DeploymentRegistry } from "./deployments/registry.ts";
 import type { AgentServerState } from "./state-object.ts";
 
 /**
@@ -5,10 +6,17 @@ import type { AgentServerState } from "./state-object.ts";
  * bindings only: it is a Worker of its own, and nothing of the gateway's reaches it.
  */
 export interface AgentServerBindings {
-  /** All the emulator's state: one SQLite-backed object. */
+  /** The shared agent server's state (one object), and each deployment's own (one per deployment). */
   AGENT_SERVER_STATE: DurableObjectNamespace<AgentServerState>;
+  /** Which deployments have an agent server, and their workspaces (deployments/registry.ts). */
+  AGENT_SERVER_DEPLOYMENTS: DurableObjectNamespace<DeploymentRegistry>;
   /** Pause between the node steps of a run, in ms (default 0). */
   AGENT_SERVER_STEP_DELAY_MS?: string;
+  /**
+   * Never configured: set by the deployment router (deployments/router.ts) on the environment it
+   * hands the API, so every store the request reaches is that deployment's (state-object.ts).
+   */
+  deploymentId?: string;
 }
 
 /** The Hono environment of the agent-server routes. */

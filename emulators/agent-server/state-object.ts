@@ -10,6 +10,8 @@ import { CheckpointLedger } from "./threads/checkpoints.ts";
 import { ThreadStateStore } from "./threads/state-store.ts";
 import { ThreadStore } from "./threads/store.ts";
 import { AlarmClock } from "./alarms.ts";
+// A cycle (the app's routes reach the stores here), used only once objects exist.
+import { createAgentServer } from "./app.ts";
 import { cronAlarm } from "./crons/cron-alarm.ts";
 import { CronStore } from "./crons/cron-store.ts";
 import { parseSchedule } from "./crons/schedule.ts";
@@ -74,10 +76,33 @@ export class AgentServerState extends DurableObject<AgentServerBindings> {
       parse: parseSchedule,
       rearm: () => this.#alarm.rearm(),
     });
-    this.#alarm.add(cronAlarm(this.#crons, this.clock, (request) => this.ctx.exports.default.fetch(request)));
+    this.#alarm.add(cronAlarm(this.#crons, this.clock, (request) => this.#send(request)));
     this.#alarm.add(this.#engine);
     // Runs that were in flight when the object last stopped go on from their last checkpoint.
     this.#engine.kick();
+  }
+
+  /**
+   * Where this object's crons start their runs: the Worker's own API for the shared agent server;
+   * for a deployment's object, the same API on that deployment's state (its URL takes only the
+   * workspace's callers, and a cron acts for the deployment itself).
+   */
+  #send(request: Request): Promise<Response> {
+    const deploymentId = deploymentOfObject(this.ctx.id.name);
+    if (deploymentId === undefined) return this.ctx.exports.default.fetch(request);
+    return Promise.resolve(createAgentServer().fetch(request, { ...this.env, deploymentId }));
+  }
+
+  /**
+   * Empties a deleted deployment's object: every table and the alarm go, then the object is reset
+   * (`ctx.abort`), so no run still stepping in its memory writes on, and anything reaching it again
+   * finds it as new. The registry already refuses its URL (deployments/provisioning.ts). The reset
+   * fails this call by design: the caller expects that.
+   */
+  async retire(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.ctx.abort(RETIRED);
   }
 
   /** The one alarm rings for everything that asked to be woken (alarms.ts). */
@@ -112,21 +137,35 @@ export class AgentServerState extends DurableObject<AgentServerBindings> {
   }
 }
 
+const DEPLOYMENT_OBJECT = "deployment:";
+
+/** Why a retired deployment's object resets (the error its `retire` call ends with). */
+export const RETIRED = "deployment deleted: its agent server's state was removed";
+
+/** The name of a deployment's own state object (docs/deployment-agent-servers.md). */
+export const deploymentObjectName = (deploymentId: string) => `${DEPLOYMENT_OBJECT}${deploymentId}`;
+
+/** The deployment a state object belongs to, from its name; undefined for the shared one. */
+function deploymentOfObject(name: string | undefined): string | undefined {
+  return name?.startsWith(DEPLOYMENT_OBJECT) ? name.slice(DEPLOYMENT_OBJECT.length) : undefined;
+}
+
 /**
- * The state object. One per emulator: a deployment's assistants and threads are shared by every
- * caller of that deployment, as on the real server.
+ * The state object: the shared agent server's (one per emulator), or the deployment's own when
+ * the environment names one (`deploymentId`, set by deployments/router.ts). A deployment's
+ * assistants and threads are shared by every caller of that deployment, as on the real server.
  */
-export function stateOf(env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) {
-  return env.AGENT_SERVER_STATE.getByName("agent-server");
+export function stateOf(env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) {
+  return env.AGENT_SERVER_STATE.getByName(env.deploymentId === undefined ? "agent-server" : deploymentObjectName(env.deploymentId));
 }
 
 // Each store, for pipelined calls. Declare them with `using`: the stub is disposed when the scope
 // ends, not whenever the garbage collector gets to it (workerd warns about stubs collected that way).
-export const assistantsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).assistants();
-export const threadsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).threads();
-export const runsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).runs();
-export const threadStateOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).threadState();
-export const threadQueriesOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).threadQueries();
-export const itemsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).items();
-export const cronsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).crons();
-export const runQueueOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE">) => stateOf(env).runQueue();
+export const assistantsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).assistants();
+export const threadsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).threads();
+export const runsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).runs();
+export const threadStateOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).threadState();
+export const threadQueriesOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).threadQueries();
+export const itemsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).items();
+export const cronsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).crons();
+export const runQueueOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).runQueue();

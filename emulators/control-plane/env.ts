@@ -1,3 +1,4 @@
+import type { DeploymentProvisioning } from "../shared/deployment-provisioning.ts";
 import type { ControlPlaneWorkspace } from "./workspace-object.ts";
 
 /**
@@ -9,4 +10,12 @@ export interface ControlPlaneBindings {
   CONTROL_PLANE_WORKSPACES: DurableObjectNamespace<ControlPlaneWorkspace>;
   /** Milliseconds per revision status step (default 500). */
   CONTROL_PLANE_REVISION_STEP_MS?: string;
+  /**
+   * The agent-server emulator's provisioning entrypoint: each deployed deployment gets an agent
+   * server there. Added by the local runs (src/tools/emulator-workers.ts), not by wrangler.toml: a
+   * control plane deployed alone has none, and its deployments' `custom_url` stays null.
+   */
+  DEPLOYMENT_AGENT_SERVERS?: DeploymentProvisioning;
+  /** Where deployments' agent servers answer, with `{deployment_id}` (deployments/agent-server-url.ts). */
+  DEPLOYMENT_URL_TEMPLATE?: string;
 }

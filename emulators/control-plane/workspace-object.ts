@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { DeploymentStore } from "./deployments/store.ts";
+import type { ControlPlaneBindings } from "./env.ts";
 import { ListenerStore } from "./listeners/store.ts";
 import { OAuthStore } from "./oauth/store.ts";
 import { TemplateStore } from "./templates/store.ts";
@@ -12,11 +13,11 @@ import { WorkspaceSettings } from "./workspace-settings.ts";
  * own; callers reach it over RPC with promise pipelining, e.g.
  * `await workspace.listeners().create(input)` (one round trip).
  */
-export class ControlPlaneWorkspace extends DurableObject {
+export class ControlPlaneWorkspace extends DurableObject<ControlPlaneBindings> {
   readonly #settings = new WorkspaceSettings(this.ctx.storage.sql);
   readonly #listeners = new ListenerStore(this.ctx, this.#settings);
   readonly #templates = new TemplateStore(this.ctx);
-  readonly #deployments = new DeploymentStore(this.ctx);
+  readonly #deployments = new DeploymentStore(this.ctx, this.env.DEPLOYMENT_AGENT_SERVERS);
   readonly #oauth = new OAuthStore(this.ctx);
 
   settings(): WorkspaceSettings {

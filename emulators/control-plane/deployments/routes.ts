@@ -4,6 +4,7 @@ import { answer } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { revisionStepMs } from "../settings.ts";
 import { deploymentsOf } from "../workspace.ts";
+import { agentServerUrlTemplate } from "./agent-server-url.ts";
 import {
   BulkDeleteQuery,
   DeploymentCreateRequest,
@@ -24,7 +25,8 @@ export const deploymentRoutes = new Hono<ControlPlaneEnv>()
   .post("/", validate("json", DeploymentCreateRequest), async (c) => {
     const stepMs = revisionStepMs(c.env);
     using store = deploymentsOf(c);
-    return answer(c, await store.create(c.var.workspaceId, c.req.valid("json"), stepMs), (deployment) => c.json(deployment, 201));
+    const agentServerUrl = agentServerUrlTemplate(c);
+    return answer(c, await store.create(c.var.workspaceId, c.req.valid("json"), stepMs, agentServerUrl), (deployment) => c.json(deployment, 201));
   })
   .get("/", validate("query", DeploymentListQuery), async (c) => {
     using store = deploymentsOf(c);

@@ -2,6 +2,7 @@
  * Stored rows to the resources the API answers with. The one place secrets are masked, so no
  * code path can return a value in clear.
  */
+import { reportedSourceConfig } from "./agent-servers.ts";
 import type { RevisionStatus } from "./lifecycle.ts";
 import {
   documentedDeploymentType,
@@ -37,7 +38,7 @@ export function toDeployment(row: DeploymentView): Deployment {
     tenant_id: row.tenant_id,
     name: row.name,
     source: row.source as Source,
-    source_config: sourceConfig,
+    source_config: reportedSourceConfig(row.source as Source, sourceConfig, row.agent_server_url),
     source_revision_config: row.latest_config ? (JSON.parse(row.latest_config) as SourceRevisionConfig) : EMPTY_REVISION_CONFIG,
     secrets: secrets.map(({ name }) => ({ name, value: SECRET_MASK })),
     secret_references: row.secret_references ? (JSON.parse(row.secret_references) as SecretReference[]) : null,

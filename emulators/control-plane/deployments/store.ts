@@ -1,7 +1,9 @@
 import { RpcTarget } from "cloudflare:workers";
 import { ok, refuse, type Result } from "../../shared/result.ts";
 import { IntegrationStore } from "../integrations/store.ts";
+import type { DeploymentProvisioning } from "../../shared/deployment-provisioning.ts";
 import { page, type Page } from "../page.ts";
+import { AgentServers } from "./agent-servers.ts";
 import { outcomeOf, progressAt, type Outcome } from "./lifecycle.ts";
 import {
   EMULATED_IMAGE_VERSION,
@@ -18,8 +20,10 @@ import type { DeploymentCreate, DeploymentListFilter, DeploymentPatch, RevisionL
 import { toDeployment, toRevision } from "./serialize.ts";
 import { createDeploymentTables, type DeploymentRow, type DeploymentView, type RevisionRow } from "./tables.ts";
 
-const DEPLOYMENT_VIEW = `SELECT d.*, r.config AS latest_config
-  FROM deployments d LEFT JOIN deployment_revisions r ON r.id = d.latest_revision_id`;
+// With the URL of its agent server once one serves it (agent-servers.ts).
+const DEPLOYMENT_VIEW = `SELECT d.*, r.config AS latest_config, a.url AS agent_server_url
+  FROM deployments d LEFT JOIN deployment_revisions r ON r.id = d.latest_revision_id
+  LEFT JOIN deployment_agent_servers a ON a.deployment_id = d.id AND a.provisioned = 1`;
 
 /**
  * Deployments and revisions of one workspace. Revision statuses follow a timeline fixed at
@@ -39,11 +43,15 @@ export class DeploymentStore extends RpcTarget {
   readonly #sql: SqlStorage;
   readonly #integrations: IntegrationStore;
 
-  constructor(ctx: DurableObjectState) {
+  readonly #agentServers: AgentServers;
+
+  /** `provisioning`: the agent-server emulator's entrypoint, when this control plane is bound to one. */
+  constructor(ctx: DurableObjectState, provisioning?: DeploymentProvisioning) {
     super();
     this.#ctx = ctx;
     this.#sql = ctx.storage.sql;
     createDeploymentTables(this.#sql);
+    this.#agentServers = new AgentServers(this.#sql, provisioning);
     this.#integrations = new IntegrationStore(this.#sql);
   }
 
@@ -57,9 +65,10 @@ export class DeploymentStore extends RpcTarget {
 
   /**
    * POST /v2/deployments: the deployment and its first revision, whose statuses each take
-   * `stepMs` (CONTROL_PLANE_REVISION_STEP_MS, read by the route).
+   * `stepMs` (CONTROL_PLANE_REVISION_STEP_MS, read by the route). `agentServerUrl`: where its
+   * agent server will answer, with `{deployment_id}` (agent-server-url.ts); null for none.
    */
-  async create(tenantId: string, request: DeploymentCreate, stepMs: number): Promise<Result<Deployment>> {
+  async create(tenantId: string, request: DeploymentCreate, stepMs: number, agentServerUrl: string | null = null): Promise<Result<Deployment>> {
     const now = this.clock();
     this.#advance(now);
     if (this.#sql.exec("SELECT 1 FROM deployments WHERE name = ?", request.name).toArray().length > 0) {
@@ -85,6 +94,7 @@ export class DeploymentStore extends RpcTarget {
         now,
         now,
       );
+      this.#agentServers.plan(id, agentServerUrl);
       this.#addRevision(id, request.source, toRevisionInput(request.source_revision_config), now, stepMs);
     });
     await this.#schedule();
@@ -216,7 +226,6 @@ export class DeploymentStore extends RpcTarget {
     return ok(this.#deployment(deploymentId)!);
   }
 
-
   /** GET /v2/deployments/{id}/revisions: newest first. */
   async listRevisions(deploymentId: string, filter: RevisionListFilter): Promise<Result<Page<Revision>>> {
     await this.#catchUp();
@@ -256,7 +265,7 @@ export class DeploymentStore extends RpcTarget {
 
   /** Persists due transitions, then moves the alarm if any were due. */
   async #catchUp(): Promise<void> {
-    if (this.#advance(this.clock())) await this.#schedule();
+    if (this.#advance(this.clock()) || this.#agentServers.pending()) await this.#schedule();
   }
 
   /**
@@ -286,6 +295,8 @@ export class DeploymentStore extends RpcTarget {
 
   /** One alarm per workspace, at the earliest pending transition of any revision. */
   async #schedule(): Promise<void> {
+    // Deployed deployments get their agent server, deleted ones lose it, before anyone is answered.
+    await this.#agentServers.sync();
     const { next } = this.#sql.exec<{ next: number | null }>("SELECT MIN(next_at) AS next FROM deployment_revisions").one();
     if (next === null) await this.#ctx.storage.deleteAlarm();
     else await this.#ctx.storage.setAlarm(next);

@@ -22,8 +22,11 @@ export type DeploymentRow = {
   image_version: string | null;
 };
 
-/** A `deployments` row joined with its latest revision's configuration. */
-export type DeploymentView = DeploymentRow & { latest_config: string | null };
+/**
+ * A `deployments` row joined with its latest revision's configuration and, once one serves it, the
+ * URL of its agent server (agent-servers.ts).
+ */
+export type DeploymentView = DeploymentRow & { latest_config: string | null; agent_server_url?: string | null };
 
 /**
  * A `deployment_revisions` row. `created_ms`, `step_ms` and `outcome` fix its whole timeline;

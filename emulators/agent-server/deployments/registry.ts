@@ -1,0 +1,43 @@
+import { DurableObject } from "cloudflare:workers";
+import type { AgentServerBindings } from "../env.ts";
+
+/**
+ * Which deployments have an agent server, and whose workspace owns each: one SQLite-backed object
+ * for the emulator. It is asked before a deployment's own state object is touched, so a request
+ * for an unknown or deleted deployment is a 404 that creates nothing (a state object, once
+ * reached, makes its tables and seeds its assistants). Workspace ids are the control plane's
+ * (UUIDs derived from a digest of the credential, never the credential).
+ */
+export class DeploymentRegistry extends DurableObject<AgentServerBindings> {
+  constructor(ctx: DurableObjectState, env: AgentServerBindings) {
+    super(ctx, env);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS deployments (
+      id TEXT PRIMARY KEY,
+      workspace_id TEXT NOT NULL,
+      provisioned_at TEXT NOT NULL
+    )`);
+  }
+
+  /** Records the deployment; a deployment already recorded keeps its first owner (ids are never reused). */
+  provision(deploymentId: string, workspaceId: string): void {
+    this.ctx.storage.sql.exec(
+      "INSERT INTO deployments (id, workspace_id, provisioned_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+      deploymentId,
+      workspaceId,
+      new Date().toISOString(),
+    );
+  }
+
+  /** Forgets the deployment; whether it was recorded. */
+  deprovision(deploymentId: string): boolean {
+    return this.ctx.storage.sql.exec("DELETE FROM deployments WHERE id = ?", deploymentId).rowsWritten > 0;
+  }
+
+  /** The workspace owning the deployment, or null when it has no agent server. */
+  owner(deploymentId: string): string | null {
+    return this.ctx.storage.sql.exec<{ workspace_id: string }>("SELECT workspace_id FROM deployments WHERE id = ?", deploymentId).toArray()[0]?.workspace_id ?? null;
+  }
+}
+
+/** The registry object. */
+export const registryOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_DEPLOYMENTS">) => env.AGENT_SERVER_DEPLOYMENTS.getByName("deployments");
