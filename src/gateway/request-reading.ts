@@ -26,7 +26,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
     const raw = c.req.raw;
     // The one parse of the URL; the proxy reuses it.
     const url = new URL(raw.url);
-    const { upstream, rawPath } = route(config.routing, url);
+    const { upstream, rawPath, forwardPrefix = "" } = route(config.routing, url);
     const reading = readRequest(classifiers[upstream].table, { method: raw.method, rawPath, headers: raw.headers });
     if (!reading.ok) {
       throw new HTTPException(reading.status, { res: Response.json({ detail: reading.detail }, { status: reading.status }) });
@@ -37,7 +37,8 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
       url,
       upstream,
       path: reading.path,
-      upstreamPath: reading.upstreamPath,
+      // A deployment's agent server is counted on its own path and reached below its prefix (routes.ts).
+      upstreamPath: forwardPrefix && reading.upstreamPath === "/" ? forwardPrefix : forwardPrefix + reading.upstreamPath,
       apiKey: reading.apiKey,
       userId: reading.userId,
       clientIp,
@@ -50,7 +51,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
  * The upstream a request is for, and its path as that upstream's own (still encoded).
  * @throws HTTPException 421 for a host this gateway does not serve.
  */
-function route(routing: Routing, url: URL): { upstream: UpstreamName; rawPath: string } {
+function route(routing: Routing, url: URL): { upstream: UpstreamName; rawPath: string; forwardPrefix?: string } {
   if (routing.kind === "hosts") {
     const upstream = upstreamForHost(routing.hosts, url.hostname);
     if (!upstream) {

@@ -22,10 +22,19 @@ export interface Mount {
   readonly prefix: string;
   readonly upstream: Exclude<UpstreamName, "hosted-api">;
   readonly strip: boolean;
+  /**
+   * The segment after the prefix names one instance of the upstream (a deployment's own agent
+   * server): prefix and segment are left out of the path the upstream's rules read, so the
+   * instance's `/threads` is counted as the shared one's is, and forwarded in front of it, so the
+   * upstream knows which instance. Deployed, an instance has a host of its own (`<id>.agents...`).
+   */
+  readonly instance?: boolean;
 }
 
 export const LOCAL_MOUNTS: readonly Mount[] = [
   { prefix: "/agent-server", upstream: "agent-server", strip: true },
+  // A deployment's agent server (docs/deployment-agent-servers.md); no upstream documents a path there.
+  { prefix: "/deployments", upstream: "agent-server", strip: true, instance: true },
   // Every control-plane path is below /v2 and the hosted API documents none there.
   { prefix: "/v2", upstream: "control-plane", strip: false },
   // Its GitHub integration listings: the hosted API documents no path below /v1/integrations.
@@ -36,14 +45,21 @@ export const LOCAL_MOUNTS: readonly Mount[] = [
  * The upstream a normalized path is for under the local mounts, and the path it sees there.
  * Whole segments only: `/v2x` and `/agent-serverless` are the hosted API's.
  */
-export function mountFor(path: string): { upstream: UpstreamName; path: string; stripped: number } {
+export function mountFor(path: string): { upstream: UpstreamName; path: string; stripped: number; mount?: Mount } {
   for (const mount of LOCAL_MOUNTS) {
     if (path === mount.prefix || path.startsWith(`${mount.prefix}/`)) {
-      const stripped = mount.strip ? mount.prefix.length : 0;
-      return { upstream: mount.upstream, path: path.slice(stripped) || "/", stripped };
+      const stripped = !mount.strip ? 0 : mount.instance ? instanceEnd(path, mount.prefix.length) : mount.prefix.length;
+      return { upstream: mount.upstream, path: path.slice(stripped) || "/", stripped, mount };
     }
   }
   return { upstream: "hosted-api", path, stripped: 0 };
+}
+
+/** Where the instance segment after a prefix of `prefixLength` ends in `path` (the path's end without one). */
+function instanceEnd(path: string, prefixLength: number): number {
+  if (path.length === prefixLength) return prefixLength;
+  const slash = path.indexOf("/", prefixLength + 1);
+  return slash === -1 ? path.length : slash;
 }
 
 /** Where a path of `upstream`'s own is reached on the one local port (the inverse of localRoute). */
@@ -58,18 +74,23 @@ export function localPathFor(upstream: UpstreamName, path: string): string {
 }
 
 /**
- * The upstream a request path (as sent, still encoded) is for under the local mounts, and the path
- * as that upstream's own. The mount is chosen on the canonical path, so no spelling of a path (dot
- * segments, encoded letters) reaches another upstream than the one whose table counts it. A
- * malformed path stays the hosted API's, whose reading refuses it.
+ * The upstream a request path (as sent, still encoded) is for under the local mounts, the path as
+ * that upstream's own (what its rules read), and, for an instance mount, the canonical prefix that
+ * goes in front of it upstream (`/deployments/<id>`). The mount is chosen on the canonical path,
+ * so no spelling of a path (dot segments, encoded letters) reaches another upstream than the one
+ * whose table counts it. A malformed path stays the hosted API's, whose reading refuses it.
  */
-export function localRoute(rawPath: string): { upstream: UpstreamName; rawPath: string } {
+export function localRoute(rawPath: string): { upstream: UpstreamName; rawPath: string; forwardPrefix?: string } {
   const normalized = normalizePath(rawPath);
   if (!normalized.ok) return { upstream: "hosted-api", rawPath };
   const mount = mountFor(normalized.path);
   if (mount.stripped === 0) return { upstream: mount.upstream, rawPath };
-  // The prefix needs no encoding, so it is as long in the encoded path.
-  return { upstream: mount.upstream, rawPath: normalized.upstreamPath.slice(mount.stripped) || "/" };
+  // The prefix needs no encoding; an instance segment may, so its end is found again in the
+  // encoded path (an encoded segment holds no literal `/`).
+  const encoded = normalized.upstreamPath;
+  if (!mount.mount?.instance) return { upstream: mount.upstream, rawPath: encoded.slice(mount.stripped) || "/" };
+  const stripped = instanceEnd(encoded, mount.mount.prefix.length);
+  return { upstream: mount.upstream, rawPath: encoded.slice(stripped) || "/", forwardPrefix: encoded.slice(0, stripped) };
 }
 
 /** One entry of UPSTREAM_HOSTS: an exact host, or `*.suffix` for every host below the suffix. */

@@ -32,6 +32,39 @@ export const EMULATORS = {
 export type EmulatorName = keyof typeof EMULATORS;
 export const EMULATOR_NAMES = Object.keys(EMULATORS) as EmulatorName[];
 
+/** A binding of one emulator Worker to an RPC entrypoint of another. */
+export interface EmulatorLink {
+  readonly from: EmulatorName;
+  /** The binding in `from`'s environment (its env.ts). */
+  readonly binding: string;
+  readonly to: EmulatorName;
+  readonly entrypoint: string;
+}
+
+/**
+ * The emulators' bindings to each other, added by every local run and never by their wrangler.toml:
+ * a deploy fails on a binding to a Worker that is not deployed, and each emulator deploys alone as
+ * a sandbox (docs/deployment-agent-servers.md, "Wiring").
+ */
+export const EMULATOR_LINKS: readonly EmulatorLink[] = [
+  // Each deployment of the control plane gets an agent server of its own once a revision deploys.
+  { from: "control-plane", binding: "DEPLOYMENT_AGENT_SERVERS", to: "agent-server", entrypoint: "DeploymentProvisioning" },
+];
+
+/**
+ * `from`'s bindings to the other emulators that run beside it (`running`): binding -> the target's
+ * Worker name (as `workerName` renames it: npm start's session names) and entrypoint.
+ */
+export async function emulatorLinks(
+  from: EmulatorName,
+  running: readonly EmulatorName[] = EMULATOR_NAMES,
+  workerName: (worker: string) => string = (worker) => worker,
+): Promise<Record<string, { service: string; entrypoint: string }>> {
+  const links = EMULATOR_LINKS.filter((link) => link.from === from && running.includes(link.to));
+  const entries = await Promise.all(links.map(async (link) => [link.binding, { service: workerName(await emulatorWorkerName(link.to)), entrypoint: link.entrypoint }] as const));
+  return Object.fromEntries(entries);
+}
+
 /** The absolute path of an emulator's wrangler config. */
 export const emulatorConfig = (name: EmulatorName): string => resolve(ROOT, EMULATORS[name].config);
 
@@ -80,8 +113,9 @@ export async function buildEmulator(name: EmulatorName, outdir: string): Promise
 /**
  * Miniflare worker options (the v4 shape wrangler and @cloudflare/vitest-plugin take) for each
  * emulator in `names`, built into `outdir/<name>`: one module each, configured exactly as wrangler
- * reads its config (its Durable Objects, variables and compatibility settings). Workers in the same
- * Miniflare as the gateway reach them by their Worker names (localServices).
+ * reads its config (its Durable Objects, variables and compatibility settings), plus its links to
+ * the others among `names` (EMULATOR_LINKS). Workers in the same Miniflare as the gateway reach
+ * them by their Worker names (localServices).
  */
 export async function emulatorWorkerOptions(outdir: string, names: readonly EmulatorName[] = EMULATOR_NAMES): Promise<LegacyWorkerOptions[]> {
   const { unstable_getMiniflareWorkerOptions } = await import("wrangler");
@@ -91,7 +125,9 @@ export async function emulatorWorkerOptions(outdir: string, names: readonly Emul
       const { workerOptions } = unstable_getMiniflareWorkerOptions(emulatorConfig(name));
       // The bundle is one module; the config's module rules and root have nothing left to do.
       const { modulesRules: _rules, rootPath: _root, ...worker } = workerOptions;
-      return { ...worker, name: await emulatorWorkerName(name), modules: [{ type: "ESModule" as const, path: entry }], modulesRoot: dirname(entry) } as LegacyWorkerOptions;
+      const links = Object.entries(await emulatorLinks(name, names)).map(([binding, { service, entrypoint }]) => [binding, { name: service, entrypoint }]);
+      const serviceBindings = { ...(worker.serviceBindings as Record<string, unknown> | undefined), ...Object.fromEntries(links) };
+      return { ...worker, serviceBindings, name: await emulatorWorkerName(name), modules: [{ type: "ESModule" as const, path: entry }], modulesRoot: dirname(entry) } as LegacyWorkerOptions;
     }),
   );
 }

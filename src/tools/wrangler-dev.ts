@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { emulatorConfig, localServices, type EmulatorName } from "./emulator-workers.ts";
+import { emulatorConfig, emulatorLinks, localServices, type EmulatorName } from "./emulator-workers.ts";
 
 export interface WranglerDevOptions {
   /** Absolute path of the wrangler config. */
@@ -63,7 +63,9 @@ export async function serveWithWranglerDev(options: WranglerDevOptions): Promise
   try {
     for (const name of emulators) {
       const storage = options.storageDir === undefined ? false : join(options.storageDir, name);
-      const emulator = await unstable_startWorker({ config: emulatorConfig(name), ...options.runtime, dev: dev(0, storage) } as Input);
+      // Its links to the other emulators of this run (EMULATOR_LINKS), found through the same registry.
+      const links = Object.entries(await emulatorLinks(name, emulators)).map(([binding, { service, entrypoint }]) => [binding, { type: "service" as const, service, entrypoint }]);
+      const emulator = await unstable_startWorker({ config: emulatorConfig(name), bindings: Object.fromEntries(links), ...options.runtime, dev: dev(0, storage) } as Input);
       started.push(emulator);
       await emulator.ready;
     }

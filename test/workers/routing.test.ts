@@ -94,3 +94,80 @@ describe("each upstream is counted by its own table", () => {
     expect(((await res.json()) as { detail: string }).detail).toContain('Rate limit "agent-server-public-ip" (row 203');
   });
 });
+
+describe("a deployment's agent server, one local port (ROUTING=paths): /deployments/<id> counted as /agent-server", () => {
+  const ID = "5b0c3a1e-9f2d-4c8a-8e1b-2a7f6d4c9e01";
+
+  it.each([
+    [`/deployments/${ID}/threads/search`, "agent-server", `/deployments/${ID}/threads/search`],
+    [`/deployments/${ID}`, "agent-server", `/deployments/${ID}`],
+    ["/deployments", "agent-server", "/deployments"],
+    // Every spelling is read on the canonical path, as the agent server reads it.
+    [`/%64eployments/${ID}/threads/search`, "agent-server", `/deployments/${ID}/threads/search`],
+    [`/x/../deployments/${ID}/threads/search`, "agent-server", `/deployments/${ID}/threads/search`],
+    [`//deployments//${ID}/./threads//search/`, "agent-server", `/deployments/${ID}/threads/search`],
+    [`/deployments/${ID}%2Fthreads%2Fsearch`, "agent-server", `/deployments/${ID}/threads/search`],
+    // Climbing out of the deployment lands where the canonical path says, counted there.
+    [`/deployments/${ID}/%2e%2e/%2e%2e/runs/wait`, "hosted-api", "/runs/wait"],
+    ["/deployments/%2e%2e/agent-server/info", "agent-server", "/info"],
+    ["/deployments/../v2/deployments", "control-plane", "/v2/deployments"],
+    ["/deploymentsx/y", "hosted-api", "/deploymentsx/y"],
+    // A second prefix inside is the deployment's own path (its agent server has none there: 404).
+    [`/deployments/${ID}/deployments/${ID}/threads/search`, "agent-server", `/deployments/${ID}/deployments/${ID}/threads/search`],
+    // The instance segment is forwarded canonically encoded, never decoded twice.
+    ["/deployments/a%2520b/info", "agent-server", "/deployments/a%2520b/info"],
+  ])("%s goes to the %s as %s", async (path, upstream, upstreamPath) => {
+    const upstreams = recordingUpstreams();
+    const res = await gatewayWith(upstreams.bindings)(path, { method: "POST", headers: keyed() });
+    expect(res.status).toBe(200);
+    expect(upstreams.seen).toEqual([`${upstream} ${upstreamPath}`]);
+  });
+
+  it.each([
+    ["/threads/search", "POST", '"agent-server-default-key";q=1000;w=10'],
+    ["/info", "GET", '"agent-server-high-throughput-ip";q=2000;w=10'],
+    ["/ok", "GET", '"agent-server-default-key";q=1000;w=10'],
+  ])("%s %s: the same rule and the same counter below /agent-server and below any deployment (%s)", async (path, method, policy) => {
+    const headers = keyed();
+    const spellings = [`/agent-server${path}`, `/deployments/${ID}${path}`, `/deployments/${crypto.randomUUID()}${path}`, `/%64eployments/${ID.toUpperCase()}/.${path}`];
+    const seen: Array<{ policy: string | null; names: string[]; keys: string[] }> = [];
+    for (const spelling of spellings) {
+      const limiter = recordingLimiter();
+      const res = await gatewayWith({ LIMITER: limiter.namespace, ...recordingUpstreams().bindings })(spelling, { method, headers });
+      expect(res.status, spelling).toBe(200);
+      seen.push({ policy: res.headers.get("ratelimit-policy"), names: limiter.calls.names, keys: limiter.calls.keys });
+    }
+    expect(seen[0]!.policy).toBe(policy);
+    expect(seen[0]!.names).toHaveLength(1);
+    for (const other of seen.slice(1)) expect(other).toEqual(seen[0]);
+  });
+
+  it("one caller's requests below /agent-server and below deployments share one budget: no spelling escapes or counts twice", async () => {
+    const ip = freshIdentity().ip;
+    const paths = [`/agent-server/ok`, `/deployments/${ID}/ok`, `/%64eployments/${ID}/ok`, `/deployments/${crypto.randomUUID()}/./ok`, `/x/../deployments/${ID}/ok/`];
+    // Anonymous: the agent server's catch-all, 100 per 60 s per IP (row 203), whatever the spelling.
+    let sent = 0;
+    const statuses = await burst(100, () => gateway(paths[sent++ % paths.length]!, { headers: { "cf-connecting-ip": ip } }), 20);
+    expect(Object.fromEntries(statuses)).not.toHaveProperty("429");
+    for (const path of paths) {
+      const res = await gateway(path, { headers: { "cf-connecting-ip": ip } });
+      expect(res.status, path).toBe(429);
+      expect(res.headers.get("ratelimit-policy")).toBe('"agent-server-public-ip";q=100;w=60');
+    }
+  });
+});
+
+describe("deployed: a deployment's agent server on a host of its own (ROUTING=hosts)", () => {
+  it("reaches the agent server on its own paths, counted as the shared agent server's", async () => {
+    const upstreams = recordingUpstreams();
+    const limiter = recordingLimiter();
+    const headers = keyed();
+    const send = gatewayWith({ ROUTING: "hosts", UPSTREAM_HOSTS: HOSTS, LIMITER: limiter.namespace, ...upstreams.bindings });
+    const res = await send("https://5b0c3a1e-9f2d-4c8a-8e1b-2a7f6d4c9e01.agents.example.test/threads/search", { method: "POST", headers });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("ratelimit-policy")).toBe('"agent-server-default-key";q=1000;w=10');
+    // No mount on the deployed hosts: /deployments there is an agent-server path like any other.
+    await send("https://5b0c3a1e-9f2d-4c8a-8e1b-2a7f6d4c9e01.agents.example.test/deployments/x/threads", { method: "POST", headers });
+    expect(upstreams.seen).toEqual(["agent-server /threads/search", "agent-server /deployments/x/threads"]);
+  });
+});

@@ -5,8 +5,8 @@
 // resolves `main`, `.dev.vars` and `.wrangler/state` from the config's directory), gitignored,
 // rewritten on every start. docs/emulators.md, "Where the bindings are declared".
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { EMULATOR_NAMES, emulatorConfig, localServices, ROOT } from "../emulator-workers.ts";
+import { dirname, join } from "node:path";
+import { EMULATOR_NAMES, emulatorConfig, emulatorLinks, localServices, ROOT, type EmulatorName } from "../emulator-workers.ts";
 
 /**
  * The name an emulator Worker runs under in npm start's session: wrangler dev reads every config
@@ -34,9 +34,31 @@ export function withLocalServices(raw: Record<string, unknown>, region: string, 
   return { ...raw, env: { ...envs, [region]: { ...env, services: [...declared, ...added] } } };
 }
 
+/** Where npm start's copy of an emulator's config for `region` goes: beside its wrangler.toml, for the same reasons. */
+export const localEmulatorConfigPath = (name: EmulatorName, region: string): string => join(dirname(emulatorConfig(name)), `.wrangler.local.${region}.json`);
+
+/**
+ * The config npm start runs an emulator with: its own, or, when it has links to the other
+ * emulators (EMULATOR_LINKS: the control plane's to the agent server's provisioning entrypoint),
+ * a copy with those `services` added under the session's Worker names.
+ */
+async function emulatorDevConfig(name: EmulatorName, region: string): Promise<string> {
+  const links = await emulatorLinks(name, EMULATOR_NAMES, (worker) => sessionWorkerName(worker, region));
+  if (Object.keys(links).length === 0) return emulatorConfig(name);
+  const { experimental_readRawConfig } = await import("wrangler");
+  const { rawConfig } = experimental_readRawConfig({ config: emulatorConfig(name) });
+  const raw = rawConfig as Record<string, unknown>;
+  const declared = (raw.services ?? []) as Array<{ binding: string }>;
+  const added = Object.entries(links).map(([binding, { service, entrypoint }]) => ({ binding, service, entrypoint }));
+  const path = localEmulatorConfigPath(name, region);
+  writeFileSync(path, `${JSON.stringify({ ...raw, services: [...declared, ...added] }, null, 2)}\n`);
+  return path;
+}
+
 /**
  * Writes npm start's config for `region` and answers the `-c` arguments of `wrangler dev`: that
- * config first (the primary Worker, the gateway), then each emulator Worker's own config.
+ * config first (the primary Worker, the gateway), then each emulator Worker's config (its own, or
+ * a copy with its links to the other emulators: emulatorDevConfig).
  */
 export async function localDevConfigs(region: string): Promise<string[]> {
   const { experimental_readRawConfig } = await import("wrangler");
@@ -45,5 +67,6 @@ export async function localDevConfigs(region: string): Promise<string[]> {
   const config = withLocalServices(rawConfig as Record<string, unknown>, region, services);
   const path = localConfigPath(region);
   writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
-  return [path, ...EMULATOR_NAMES.map(emulatorConfig)].flatMap((config) => ["-c", config]);
+  const emulators = await Promise.all(EMULATOR_NAMES.map((name) => emulatorDevConfig(name, region)));
+  return [path, ...emulators].flatMap((config) => ["-c", config]);
 }
