@@ -6,17 +6,22 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { deploymentObjectName, type AgentServerState } from "../../../emulators/agent-server/state-object.ts";
+import type { DeploymentProvisioning } from "../../../emulators/shared/deployment-provisioning.ts";
 import { defaultWorkspaceId } from "../../../emulators/shared/workspace-credential.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
 import { agentServer, contractChecked } from "./support.ts";
 
 const BASE = "https://agent-server.test";
 
+// `exports` is typed as the gateway's; in this project the test Worker is the agent-server emulator,
+// and this is its entrypoint the control plane is bound to.
+const provisioning = (exports as unknown as { DeploymentProvisioning: DeploymentProvisioning }).DeploymentProvisioning;
+
 /** A provisioned deployment of a fresh workspace, with its workspace's key and a contract-checked caller. */
 async function provisioned() {
   const id = crypto.randomUUID();
   const apiKey = `ws-key-${crypto.randomUUID()}`;
-  await exports.DeploymentProvisioning.provision(id, await defaultWorkspaceId(`api-key:${apiKey}`));
+  await provisioning.provision(id, await defaultWorkspaceId(`api-key:${apiKey}`));
   const fetcher = contractChecked((request) => exports.default.fetch(request), `${BASE}/deployments/${id}`);
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = { "x-api-key": apiKey }) => {
     const res = await fetcher(`${BASE}/deployments/${id}${path}`, {
@@ -66,7 +71,7 @@ describe("a deployment's agent server", () => {
     // The credentials the control plane reads: the key, a bearer token or the tenant id of the same workspace.
     const tenant = crypto.randomUUID();
     const other = crypto.randomUUID();
-    await exports.DeploymentProvisioning.provision(other, tenant);
+    await provisioning.provision(other, tenant);
     expect((await raw(`/deployments/${other}/ok`, { "x-tenant-id": tenant })).status).toBe(200);
     expect((await raw(`/deployments/${other.toUpperCase()}/ok`, { "x-tenant-id": tenant })).status).toBe(200);
   });
@@ -88,10 +93,10 @@ describe("a deployment's agent server", () => {
   it("provisioning again keeps its state; deprovisioning makes it a 404 and empties its object", async () => {
     const { id, apiKey, call } = await provisioned();
     const thread = await call("POST", "/threads", { metadata: { kept: true } });
-    await exports.DeploymentProvisioning.provision(id, await defaultWorkspaceId(`api-key:${apiKey}`));
+    await provisioning.provision(id, await defaultWorkspaceId(`api-key:${apiKey}`));
     expect((await call("GET", `/threads/${thread.body.thread_id}`)).body.metadata).toEqual({ kept: true });
 
-    await exports.DeploymentProvisioning.deprovision(id);
+    await provisioning.deprovision(id);
     expect(await raw(`/deployments/${id}/threads/${thread.body.thread_id}`, { "x-api-key": apiKey })).toEqual({ status: 404, body: { detail: `Deployment ID ${id} not found.` } });
     // Emptied and reset: reached again, it is a new agent server (no threads).
     const threads = await runInDurableObject(agentServerEnv.AGENT_SERVER_STATE.getByName(deploymentObjectName(id)), (_, state: DurableObjectState) =>
@@ -99,7 +104,7 @@ describe("a deployment's agent server", () => {
     );
     expect(threads).toBe(0);
     // Idempotent.
-    await exports.DeploymentProvisioning.deprovision(id);
+    await provisioning.deprovision(id);
   });
 
   it("fires a deployment's crons into its own state", async () => {
