@@ -125,4 +125,56 @@ describe("the typical deployment flow, through the gateway", () => {
     expect(await gone.json()).toEqual({ detail: `Deployment ID ${id} not found.` });
     expect((await control("GET", `/v2/deployments/${id}`)).status).toBe(404);
   });
+
+  it("every source gets an agent server; custom_url is reported as the document says per source; a bulk delete takes them all", async () => {
+    const { headers, control } = workspaceCaller();
+    const integrationId = (await control("GET", "/v1/integrations/github/install")).body[0].id as string;
+    const name = (kind: string) => `${kind}-${crypto.randomUUID().slice(0, 8)}`;
+    const bodies = {
+      github: {
+        name: name("github"),
+        source: "github",
+        source_config: { integration_id: integrationId, repo_url: "https://github.com/acme/agent", deployment_type: "dev" },
+        source_revision_config: { repo_ref: "main", langgraph_config_path: "langgraph.json" },
+        secrets: [],
+      },
+      external_docker: {
+        name: name("docker"),
+        source: "external_docker",
+        source_config: { listener_id: crypto.randomUUID(), listener_config: { k8s_namespace: "agents" }, custom_url: "https://agents.acme.example/docker" },
+        source_revision_config: { image_uri: "registry.example.com/agent:1.0" },
+        secrets: [],
+      },
+      internal_source: {
+        name: name("source"),
+        source: "internal_source",
+        source_config: {},
+        source_revision_config: { langgraph_config_path: "langgraph.json", source_tarball_path: "uploads/agent.tgz" },
+        secrets: [],
+      },
+    };
+    const ids: Record<string, string> = {};
+    for (const [source, body] of Object.entries(bodies)) {
+      const created = await control("POST", "/v2/deployments", body);
+      expect(created.status, source).toBe(201);
+      ids[source] = created.body.id;
+    }
+    for (let waiting = Object.values(ids); waiting.length > 0; await pause(100)) {
+      // The listing's filter is comma separated (the bulk delete's is a repeated parameter).
+      const listed = await control("GET", `/v2/deployments?deployment_ids=${waiting.join(",")}`);
+      expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+      waiting = (listed.body.resources as Array<{ id: string; status: string }>).filter((d) => d.status !== "READY").map((d) => d.id);
+    }
+    const custom = async (id: string) => (await control("GET", `/v2/deployments/${id}`)).body.source_config.custom_url;
+    // github: set automatically (read only); external_docker: its owner's URL, kept; internal: none.
+    expect(await custom(ids.github!)).toBe(`${CONTROL_PLANE_URL}/deployments/${ids.github}`);
+    expect(await custom(ids.external_docker!)).toBe("https://agents.acme.example/docker");
+    expect(await custom(ids.internal_source!)).toBeNull();
+    const ok = (id: string) => exports.default.fetch(new Request(`${CONTROL_PLANE_URL}/deployments/${id}/ok`, { headers }));
+    for (const id of Object.values(ids)) expect((await ok(id)).status, id).toBe(200);
+
+    const deleted = await control("DELETE", `/v2/deployments?${Object.values(ids).map((id) => `deployment_ids=${id}`).join("&")}`);
+    expect(deleted.status).toBe(200);
+    for (const id of Object.values(ids)) expect((await ok(id)).status, id).toBe(404);
+  });
 });

@@ -1,0 +1,63 @@
+// The control plane's side of a deployment's agent server, in the control plane's own project,
+// where (as in a control plane deployed alone) nothing binds it to the agent-server emulator: its
+// deployments still deploy, and report no agent server. The bound case, through the gateway:
+// test/workers/through-gateway/deployment-flow.test.ts. docs/deployment-agent-servers.md.
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { agentServerUrlTemplate } from "../../../emulators/control-plane/deployments/agent-server-url.ts";
+import type { ControlPlaneEnv } from "../../../emulators/control-plane/auth.ts";
+import { createEmulatorApp } from "../../../emulators/shared/app.ts";
+import type { DeploymentProvisioning } from "../../../emulators/shared/deployment-provisioning.ts";
+import { controlPlaneEnv } from "../support/emulator-env.ts";
+import { create, manualClock, revisionOf, STEP, workspaceObject } from "./deployment-support.ts";
+import { controlPlane, freshWorkspace } from "./support.ts";
+
+describe("without the agent-server binding (a control plane deployed alone)", () => {
+  it("a github deployment still reaches DEPLOYED and READY; custom_url stays null and nothing is provisioned", async () => {
+    expect(controlPlaneEnv.DEPLOYMENT_AGENT_SERVERS).toBeUndefined();
+    const workspace = freshWorkspace();
+    const clock = await manualClock(workspace);
+    const deployment = await create(workspace);
+    clock.advance(10 * STEP);
+    expect((await revisionOf(workspace, deployment.id, deployment.latest_revision_id)).body.status).toBe("DEPLOYED");
+    const read = await controlPlane("GET", `/v2/deployments/${deployment.id}`, { workspace });
+    expect(read.body).toMatchObject({ status: "READY", source_config: { custom_url: null } });
+    const recorded = await runInDurableObject(workspaceObject(workspace), (_, state) => state.storage.sql.exec("SELECT count(*) AS n FROM deployment_agent_servers").one().n);
+    expect(recorded).toBe(0);
+  });
+});
+
+describe("where a deployment's agent server answers (agentServerUrlTemplate)", () => {
+  const bound = {} as DeploymentProvisioning;
+  const app = createEmulatorApp<ControlPlaneEnv>("control_plane").get("/v2/deployments", (c) => c.json({ template: agentServerUrlTemplate(c) }));
+  const template = async (env: Record<string, unknown>, headers: Record<string, string> = {}, url = "https://control-plane.test/v2/deployments") => {
+    const res = await app.request(url, { headers }, env);
+    return { status: res.status, body: (await res.json()) as { template?: string | null; detail?: string } };
+  };
+
+  it("is below /deployments on the origin the client called: the gateway's forwarded host and scheme, else the request's", async () => {
+    expect((await template({ DEPLOYMENT_AGENT_SERVERS: bound }, { "x-forwarded-host": "127.0.0.1:8787", "x-forwarded-proto": "http" })).body.template).toBe(
+      "http://127.0.0.1:8787/deployments/{deployment_id}",
+    );
+    expect((await template({ DEPLOYMENT_AGENT_SERVERS: bound })).body.template).toBe("https://control-plane.test/deployments/{deployment_id}");
+    // Values that are not a host or a scheme (a caller's own, without a gateway) are not written into a record.
+    expect((await template({ DEPLOYMENT_AGENT_SERVERS: bound }, { "x-forwarded-host": "evil.test/x?", "x-forwarded-proto": "javascript" })).body.template).toBe(
+      "https://control-plane.test/deployments/{deployment_id}",
+    );
+  });
+
+  it("is DEPLOYMENT_URL_TEMPLATE when set (a gateway routing by host); a template without {deployment_id} or not http(s) is a 500 naming the setting", async () => {
+    expect((await template({ DEPLOYMENT_AGENT_SERVERS: bound, DEPLOYMENT_URL_TEMPLATE: "https://{deployment_id}.agents.us.example.com" })).body.template).toBe(
+      "https://{deployment_id}.agents.us.example.com",
+    );
+    for (const bad of ["https://agents.example.com", "ftp://{deployment_id}.example.com"]) {
+      const res = await template({ DEPLOYMENT_AGENT_SERVERS: bound, DEPLOYMENT_URL_TEMPLATE: bad });
+      expect(res.status).toBe(500);
+      expect(res.body.detail).toMatch(/^DEPLOYMENT_URL_TEMPLATE must be an http\(s\) URL containing \{deployment_id\}/);
+    }
+  });
+
+  it("is none without the binding, whatever the template", async () => {
+    expect((await template({ DEPLOYMENT_URL_TEMPLATE: "https://{deployment_id}.agents.us.example.com" })).body.template).toBeNull();
+  });
+});
