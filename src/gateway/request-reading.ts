@@ -5,7 +5,7 @@ import { clientIpKey, UNKNOWN_CLIENT } from "../rules/client-ip.ts";
 import { readRequest } from "../rules/read-request.ts";
 import type { GatewayConfig, Routing } from "./config.ts";
 import { problemResponse } from "./problem.ts";
-import { localRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
+import { deploymentScope, localRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 
 /**
@@ -37,7 +37,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
       url,
       upstream,
       path: reading.path,
-      // A deployment's agent server is counted on its own path and reached below its prefix (routes.ts).
+      // A deployment's agent server is counted on its own path and reached below its prefix.
       upstreamPath: forwardPrefix && reading.upstreamPath === "/" ? forwardPrefix : forwardPrefix + reading.upstreamPath,
       apiKey: reading.apiKey,
       userId: reading.userId,
@@ -48,10 +48,19 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
 }
 
 /**
- * The upstream a request is for, and its path as that upstream's own (still encoded).
+ * The upstream a request is for, its path as that upstream's own (still encoded), and for a
+ * deployment's agent server the prefix forwarded in front of that path.
  * @throws HTTPException 421 for a host this gateway does not serve.
  */
 function route(routing: Routing, url: URL): { upstream: UpstreamName; rawPath: string; forwardPrefix?: string } {
+  const routed = upstreamOf(routing, url);
+  // A deployment's agent server is counted on its own path, however it was reached (routes.ts).
+  const scope = routed.upstream === "agent-server" ? deploymentScope(routed.rawPath) : undefined;
+  return scope ? { upstream: routed.upstream, ...scope } : routed;
+}
+
+/** By host (deployed) or by local mount. */
+function upstreamOf(routing: Routing, url: URL): { upstream: UpstreamName; rawPath: string } {
   if (routing.kind === "hosts") {
     const upstream = upstreamForHost(routing.hosts, url.hostname);
     if (!upstream) {

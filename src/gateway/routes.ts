@@ -22,19 +22,12 @@ export interface Mount {
   readonly prefix: string;
   readonly upstream: Exclude<UpstreamName, "hosted-api">;
   readonly strip: boolean;
-  /**
-   * The segment after the prefix names one instance of the upstream (a deployment's own agent
-   * server): prefix and segment are left out of the path the upstream's rules read, so the
-   * instance's `/threads` is counted as the shared one's is, and forwarded in front of it, so the
-   * upstream knows which instance. Deployed, an instance has a host of its own (`<id>.agents...`).
-   */
-  readonly instance?: boolean;
 }
 
 export const LOCAL_MOUNTS: readonly Mount[] = [
   { prefix: "/agent-server", upstream: "agent-server", strip: true },
-  // A deployment's agent server (docs/deployment-agent-servers.md); no upstream documents a path there.
-  { prefix: "/deployments", upstream: "agent-server", strip: true, instance: true },
+  // Each deployment's own agent server, read as deploymentScope says; no upstream documents a path there.
+  { prefix: "/deployments", upstream: "agent-server", strip: false },
   // Every control-plane path is below /v2 and the hosted API documents none there.
   { prefix: "/v2", upstream: "control-plane", strip: false },
   // Its GitHub integration listings: the hosted API documents no path below /v1/integrations.
@@ -45,21 +38,38 @@ export const LOCAL_MOUNTS: readonly Mount[] = [
  * The upstream a normalized path is for under the local mounts, and the path it sees there.
  * Whole segments only: `/v2x` and `/agent-serverless` are the hosted API's.
  */
-export function mountFor(path: string): { upstream: UpstreamName; path: string; stripped: number; mount?: Mount } {
+export function mountFor(path: string): { upstream: UpstreamName; path: string; stripped: number } {
   for (const mount of LOCAL_MOUNTS) {
     if (path === mount.prefix || path.startsWith(`${mount.prefix}/`)) {
-      const stripped = !mount.strip ? 0 : mount.instance ? instanceEnd(path, mount.prefix.length) : mount.prefix.length;
-      return { upstream: mount.upstream, path: path.slice(stripped) || "/", stripped, mount };
+      const stripped = mount.strip ? mount.prefix.length : 0;
+      return { upstream: mount.upstream, path: path.slice(stripped) || "/", stripped };
     }
   }
   return { upstream: "hosted-api", path, stripped: 0 };
 }
 
-/** Where the instance segment after a prefix of `prefixLength` ends in `path` (the path's end without one). */
-function instanceEnd(path: string, prefixLength: number): number {
-  if (path.length === prefixLength) return prefixLength;
-  const slash = path.indexOf("/", prefixLength + 1);
-  return slash === -1 ? path.length : slash;
+/** The agent-server prefix below which each deployment has an agent server of its own (docs/deployment-agent-servers.md). */
+export const DEPLOYMENTS_PREFIX = "/deployments";
+
+/**
+ * An agent-server path (as sent, still encoded) below `/deployments/<id>`, read as that
+ * deployment's agent server's own: the path its rules read (what follows the id), and the
+ * canonical prefix forwarded in front of it, so the agent server knows which deployment. The
+ * gateway applies it to every path the agent server is sent, however it was reached (`/deployments`
+ * or `/agent-server/deployments` locally, any host deployed), so a deployment's `/info` is counted
+ * as `/info` in every spelling, once. Undefined for any other path, and for a malformed one (its
+ * reading refuses it).
+ */
+export function deploymentScope(rawPath: string): { rawPath: string; forwardPrefix: string } | undefined {
+  const normalized = normalizePath(rawPath);
+  if (!normalized.ok) return undefined;
+  const { path, upstreamPath } = normalized;
+  if (path !== DEPLOYMENTS_PREFIX && !path.startsWith(`${DEPLOYMENTS_PREFIX}/`)) return undefined;
+  // The prefix needs no encoding; the id segment may, so its end is found in the encoded path
+  // (an encoded segment holds no literal `/`).
+  const slash = upstreamPath.indexOf("/", DEPLOYMENTS_PREFIX.length + 1);
+  const end = path === DEPLOYMENTS_PREFIX ? DEPLOYMENTS_PREFIX.length : slash === -1 ? upstreamPath.length : slash;
+  return { rawPath: upstreamPath.slice(end) || "/", forwardPrefix: upstreamPath.slice(0, end) };
 }
 
 /** Where a path of `upstream`'s own is reached on the one local port (the inverse of localRoute). */
@@ -74,23 +84,18 @@ export function localPathFor(upstream: UpstreamName, path: string): string {
 }
 
 /**
- * The upstream a request path (as sent, still encoded) is for under the local mounts, the path as
- * that upstream's own (what its rules read), and, for an instance mount, the canonical prefix that
- * goes in front of it upstream (`/deployments/<id>`). The mount is chosen on the canonical path,
- * so no spelling of a path (dot segments, encoded letters) reaches another upstream than the one
- * whose table counts it. A malformed path stays the hosted API's, whose reading refuses it.
+ * The upstream a request path (as sent, still encoded) is for under the local mounts, and the path
+ * as that upstream's own. The mount is chosen on the canonical path, so no spelling of a path (dot
+ * segments, encoded letters) reaches another upstream than the one whose table counts it. A
+ * malformed path stays the hosted API's, whose reading refuses it.
  */
-export function localRoute(rawPath: string): { upstream: UpstreamName; rawPath: string; forwardPrefix?: string } {
+export function localRoute(rawPath: string): { upstream: UpstreamName; rawPath: string } {
   const normalized = normalizePath(rawPath);
   if (!normalized.ok) return { upstream: "hosted-api", rawPath };
   const mount = mountFor(normalized.path);
   if (mount.stripped === 0) return { upstream: mount.upstream, rawPath };
-  // The prefix needs no encoding; an instance segment may, so its end is found again in the
-  // encoded path (an encoded segment holds no literal `/`).
-  const encoded = normalized.upstreamPath;
-  if (!mount.mount?.instance) return { upstream: mount.upstream, rawPath: encoded.slice(mount.stripped) || "/" };
-  const stripped = instanceEnd(encoded, mount.mount.prefix.length);
-  return { upstream: mount.upstream, rawPath: encoded.slice(stripped) || "/", forwardPrefix: encoded.slice(0, stripped) };
+  // The prefix needs no encoding, so it is as long in the encoded path.
+  return { upstream: mount.upstream, rawPath: normalized.upstreamPath.slice(mount.stripped) || "/" };
 }
 
 /** One entry of UPSTREAM_HOSTS: an exact host, or `*.suffix` for every host below the suffix. */

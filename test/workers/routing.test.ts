@@ -114,6 +114,7 @@ describe("a deployment's agent server, one local port (ROUTING=paths): /deployme
     ["/deploymentsx/y", "hosted-api", "/deploymentsx/y"],
     // A second prefix inside is the deployment's own path (its agent server has none there: 404).
     [`/deployments/${ID}/deployments/${ID}/threads/search`, "agent-server", `/deployments/${ID}/deployments/${ID}/threads/search`],
+    [`/agent-server/deployments/${ID}/threads/search`, "agent-server", `/deployments/${ID}/threads/search`],
     // The instance segment is forwarded canonically encoded, never decoded twice.
     ["/deployments/a%2520b/info", "agent-server", "/deployments/a%2520b/info"],
   ])("%s goes to the %s as %s", async (path, upstream, upstreamPath) => {
@@ -129,7 +130,14 @@ describe("a deployment's agent server, one local port (ROUTING=paths): /deployme
     ["/ok", "GET", '"agent-server-default-key";q=1000;w=10'],
   ])("%s %s: the same rule and the same counter below /agent-server and below any deployment (%s)", async (path, method, policy) => {
     const headers = keyed();
-    const spellings = [`/agent-server${path}`, `/deployments/${ID}${path}`, `/deployments/${crypto.randomUUID()}${path}`, `/%64eployments/${ID.toUpperCase()}/.${path}`];
+    const spellings = [
+      `/agent-server${path}`,
+      `/deployments/${ID}${path}`,
+      `/deployments/${crypto.randomUUID()}${path}`,
+      `/%64eployments/${ID.toUpperCase()}/.${path}`,
+      // The agent server's own /deployments, reached through the shared mount: read the same way.
+      `/agent-server/deployments/${ID}${path}`,
+    ];
     const seen: Array<{ policy: string | null; names: string[]; keys: string[] }> = [];
     for (const spelling of spellings) {
       const limiter = recordingLimiter();
@@ -144,7 +152,7 @@ describe("a deployment's agent server, one local port (ROUTING=paths): /deployme
 
   it("one caller's requests below /agent-server and below deployments share one budget: no spelling escapes or counts twice", async () => {
     const ip = freshIdentity().ip;
-    const paths = [`/agent-server/ok`, `/deployments/${ID}/ok`, `/%64eployments/${ID}/ok`, `/deployments/${crypto.randomUUID()}/./ok`, `/x/../deployments/${ID}/ok/`];
+    const paths = [`/agent-server/ok`, `/deployments/${ID}/ok`, `/%64eployments/${ID}/ok`, `/deployments/${crypto.randomUUID()}/./ok`, `/x/../deployments/${ID}/ok/`, `/agent-server/deployments/${ID}/ok`];
     // Anonymous: the agent server's catch-all, 100 per 60 s per IP (row 203), whatever the spelling.
     let sent = 0;
     const statuses = await burst(100, () => gateway(paths[sent++ % paths.length]!, { headers: { "cf-connecting-ip": ip } }), 20);
@@ -158,7 +166,7 @@ describe("a deployment's agent server, one local port (ROUTING=paths): /deployme
 });
 
 describe("deployed: a deployment's agent server on a host of its own (ROUTING=hosts)", () => {
-  it("reaches the agent server on its own paths, counted as the shared agent server's", async () => {
+  it("reaches the agent server on its own paths, counted as the shared agent server's; /deployments/<id> there is read as locally", async () => {
     const upstreams = recordingUpstreams();
     const limiter = recordingLimiter();
     const headers = keyed();
@@ -166,8 +174,9 @@ describe("deployed: a deployment's agent server on a host of its own (ROUTING=ho
     const res = await send("https://5b0c3a1e-9f2d-4c8a-8e1b-2a7f6d4c9e01.agents.example.test/threads/search", { method: "POST", headers });
     expect(res.status).toBe(200);
     expect(res.headers.get("ratelimit-policy")).toBe('"agent-server-default-key";q=1000;w=10');
-    // No mount on the deployed hosts: /deployments there is an agent-server path like any other.
-    await send("https://5b0c3a1e-9f2d-4c8a-8e1b-2a7f6d4c9e01.agents.example.test/deployments/x/threads", { method: "POST", headers });
-    expect(upstreams.seen).toEqual(["agent-server /threads/search", "agent-server /deployments/x/threads"]);
+    // An agent server answering below /deployments/<id> (the emulator as the origin) is counted on the rest, once.
+    const info = await send("https://agents-sandbox.agents.example.test/%64eployments/x/./info", { headers });
+    expect(info.headers.get("ratelimit-policy")).toBe('"agent-server-high-throughput-ip";q=2000;w=10');
+    expect(upstreams.seen).toEqual(["agent-server /threads/search", "agent-server /deployments/x/info"]);
   });
 });
