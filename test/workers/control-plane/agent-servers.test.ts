@@ -3,8 +3,9 @@
 // deployments still deploy, and report no agent server. The bound case, through the gateway:
 // test/workers/through-gateway/deployment-flow.test.ts. docs/deployment-agent-servers.md.
 import { runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { agentServerUrlTemplate } from "../../../emulators/control-plane/deployments/agent-server-url.ts";
+import { AgentServers } from "../../../emulators/control-plane/deployments/agent-servers.ts";
 import type { ControlPlaneEnv } from "../../../emulators/control-plane/auth.ts";
 import { createEmulatorApp } from "../../../emulators/shared/app.ts";
 import type { DeploymentProvisioning } from "../../../emulators/shared/deployment-provisioning.ts";
@@ -59,5 +60,97 @@ describe("where a deployment's agent server answers (agentServerUrlTemplate)", (
 
   it("is none without the binding, whatever the template", async () => {
     expect((await template({ DEPLOYMENT_URL_TEMPLATE: "https://{deployment_id}.agents.us.example.com" })).body.template).toBeNull();
+  });
+});
+
+describe("provisioning (agent-servers.ts), with a stand-in for the agent-server entrypoint", () => {
+  /** Records calls; fails while `failing`; a provision may be held until released. */
+  function standIn() {
+    const calls: string[] = [];
+    let release: (() => void) | undefined;
+    let entered!: () => void;
+    const stand = {
+      calls,
+      /** Settles once a held provision has started. */
+      entered: new Promise<void>((resolve) => (entered = resolve)),
+      failing: false,
+      hold: false,
+      release: () => release?.(),
+      async provision(deploymentId: string, workspaceId: string) {
+        if (stand.failing) throw new Error("agent server unreachable");
+        if (stand.hold) {
+          const held = new Promise<void>((resolve) => (release = resolve));
+          entered();
+          await held;
+        }
+        calls.push(`provision ${deploymentId} ${workspaceId}`);
+      },
+      async deprovision(deploymentId: string) {
+        if (stand.failing) throw new Error("agent server unreachable");
+        calls.push(`deprovision ${deploymentId}`);
+      },
+    };
+    return stand;
+  }
+
+  it("provisions a deployed deployment once, retries a failed call, reports the URL only once provisioned, and deprovisions a deleted one", async () => {
+    const workspace = freshWorkspace();
+    const clock = await manualClock(workspace);
+    const deployment = await create(workspace);
+    const stand = standIn();
+    const inObject = <T>(work: (servers: AgentServers) => T | Promise<T>) =>
+      runInDurableObject(workspaceObject(workspace), (_, state) => work(new AgentServers(state.storage.sql, stand)));
+    await inObject((servers) => servers.plan(deployment.id, "https://gateway.test/deployments/{deployment_id}"));
+
+    // Not deployed yet: nothing to do.
+    expect(await inObject((servers) => servers.pending())).toBe(false);
+    clock.advance(10 * STEP);
+    expect((await revisionOf(workspace, deployment.id, deployment.latest_revision_id)).body.status).toBe("DEPLOYED");
+    expect(await inObject((servers) => servers.pending())).toBe(true);
+
+    stand.failing = true;
+    const logged = vi.spyOn(console, "log").mockImplementation(() => {});
+    await inObject((servers) => servers.sync());
+    expect(logged.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual(expect.objectContaining({ event: "control_plane_agent_server_error", action: "provision", deployment_id: deployment.id }));
+    logged.mockRestore();
+    const unprovisioned = await controlPlane("GET", `/v2/deployments/${deployment.id}`, { workspace });
+    expect(unprovisioned.body.source_config.custom_url).toBeNull();
+
+    stand.failing = false;
+    await inObject((servers) => servers.sync());
+    await inObject((servers) => servers.sync());
+    expect(stand.calls).toEqual([`provision ${deployment.id} ${workspace}`]);
+    const provisioned = await controlPlane("GET", `/v2/deployments/${deployment.id}`, { workspace });
+    expect(provisioned.body.source_config.custom_url).toBe(`https://gateway.test/deployments/${deployment.id}`);
+
+    expect((await controlPlane("DELETE", `/v2/deployments/${deployment.id}`, { workspace })).status).toBe(204);
+    expect(await inObject((servers) => servers.pending())).toBe(true);
+    await inObject((servers) => servers.sync());
+    expect(stand.calls).toEqual([`provision ${deployment.id} ${workspace}`, `deprovision ${deployment.id}`]);
+    expect(await inObject((servers) => servers.pending())).toBe(false);
+  });
+
+  it("runs one sync at a time: a deprovision never overtakes a provision still in flight", async () => {
+    const workspace = freshWorkspace();
+    const clock = await manualClock(workspace);
+    const deployment = await create(workspace);
+    clock.advance(10 * STEP);
+    await revisionOf(workspace, deployment.id, deployment.latest_revision_id);
+    const stand = standIn();
+    stand.hold = true;
+    await runInDurableObject(workspaceObject(workspace), async (_, state) => {
+      const servers = new AgentServers(state.storage.sql, stand);
+      servers.plan(deployment.id, "https://gateway.test/deployments/{deployment_id}");
+      const first = servers.sync();
+      await stand.entered;
+      // The deployment goes while its provision is in flight; the next sync waits for it.
+      state.storage.sql.exec("DELETE FROM deployments WHERE id = ?", deployment.id);
+      const second = servers.sync();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(stand.calls).toEqual([]);
+      stand.release();
+      await Promise.all([first, second]);
+    });
+    expect(stand.calls).toEqual([`provision ${deployment.id} ${workspace}`, `deprovision ${deployment.id}`]);
   });
 });
