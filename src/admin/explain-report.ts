@@ -9,7 +9,7 @@ import { describeMatcher } from "../rules/match.ts";
 import { readRequest } from "../rules/read-request.ts";
 import type { RequestFacts } from "../rules/request-facts.ts";
 import { REGIONS, type Region } from "../rules/schema.ts";
-import { localRoute, type UpstreamName } from "../gateway/routes.ts";
+import { forwardPath, localRoute, scopedRoute, type UpstreamName } from "../gateway/routes.ts";
 
 const IDENTITY_MISSING = {
   "api-key": "the request has no x-api-key header",
@@ -74,7 +74,8 @@ export async function explainReport(q: ExplainQuestion): Promise<ExplainAnswer> 
   // PATH is the upstream's own with `upstream`; otherwise it is read as npm start reads it (the
   // agent server below /agent-server, the control plane's /v2, the hosted API elsewhere).
   const sentPath = new URL(`http://gateway${asSent}`).pathname;
-  const { upstream, rawPath } = q.upstream ? { upstream: q.upstream, rawPath: sentPath } : localRoute(sentPath);
+  // Below /deployments/<id> the agent server is read as the gateway reads it (routes.ts, scopedRoute).
+  const { upstream, rawPath, forwardPrefix = "" } = scopedRoute(q.upstream ? { upstream: q.upstream, rawPath: sentPath } : localRoute(sentPath));
   const table = q.tables[upstream];
   const reading = readRequest(table, { method: q.method, rawPath, headers });
   if (!reading.ok) return reading;
@@ -89,7 +90,7 @@ export async function explainReport(q: ExplainQuestion): Promise<ExplainAnswer> 
   const passedOver = verdicts.filter((v) => v.outcome === "no-identity" || v.outcome === "outranked");
 
   const json = {
-    request: { method: facts.method, path: reading.path, upstreamPath: reading.upstreamPath, clientIp, region },
+    request: { method: facts.method, path: reading.path, upstreamPath: forwardPath(forwardPrefix, reading.upstreamPath), clientIp, region },
     upstream,
     table: table.name,
     rule: { id: rule.id, name: rule.name, category: rule.category, tier: rule.tier, mode: rule.mode },
@@ -105,7 +106,7 @@ export async function explainReport(q: ExplainQuestion): Promise<ExplainAnswer> 
 
   const lines = [
     `${facts.method} ${reading.path}` + (reading.path !== asSent ? `   (as sent: ${asSent})` : ""),
-    `  region ${region}, client IP key ${clientIp}, upstream ${upstream} (path ${reading.upstreamPath}), table rules/${table.name}.json`,
+    `  region ${region}, client IP key ${clientIp}, upstream ${upstream} (path ${forwardPath(forwardPrefix, reading.upstreamPath)}), table rules/${table.name}.json`,
     ``,
     `rule met:   row ${rule.id} "${rule.name}" (${rule.category}), ${rule.mode}`,
     `limit:      ${limit.count} requests per ${limit.interval} s in ${region}` +

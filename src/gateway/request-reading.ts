@@ -5,7 +5,7 @@ import { clientIpKey, UNKNOWN_CLIENT } from "../rules/client-ip.ts";
 import { readRequest } from "../rules/read-request.ts";
 import type { GatewayConfig, Routing } from "./config.ts";
 import { problemResponse } from "./problem.ts";
-import { deploymentScope, localRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
+import { forwardPath, localRoute, scopedRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 
 /**
@@ -38,7 +38,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
       upstream,
       path: reading.path,
       // A deployment's agent server is counted on its own path and reached below its prefix.
-      upstreamPath: forwardPrefix && reading.upstreamPath === "/" ? forwardPrefix : forwardPrefix + reading.upstreamPath,
+      upstreamPath: forwardPath(forwardPrefix, reading.upstreamPath),
       apiKey: reading.apiKey,
       userId: reading.userId,
       clientIp,
@@ -53,10 +53,8 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
  * @throws HTTPException 421 for a host this gateway does not serve.
  */
 function route(routing: Routing, url: URL): { upstream: UpstreamName; rawPath: string; forwardPrefix?: string } {
-  const routed = upstreamOf(routing, url);
   // A deployment's agent server is counted on its own path, however it was reached (routes.ts).
-  const scope = routed.upstream === "agent-server" ? deploymentScope(routed.rawPath) : undefined;
-  return scope ? { upstream: routed.upstream, ...scope } : routed;
+  return scopedRoute(upstreamOf(routing, url));
 }
 
 /** By host (deployed) or by local mount. */

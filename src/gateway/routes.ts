@@ -83,6 +83,21 @@ export function localPathFor(upstream: UpstreamName, path: string): string {
   return `${mount.prefix}${path}`;
 }
 
+/** The path forwarded upstream: the canonical path behind a deployment's prefix (`/deployments/<id>`, not `/deployments/<id>/`). */
+export function forwardPath(forwardPrefix: string, upstreamPath: string): string {
+  return forwardPrefix && upstreamPath === "/" ? forwardPrefix : forwardPrefix + upstreamPath;
+}
+
+/**
+ * A routed request as its upstream reads it: for the agent server below `/deployments/<id>`, the
+ * deployment's own path and the prefix forwarded in front of it (deploymentScope); as it is otherwise.
+ * The gateway and the explain command both apply it.
+ */
+export function scopedRoute(routed: { upstream: UpstreamName; rawPath: string }): { upstream: UpstreamName; rawPath: string; forwardPrefix?: string } {
+  const scope = routed.upstream === "agent-server" ? deploymentScope(routed.rawPath) : undefined;
+  return scope ? { upstream: routed.upstream, ...scope } : routed;
+}
+
 /**
  * The upstream a request path (as sent, still encoded) is for under the local mounts, and the path
  * as that upstream's own. The mount is chosen on the canonical path, so no spelling of a path (dot

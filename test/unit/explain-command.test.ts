@@ -47,6 +47,16 @@ describe("npm run explain", () => {
     await expect(explain("GET", "/x", "--upstream", "billing")).rejects.toMatchObject({ stderr: expect.stringContaining("--upstream: must be one of hosted-api, control-plane, agent-server") });
   });
 
+  it("reads a deployment's agent server as the gateway does: counted on its own path, forwarded below /deployments/<id>", async () => {
+    const id = "5b0c3a1e-9f2d-4c8a-8e1b-2a7f6d4c9e01";
+    for (const path of [`/deployments/${id}/info`, `/%64eployments/${id}/./info`, `/agent-server/deployments/${id}/info`]) {
+      const read = JSON.parse((await explain("GET", path, "--json")).stdout);
+      expect(read, path).toMatchObject({ upstream: "agent-server", rule: { id: 200, name: "agent-server-high-throughput-ip" }, request: { path: "/info", upstreamPath: `/deployments/${id}/info` } });
+    }
+    const hosted = JSON.parse((await explain("GET", `/deployments/${id}/info`, "--upstream", "agent-server", "--json")).stdout);
+    expect(hosted).toMatchObject({ rule: { id: 200 }, request: { path: "/info", upstreamPath: `/deployments/${id}/info` } });
+  });
+
   it("names the counter only with the region's secret (no unkeyed digest, ever), and never prints the raw key", async () => {
     const keyed = await explain("GET", "/x", "-H", "x-api-key: sk-raw-123", "--secret", SECRET);
     expect(keyed.stdout).toContain(`counter:    us:25:${hmac("api-key:sk-raw-123")}`);
