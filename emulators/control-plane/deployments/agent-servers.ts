@@ -83,6 +83,20 @@ export class AgentServers {
     }
   }
 
+  /**
+   * `patch` without the `custom_url` a `github` deployment was answered with (read only): a client
+   * that read the deployment and sends its `source_config` back sends it, as it sends the secrets'
+   * mask. Any other value is left for the PATCH rules to refuse.
+   */
+  withoutReadOnlyUrl<P extends { source_config?: { custom_url?: string | null } | null }>(deploymentId: string, source: Source, patch: P): P {
+    const sent = patch.source_config?.custom_url;
+    if (source !== "github" || sent == null) return patch;
+    const reported = this.#sql
+      .exec<{ url: string }>("SELECT url FROM deployment_agent_servers WHERE deployment_id = ? AND provisioned = 1", deploymentId)
+      .toArray()[0]?.url;
+    return sent === reported ? { ...patch, source_config: { ...patch.source_config, custom_url: null } } : patch;
+  }
+
   /** Whether a sync has anything to do (so reads that changed nothing skip it). */
   pending(): boolean {
     if (!this.#provisioning) return false;

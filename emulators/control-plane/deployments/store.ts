@@ -158,7 +158,7 @@ export class DeploymentStore extends RpcTarget {
         secretReferences: row.secret_references ? JSON.parse(row.secret_references) : null,
         latest: { source: latest.source as Source, config: toRevisionInput(JSON.parse(latest.config)) },
       },
-      request,
+      this.#agentServers.withoutReadOnlyUrl(deploymentId, row.source as Source, request),
     );
     if (!decision.ok) return refuse(400, decision.detail);
     const { plan } = decision;

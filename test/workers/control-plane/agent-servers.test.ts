@@ -122,6 +122,12 @@ describe("provisioning (agent-servers.ts), with a stand-in for the agent-server 
     expect(stand.calls).toEqual([`provision ${deployment.id} ${workspace}`]);
     const provisioned = await controlPlane("GET", `/v2/deployments/${deployment.id}`, { workspace });
     expect(provisioned.body.source_config.custom_url).toBe(`https://gateway.test/deployments/${deployment.id}`);
+    // The read-only URL sent back with the rest of source_config (read, change, PATCH) is taken; another is refused.
+    const echoed = await controlPlane("PATCH", `/v2/deployments/${deployment.id}`, { workspace, body: { source_config: { ...provisioned.body.source_config, build_on_push: true } } });
+    expect(echoed.status).toBe(200);
+    expect(echoed.body.source_config).toMatchObject({ build_on_push: true, custom_url: `https://gateway.test/deployments/${deployment.id}` });
+    const other = await controlPlane("PATCH", `/v2/deployments/${deployment.id}`, { workspace, body: { source_config: { custom_url: "https://elsewhere.example" } } });
+    expect(other).toMatchObject({ status: 400, body: { detail: "source_config.custom_url: custom_url can only be set for source 'external_docker'." } });
 
     expect((await controlPlane("DELETE", `/v2/deployments/${deployment.id}`, { workspace })).status).toBe(204);
     expect(await inObject((servers) => servers.pending())).toBe(true);
