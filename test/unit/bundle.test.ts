@@ -31,6 +31,8 @@ const EMULATOR_MARKERS = [
   "AgentServerEmulator",
   "CONTROL_PLANE_WORKSPACES",
   "AGENT_SERVER_STATE",
+  "DeploymentRegistry",
+  "DeploymentProvisioning",
   "x-echo-upstream",
   "createControlPlane",
   "createAgentServer",
