@@ -21,12 +21,22 @@ export function encodeEvent({ event, data, id }: ServerSentEvent): Uint8Array {
   return encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data ?? null)}\n${id === undefined ? "" : `id: ${id}\n`}\n`);
 }
 
+/**
+ * A comment line (`: <text>`): every SSE reader ignores it. Written without the blank line that
+ * ends an event, so a reader that dispatches on any blank line (the official JS client re-sends
+ * the last id with an empty event then) still sees nothing.
+ */
+export function encodeComment(text: string): Uint8Array {
+  return encoder.encode(`: ${text}\n`);
+}
+
 /** Reads complete events out of SSE text; the remainder is an incomplete event still arriving. */
 export function parseEvents(text: string): { events: ServerSentEvent[]; rest: string } {
   const blocks = text.split("\n\n");
   const rest = blocks.pop() ?? "";
   const events = blocks
-    .filter((block) => block.trim() !== "")
+    // A block of comments only (heartbeats) is no event.
+    .filter((block) => block.split("\n").some((line) => line.trim() !== "" && !line.startsWith(":")))
     .map((block) => {
       let event = "message";
       let id: string | undefined;
@@ -54,11 +64,22 @@ export interface EventStreamOptions {
   readonly waitUntil: (work: Promise<unknown>) => void;
   /** Called when the reader goes away before the stream ended, so a producer that would go on can stop. */
   readonly onCancel?: () => void;
+  /** How often a quiet stream writes a heartbeat comment (ms); {@link HEARTBEAT_MS} by default. */
+  readonly heartbeatMs?: number;
 }
 
 /**
+ * A quiet stream's heartbeat period: sse-starlette's default ping, which the real server's streams
+ * are written with. Proxies and load balancers close connections idle for longer than a minute or
+ * so; a comment every 15 s keeps an idle thread stream open.
+ */
+export const HEARTBEAT_MS = 15_000;
+
+/**
  * A `200 text/event-stream` response whose events `produce` writes as they happen; the stream
- * closes when `produce` settles. Events are queued, never awaited, so a slow or departed client
+ * closes when `produce` settles. It opens with a comment (`: connected`), so the status line and
+ * headers go out at once even through a proxy that sends them with the first body bytes (wrangler
+ * dev's does), and writes `: heartbeat` every {@link HEARTBEAT_MS} while it is open. Events are queued, never awaited, so a slow or departed client
  * cannot stall the producer, and the producer runs to its end either way (`waitUntil`): what it
  * saves is saved. `produce` handles its own failures; one that escapes ends the stream.
  *
@@ -68,29 +89,33 @@ export interface EventStreamOptions {
 export function streamEvents(produce: (sink: EventSink) => Promise<void>, options: EventStreamOptions): Response {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let open = true;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const write = (bytes: Uint8Array) => {
+    if (!open) return;
+    try {
+      controller.enqueue(bytes);
+    } catch {
+      open = false;
+    }
+  };
   const body = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
+      c.enqueue(encodeComment("connected"));
+      heartbeat = setInterval(() => write(encodeComment("heartbeat")), options.heartbeatMs ?? HEARTBEAT_MS);
     },
     cancel() {
       open = false;
+      if (heartbeat !== undefined) clearInterval(heartbeat);
       options.onCancel?.();
     },
   });
-  const sink: EventSink = {
-    send(event) {
-      if (!open) return;
-      try {
-        controller.enqueue(encodeEvent(event));
-      } catch {
-        open = false;
-      }
-    },
-  };
+  const sink: EventSink = { send: (event) => write(encodeEvent(event)) };
   const work = (async () => {
     try {
       await produce(sink);
     } finally {
+      if (heartbeat !== undefined) clearInterval(heartbeat);
       if (open) controller.close();
     }
   })();

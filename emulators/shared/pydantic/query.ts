@@ -57,3 +57,23 @@ export const queryOptionalBoolean = () =>
  */
 export const queryList = <S extends z.ZodType>(item: S, { maxItems }: { maxItems?: number } = {}) =>
   z.preprocess((value) => (typeof value === "string" ? [value] : value), maxItems === undefined ? z.array(item) : z.array(item).max(maxItems));
+
+/**
+ * A query integer that must be one of a few values, as pydantic reads `Literal[0, 1]`: anything
+ * else (a word, another number) is `literal_error` ("Input should be 0 or 1").
+ *
+ * @example
+ * z.object({ check_db: queryIntegerChoice([0, 1]).default(0) })
+ */
+export const queryIntegerChoice = <const V extends readonly number[]>(values: V) =>
+  z
+    .string()
+    .transform((text, ctx): V[number] => {
+      const value = /^\s*[+-]?\d+\s*$/.test(text) ? Number(text) : Number.NaN;
+      if (values.includes(value)) return value as V[number];
+      const shown = values.map(String);
+      const expected = shown.length > 1 ? `${shown.slice(0, -1).join(", ")} or ${shown.at(-1)}` : (shown[0] ?? "");
+      ctx.addIssue({ code: "custom", message: `Input should be ${expected}`, params: { type: "literal_error" } });
+      return z.NEVER;
+    })
+    .optional();

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { encodeEvent, parseEvents, streamEvents } from "../../../emulators/shared/sse.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { encodeComment, encodeEvent, HEARTBEAT_MS, parseEvents, streamEvents } from "../../../emulators/shared/sse.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
@@ -11,6 +11,18 @@ describe("server-sent events on the wire", () => {
 
   it("writes an id line after the data when the event has one", () => {
     expect(text(encodeEvent({ event: "values", data: {}, id: "1-0" }))).toBe("event: values\ndata: {}\nid: 1-0\n\n");
+  });
+
+  it("writes a comment as one line without the blank line that would end an event", () => {
+    expect(text(encodeComment("heartbeat"))).toBe(": heartbeat\n");
+  });
+
+  it("reads comments as nothing, alone or before an event", () => {
+    const wire = ": connected\n" + text(encodeEvent({ event: "a", data: 1 })) + ": heartbeat\n\n" + ": heartbeat\n" + text(encodeEvent({ event: "b", data: 2, id: "3" }));
+    expect(parseEvents(wire).events).toEqual([
+      { event: "a", data: 1 },
+      { event: "b", data: 2, id: "3" },
+    ]);
   });
 
   it("reads complete events back (with their ids) and keeps an incomplete one for later", () => {
@@ -62,10 +74,41 @@ describe("streamEvents", () => {
       { waitUntil: (w) => (work = w) },
     );
     const reader = res.body!.getReader();
+    expect(text((await reader.read()).value!)).toBe(": connected\n");
     expect(text((await reader.read()).value!)).toContain("event: first");
     await reader.cancel();
     release();
     await work;
     expect(sent).toBe(1000);
+  });
+});
+
+describe("streamEvents before and between events", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("writes a comment at once, before the producer has anything, so the headers go out with it", async () => {
+    const res = streamEvents(() => new Promise<void>(() => {}), { waitUntil: () => {} });
+    const reader = res.body!.getReader();
+    expect(text((await reader.read()).value!)).toBe(": connected\n");
+    await reader.cancel();
+  });
+
+  it("writes a heartbeat comment every HEARTBEAT_MS while the producer is quiet, and none after the stream ended", async () => {
+    vi.useFakeTimers();
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const res = streamEvents(() => done, { waitUntil: () => {} });
+    const reader = res.body!.getReader();
+    await reader.read(); // ": connected"
+    vi.advanceTimersByTime(HEARTBEAT_MS - 1);
+    vi.advanceTimersByTime(1);
+    expect(text((await reader.read()).value!)).toBe(": heartbeat\n");
+    vi.advanceTimersByTime(HEARTBEAT_MS);
+    expect(text((await reader.read()).value!)).toBe(": heartbeat\n");
+    finish();
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
