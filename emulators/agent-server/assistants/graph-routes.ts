@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AgentServerEnv } from "../env.ts";
 import { answer } from "../../shared/answer.ts";
+import { queryBoolean } from "../../shared/pydantic/query.ts";
 import { valueError } from "../../shared/pydantic/value-error.ts";
 import { validate } from "../../shared/validate.ts";
 import { findGraph } from "../graphs/registry.ts";
@@ -24,6 +25,9 @@ const XrayQuery = z.object({
     }),
 });
 
+/** `?recurse=` on the subgraph listings: a boolean as pydantic reads one (422 otherwise). */
+const RecurseQuery = z.object({ recurse: queryBoolean() });
+
 /**
  * Graph introspection under /assistants/{assistant_id}: the drawing, the subgraphs and the
  * schemas of the assistant's graph, all derived from the graph definition (graphs/). A graph id
@@ -41,11 +45,11 @@ export const assistantGraphRoutes = new Hono<AgentServerEnv>()
     return answer(c, found, (assistant) => c.json(graphSchemas(findGraph(assistant.graph_id)!)));
   })
   // The emulated graphs have no subgraphs: every namespace (and `?recurse=`) finds none, an empty map.
-  .get("/:assistant_id/subgraphs", validate("param", AssistantIdParam), async (c) => {
+  .get("/:assistant_id/subgraphs", validate("param", AssistantIdParam), validate("query", RecurseQuery), async (c) => {
     using assistants = assistantsOf(c.env);
     return answer(c, await assistants.get(c.req.valid("param").assistant_id), () => c.json({}));
   })
-  .get("/:assistant_id/subgraphs/:namespace", validate("param", AssistantIdParam.extend({ namespace: z.string() })), async (c) => {
+  .get("/:assistant_id/subgraphs/:namespace", validate("param", AssistantIdParam.extend({ namespace: z.string() })), validate("query", RecurseQuery), async (c) => {
     using assistants = assistantsOf(c.env);
     return answer(c, await assistants.get(c.req.valid("param").assistant_id), () => c.json({}));
   });

@@ -9,7 +9,7 @@ import type { EmulatorClock } from "../system/clock.ts";
 import { notFound as threadNotFound, type ThreadStore } from "../threads/store.ts";
 import type { DueCron } from "./firing.ts";
 import type { ScheduleParser } from "./schedule.ts";
-import type { Cron, CronFilter, CronRequest, CronSearch } from "./schema.ts";
+import type { Cron, CronFilter, CronRequest, CronSearch, CronUpdate } from "./schema.ts";
 
 type Row = {
   cron_id: string;
@@ -117,6 +117,55 @@ export class CronStore extends RpcTarget {
   count(filter: CronFilter): number {
     this.#cascade();
     return this.#matching(filter).length;
+  }
+
+  /**
+   * PATCH /runs/crons/{cron_id}: the fields given replace the cron's (metadata merged); a new
+   * schedule (or enabling it again) moves `next_run_date` to its next time after now.
+   */
+  update(id: string, change: CronUpdate): Result<Cron> {
+    const { assistants, clock, parse } = this.#deps;
+    const now = clock.now();
+    const updated = this.#storage.transactionSync((): Result<Cron> => {
+      this.#cascade();
+      const row = this.#sql.exec<Row>("SELECT * FROM crons WHERE cron_id = ?", id).toArray()[0];
+      if (!row) return refuse(404, `Cron ${id} not found.`);
+      if (change.on_run_completed !== undefined && row.thread_id !== null) {
+        return invalid([{ type: "value_error", loc: ["body", "on_run_completed"], msg: "Value error, on_run_completed applies to stateless crons only: this cron runs on a thread", input: change.on_run_completed }]);
+      }
+      const payload = parseJson<JsonObject>(row.payload);
+      if (change.context !== undefined) {
+        const assistant = assistants.find(row.assistant_id)!;
+        const errors = checkContext(findGraph(assistant.graph_id)!, { ...assistant.context, ...change.context });
+        if (errors.length) return invalid(errors);
+      }
+      let next = row.next_run_date;
+      const schedule = change.schedule ?? row.schedule;
+      if (change.schedule !== undefined || (change.enabled === true && row.enabled === 0)) {
+        const parsed = parse(schedule);
+        if (!parsed.ok) return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: `Value error, Invalid cron schedule: ${parsed.reason}`, input: schedule }]);
+        const at = parsed.schedule.next(now);
+        if (at === undefined) return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: "Value error, Invalid cron schedule: it never fires", input: schedule }]);
+        next = at;
+      }
+      for (const field of ["input", "config", "context"] as const) if (change[field] !== undefined) payload[field] = change[field];
+      if (change.schedule !== undefined) payload.schedule = change.schedule;
+      this.#sql.exec(
+        "UPDATE crons SET schedule = ?, end_time = ?, enabled = ?, on_run_completed = ?, metadata = ?, payload = ?, next_run_date = ?, updated_at = ? WHERE cron_id = ?",
+        schedule,
+        change.end_time ?? row.end_time,
+        change.enabled === undefined ? row.enabled : change.enabled ? 1 : 0,
+        change.on_run_completed ?? row.on_run_completed,
+        JSON.stringify({ ...parseJson<JsonObject>(row.metadata), ...change.metadata }),
+        JSON.stringify(payload),
+        next,
+        now,
+        id,
+      );
+      return ok(this.#find(id)!);
+    });
+    if (updated.ok) this.#rearm();
+    return updated;
   }
 
   /** DELETE /runs/crons/{cron_id}. */

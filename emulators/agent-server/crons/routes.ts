@@ -5,7 +5,7 @@ import type { JsonObject } from "../../shared/pydantic/json.ts";
 import { validate } from "../../shared/validate.ts";
 import { resolveAssistantRef, ThreadIdParam } from "../ids.ts";
 import { cronsOf } from "../state-object.ts";
-import { CronCount, CronCreate, CronIdParam, CronSearch, ThreadCronCreate, type CronFilter, type CronRequest } from "./schema.ts";
+import { CronCount, CronCreate, CronIdParam, CronSearch, CronUpdate, ThreadCronCreate, type CronFilter, type CronRequest } from "./schema.ts";
 
 /** POST /threads/{thread_id}/runs/crons: a cron whose runs all go to that thread. */
 export const threadCronRoutes = new Hono<AgentServerEnv>().post("/:thread_id/runs/crons", validate("param", ThreadIdParam), validate("json", ThreadCronCreate), async (c) => {
@@ -14,7 +14,7 @@ export const threadCronRoutes = new Hono<AgentServerEnv>().post("/:thread_id/run
   return answer(c, await crons.create(await cronRequest(c, body, c.req.valid("param").thread_id, null)));
 });
 
-/** /runs/crons: stateless crons (a new thread per run), and searching, counting and deleting any cron. */
+/** /runs/crons: stateless crons (a new thread per run), and searching, counting, updating and deleting any cron. */
 export const cronRoutes = new Hono<AgentServerEnv>()
   .post("/", validate("json", CronCreate), async (c) => {
     const body = c.req.valid("json");
@@ -35,6 +35,10 @@ export const cronRoutes = new Hono<AgentServerEnv>()
     if (!filter.ok) return unprocessable(c, [filter.error]);
     using crons = cronsOf(c.env);
     return c.json(await crons.count({ ...query, ...filter.value }));
+  })
+  .patch("/:cron_id", validate("param", CronIdParam), validate("json", CronUpdate), async (c) => {
+    using crons = cronsOf(c.env);
+    return answer(c, await crons.update(c.req.valid("param").cron_id, c.req.valid("json")));
   })
   .delete("/:cron_id", validate("param", CronIdParam), async (c) => {
     using crons = cronsOf(c.env);

@@ -96,7 +96,30 @@ export const CronSearch = optionalBody(
 );
 export type CronSearch = z.output<typeof CronSearch>;
 
-/** The path parameter of DELETE /runs/crons/{cron_id}. */
+/**
+ * CronUpdate (PATCH /runs/crons/{cron_id}, the official clients' `crons.update`; the reference
+ * document leaves the operation out): each field given replaces the cron's (`metadata` is merged
+ * key by key, as for threads and assistants); `input`, `config` and `context` replace those of the
+ * payload its runs are created from. A new `schedule` sets the next run date anew from now.
+ */
+export const CronUpdate = optionalBody(
+  z.object({
+    schedule: optionalField(z.string()),
+    end_time: optionalField(dateTime()),
+    input: CronFields.input,
+    metadata: optionalField(JsonObjectSchema),
+    config: optionalField(ConfigSchema),
+    context: optionalField(JsonObjectSchema),
+    on_run_completed: optionalField(z.enum(["delete", "keep"])),
+    enabled: optionalField(z.boolean()),
+    webhook: CronFields.webhook,
+    interrupt_before: CronFields.interrupt_before,
+    interrupt_after: CronFields.interrupt_after,
+  }),
+);
+export type CronUpdate = z.output<typeof CronUpdate>;
+
+/** The path parameter of PATCH and DELETE /runs/crons/{cron_id}. */
 export const CronIdParam = z.object({ cron_id: uuid() });
 
 /** The Cron resource, as the real server answers it (stateless crons have no thread). */

@@ -1,14 +1,22 @@
 import { z } from "zod";
 import type { ValidationError } from "../../../src/http/fastapi-errors.ts";
-import { queryBoolean, queryInteger } from "../../shared/pydantic/query.ts";
+import { queryBoolean, queryInteger, queryList } from "../../shared/pydantic/query.ts";
+import { uuid } from "../../shared/pydantic/uuid.ts";
 import { STREAM_MODES } from "./execute.ts";
 import { CANCEL_ACTIONS, RUN_STATUSES } from "./schema.ts";
 
-/** GET /threads/{thread_id}/runs: `limit` (default 10), `offset`, `status`. */
+/** The Run fields `select` can ask for (the document's enum). */
+export const RUN_FIELDS = ["run_id", "thread_id", "assistant_id", "created_at", "updated_at", "status", "metadata", "kwargs", "multitask_strategy"] as const;
+
+/**
+ * GET /threads/{thread_id}/runs: `limit` (default 10), `offset`, `status`, and `select` (the
+ * parameter repeated, one field each, as FastAPI reads a list): only those fields are answered.
+ */
 export const RunListQuery = z.object({
   limit: queryInteger(z.int().min(1)).default(10),
   offset: queryInteger(z.int().min(0)).default(0),
   status: z.enum(RUN_STATUSES).optional(),
+  select: queryList(z.enum(RUN_FIELDS)).optional(),
 });
 
 /** POST .../cancel and POST /runs/cancel: `wait` (a boolean as pydantic reads one) and `action`. */
@@ -52,15 +60,12 @@ export const JoinStreamQuery = z.object({
 /** What GET /threads/{thread_id}/stream shows. */
 export const THREAD_STREAM_MODES = ["lifecycle", "run_modes", "state_update"] as const;
 
-/**
- * GET /threads/{thread_id}/stream: `stream_modes` as the document names it, or `stream_mode` as
- * the official client sends it; one mode, a comma-separated list or a JSON list.
- */
-export const ThreadStreamQuery = z
-  .object({ stream_modes: z.string().optional(), stream_mode: z.string().optional() })
-  .transform(({ stream_modes, stream_mode }) => {
-    const text = stream_modes ?? stream_mode ?? "";
-    if (text === "") return [];
+/** One thread stream mode, a comma-separated list or a JSON list of them, each checked (loc: its index). */
+const threadStreamModes = z
+  .string()
+  .optional()
+  .transform((text): unknown[] | undefined => {
+    if (text === undefined || text === "") return undefined;
     if (text.startsWith("[")) {
       try {
         const parsed: unknown = JSON.parse(text);
@@ -71,7 +76,16 @@ export const ThreadStreamQuery = z
     }
     return text.split(",").map((mode) => mode.trim());
   })
-  .pipe(z.array(z.enum(THREAD_STREAM_MODES)));
+  .pipe(z.array(z.enum(THREAD_STREAM_MODES)).optional());
+
+/**
+ * GET /threads/{thread_id}/stream: `stream_modes` as the document names it, or `stream_mode` as
+ * the official client sends it; one mode, a comma-separated list or a JSON list. A mode the
+ * document does not list is a 422 at `["query", <name>, <index>]`.
+ */
+export const ThreadStreamQuery = z
+  .object({ stream_modes: threadStreamModes, stream_mode: threadStreamModes })
+  .transform(({ stream_modes, stream_mode }) => stream_modes ?? stream_mode ?? []);
 
 /** Where a stream resumes: after an event id, from the start, or (absent) as the endpoint decides. */
 export type LastEventId = { readonly ok: true; readonly after: number | undefined } | { readonly ok: false; readonly error: ValidationError };
@@ -91,3 +105,6 @@ export function readLastEventId(header: string | undefined): LastEventId {
     error: { type: "value_error", loc: ["header", "Last-Event-ID"], msg: "Value error, expected an event id from this stream (the number after 'id:'), or -1 for the first event", input: text },
   };
 }
+
+/** The path of GET /runs/{run_id}/stream: a run id alone (the run's thread is looked up). */
+export const RunIdOnlyParam = z.object({ run_id: uuid() });

@@ -17,8 +17,11 @@ import { RunCreate } from "./schema.ts";
  */
 export const runRoutes = new Hono<AgentServerEnv>()
   .get("/:thread_id/runs", validate("param", ThreadIdParam), validate("query", RunListQuery), async (c) => {
+    const { select, ...filter } = c.req.valid("query");
     using runs = runsOf(c.env);
-    return answer(c, await runs.list(c.req.valid("param").thread_id, c.req.valid("query")));
+    const listed = await runs.list(c.req.valid("param").thread_id, filter);
+    // `select` keeps only the fields asked for, as the assistant and thread searches do.
+    return answer(c, listed, (page) => c.json(select?.length ? page.map((run) => pickFields(run, select)) : page));
   })
   .post("/:thread_id/runs", validate("param", ThreadIdParam), validate("json", RunCreate), async (c) => {
     const { thread_id } = c.req.valid("param");
@@ -98,6 +101,11 @@ export const runRoutes = new Hono<AgentServerEnv>()
     // outcome when asked to wait.
     return wait ? outcomeOf(c, thread_id, run_id, false) : c.json({}, 200);
   });
+
+/** The fields of `value` that `select` names, in the value's order. */
+function pickFields<T extends object>(value: T, select: readonly string[]): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([key]) => select.includes(key))) as Partial<T>;
+}
 
 /**
  * A run's outcome (what wait and join answer), written once the run is over; the run is

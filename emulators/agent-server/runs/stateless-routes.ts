@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AgentServerEnv } from "../env.ts";
-import { answer, refusal } from "../../shared/answer.ts";
+import { answer, detail, refusal, unprocessable } from "../../shared/answer.ts";
 import { ok } from "../../shared/result.ts";
 import { optionalField } from "../../shared/pydantic/optional.ts";
 import { uuid } from "../../shared/pydantic/uuid.ts";
@@ -9,7 +9,8 @@ import { valueError } from "../../shared/pydantic/value-error.ts";
 import { validate } from "../../shared/validate.ts";
 import { stepDelayMs } from "../config.ts";
 import { runsOf } from "../state-object.ts";
-import { CancelQuery } from "./query-schema.ts";
+import { RunIdOnlyParam } from "./query-schema.ts";
+import { CancelQuery, JoinStreamQuery, readLastEventId } from "./query-schema.ts";
 import { runRequest } from "./request.ts";
 import { answerRunStream, interruptRun, runPath, settledJson } from "./responses.ts";
 import { RunBatchCreate, RunCreateStateless } from "./schema.ts";
@@ -80,6 +81,25 @@ export const statelessRunRoutes = new Hono<AgentServerEnv>()
     // All or none: the first refusal (an unknown assistant, a context the graph refuses) is the answer.
     const requests = c.req.valid("json").map((body) => runRequest({ kind: "stateless", body }, delay));
     return answer(c, await runs.createMany(requests));
+  })
+  // GET /runs/{run_id}/stream, the official client's join without a thread (`joinStream(null,
+  // runId)`): the run found by its id alone, then joined as on its thread. A stateless run's
+  // thread, and its events with it, go when the run ends (unless `on_completion: keep`): such a
+  // run is joined while it runs, and is a 404 after.
+  .get("/:run_id/stream", validate("param", RunIdOnlyParam), validate("query", JoinStreamQuery), async (c) => {
+    const { run_id } = c.req.valid("param");
+    const query = c.req.valid("query");
+    const lastEventId = readLastEventId(c.req.header("last-event-id"));
+    if (!lastEventId.ok) return unprocessable(c, [lastEventId.error]);
+    using runs = runsOf(c.env);
+    const run = await runs.find(run_id);
+    if (!run) return detail(c, 404, `Run ${run_id} not found.`);
+    const stream = await runs.openStream(run.thread_id, run_id, { after: lastEventId.after ?? 0, modes: query.stream_mode, withIds: true });
+    if (!stream.ok) return refusal(c, stream);
+    return answerRunStream(c, stream.value, { threadId: run.thread_id, runId: run_id, cancelOnDisconnect: query.cancel_on_disconnect }, {
+      "content-location": `/runs/${run_id}`,
+      location: `/runs/${run_id}/stream`,
+    });
   })
   .post("/cancel", validate("query", CancelQuery), validate("json", RunsCancel), async (c) => {
     const body = c.req.valid("json");

@@ -46,12 +46,18 @@ export const StoreDelete = z.object({
 
 /**
  * The query of GET /store/items. `namespace` is one parameter with the labels joined by "." (as
- * the official clients send it) or, as the reference document lists it, one parameter per label.
+ * the official clients send it) or, as the reference document lists it, one parameter per label;
+ * optional, as the document gives it (absent: the empty namespace, where no item can be put, so
+ * the answer is `null`).
  * `refresh_ttl` is true when it reads "true" in any case, false otherwise, and the store's
  * default (refresh) when absent. A missing `key` is the real server's 400, answered by the route.
  */
 export const StoreGetQuery = z.object({
-  namespace: z.union([z.string(), z.array(z.string())]).transform((value) => (typeof value === "string" ? value.split(".") : value)).pipe(NamespaceSchema),
+  namespace: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((value) => (value === undefined ? [] : typeof value === "string" ? value.split(".") : value))
+    .pipe(NamespaceSchema),
   key: z.string().optional(),
   refresh_ttl: z
     .string()

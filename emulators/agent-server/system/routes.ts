@@ -1,29 +1,36 @@
 import { Hono } from "hono";
+import { z } from "zod";
+import { queryIntegerChoice } from "../../shared/pydantic/query.ts";
+import { validate } from "../../shared/validate.ts";
 import type { AgentServerEnv } from "../env.ts";
 import { runQueueOf } from "../state-object.ts";
 import { serverInfo } from "./info.ts";
 import { jsonMetrics, PROMETHEUS_CONTENT_TYPE, prometheusMetrics } from "./metrics.ts";
 import { notEmulated } from "./not-emulated.ts";
 
+/** `/ok?check_db=`: 0 or 1, as the document's integer enum (pydantic's `Literal[0, 1]`). */
+const OkQuery = z.object({ check_db: queryIntegerChoice([0, 1]) });
+
+/** `/metrics?format=`: `prometheus` (the default) or `json`; anything else is FastAPI's 422. */
+const MetricsQuery = z.object({ format: z.enum(["prometheus", "json"]).default("prometheus") });
+
 /**
  * The system endpoints (/info, /ok, /metrics) and the protocols answered with a 501 (A2A, MCP).
- * Query parameters are read as the real server reads them: leniently (`check_db` other than 0 or
- * empty checks the state object; an unknown `format` is Prometheus).
+ * Query parameters are held to the document's schemas, as FastAPI holds them (422 otherwise).
  */
 export const systemRoutes = new Hono<AgentServerEnv>()
   .get("/info", (c) => c.json(serverInfo()))
-  .get("/ok", async (c) => {
-    const checkDb = c.req.query("check_db") ?? "0";
-    if (checkDb !== "0" && checkDb !== "") {
+  .get("/ok", validate("query", OkQuery), async (c) => {
+    if (c.req.valid("query").check_db === 1) {
       using queue = runQueueOf(c.env);
       await queue.ping();
     }
     return c.json({ ok: true });
   })
-  .get("/metrics", async (c) => {
+  .get("/metrics", validate("query", MetricsQuery), async (c) => {
     using queue = runQueueOf(c.env);
     const stats = await queue.stats();
-    if (c.req.query("format") === "json") return c.json(jsonMetrics(stats));
+    if (c.req.valid("query").format === "json") return c.json(jsonMetrics(stats));
     return c.body(prometheusMetrics(stats), 200, { "content-type": PROMETHEUS_CONTENT_TYPE });
   })
   .post("/a2a/:assistant_id", (c) => notEmulated(c, "a2a"))

@@ -2,8 +2,9 @@
 // request straight to the emulator (this project's test Worker); an operation is served unless the answer is the emulator's not-found for unknown paths,
 // `404 {"detail": "Not Found"}`. Every answer is also held to the contract (support.ts).
 import { exports } from "cloudflare:workers";
-import { operations, type DocumentedOperation } from "virtual:agent-server-contract";
+import { operations as everyOperation, type DocumentedOperation } from "virtual:agent-server-contract";
 import { describe, expect, it } from "vitest";
+import { ADDED_OPERATIONS } from "../contract/agent-server-amendments.ts";
 import { contractChecked } from "./support.ts";
 
 /**
@@ -75,6 +76,8 @@ const NOT_EMULATED = ["POST /a2a/{assistant_id}", "POST /mcp/", "GET /mcp/", "DE
 const EMULATOR_URL = "https://agent-server.test";
 const emulator = contractChecked((request) => exports.default.fetch(request), EMULATOR_URL);
 const name = (op: DocumentedOperation) => `${op.method} ${op.path}`;
+/** The document's own operations, without those the contract adds. */
+const operations = everyOperation.filter((op) => !ADDED_OPERATIONS.includes(name(op)));
 
 /** A request for the operation: made-up path parameters, and an empty JSON body where one may go. */
 function requestFor(op: DocumentedOperation): [string, RequestInit] {
@@ -90,6 +93,16 @@ async function answerTo(op: DocumentedOperation): Promise<"served" | "not served
   if (res.status === 404 && text === JSON.stringify({ detail: "Not Found" })) return "not served";
   return res.status === 501 ? "not emulated" : "served";
 }
+
+describe("operations the document leaves out and the contract adds (agent-server-amendments.ts)", () => {
+  it("are served", async () => {
+    for (const added of ADDED_OPERATIONS) {
+      const op = everyOperation.find((o) => name(o) === added);
+      expect(op, added).toBeDefined();
+      expect(await answerTo(op!), added).toBe("served");
+    }
+  });
+});
 
 describe("operations of the reference document", () => {
   it("are the 57 the issue counts, each named once", () => {

@@ -8,6 +8,13 @@ import type { Document } from "./validators-plugin.ts";
 
 type Schema = Record<string, unknown>;
 
+/**
+ * Operations the real server serves and the official clients call that the document leaves out:
+ * `crons.update` and the stateless `runs.joinStream`. The contract describes them as the real
+ * server answers them; they are not among the document's 57 (operations.test.ts counts those).
+ */
+export const ADDED_OPERATIONS = ["PATCH /runs/crons/{cron_id}", "GET /runs/{run_id}/stream"];
+
 export function amendAgentServerDocument(doc: Document): void {
   const schemas = doc.components.schemas;
 
@@ -19,6 +26,19 @@ export function amendAgentServerDocument(doc: Document): void {
   // GET /store/items: a missing item is `200 null` (the clients return null for it).
   const item = doc.paths["/store/items"]?.get?.responses?.["200"]?.content?.["application/json"] as { schema?: Schema } | undefined;
   if (item?.schema) item.schema = { anyOf: [item.schema, { type: "null" }] };
+
+  // The operations the document leaves out (ADDED_OPERATIONS), answered as their siblings are:
+  // a Cron as the create answers it, an event stream as the join on a thread answers it.
+  const cronPath = doc.paths["/runs/crons/{cron_id}"] as Record<string, unknown> | undefined;
+  const createCron = doc.paths["/runs/crons"]?.post as Schema | undefined;
+  if (cronPath && createCron && !cronPath.patch) {
+    cronPath.patch = { operationId: "update_cron_runs_crons__cron_id__patch", parameters: (cronPath.delete as Schema).parameters, responses: createCron.responses };
+  }
+  const joinOnThread = doc.paths["/threads/{thread_id}/runs/{run_id}/stream"]?.get as Schema | undefined;
+  if (joinOnThread && !doc.paths["/runs/{run_id}/stream"]) {
+    const parameters = (joinOnThread.parameters as { name: string }[]).filter((p) => p.name !== "thread_id");
+    (doc.paths as Record<string, unknown>)["/runs/{run_id}/stream"] = { get: { ...joinOnThread, operationId: "join_run_stream_runs__run_id__stream_get", parameters } };
+  }
 
   // Cron: a stateless cron has no thread and a cron without an end has no end time; the server
   // answers null for both (the clients type them Optional), where the document requires strings.

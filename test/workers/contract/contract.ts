@@ -84,7 +84,7 @@ async function problemWith(
   // A JSON body is held to its schema as parsed; any other (GET /metrics' text/plain) as text.
   const body = /[/+]json$/.test(mediaType) ? await jsonOf(response) : { ok: true as const, value: await response.clone().text() };
   if (!body.ok) return body.problem;
-  const selected = selection(exchange.requestBody);
+  const selected = selection(exchange.requestBody) ?? querySelection(exchange.path);
   if (selected && media.selected) {
     const extra = (Array.isArray(body.value) ? body.value : []).flatMap((item) => Object.keys(item ?? {}).filter((key) => !selected.includes(key)));
     if (extra.length > 0) return `select ${JSON.stringify(selected)} answered fields it did not ask for: ${[...new Set(extra)].join(", ")}`;
@@ -112,6 +112,12 @@ async function jsonOf(response: Response): Promise<{ ok: true; value: unknown } 
 function selection(requestBody: unknown): string[] | undefined {
   const select = (requestBody as { select?: unknown } | null | undefined)?.select;
   return Array.isArray(select) && select.length > 0 ? select.map(String) : undefined;
+}
+
+/** The fields a listing asked for with `?select=` (repeated, as FastAPI reads a list), if it did. */
+function querySelection(path: string): string[] | undefined {
+  const select = new URLSearchParams(path.split("?")[1] ?? "").getAll("select");
+  return select.length > 0 ? select : undefined;
 }
 
 function matches(template: readonly string[], segments: readonly string[]): boolean {

@@ -104,14 +104,16 @@ function absoluteRefs(value: unknown): unknown {
 }
 
 /**
- * For an operation whose request can `select` fields (the search endpoints), the component its
+ * For an operation whose request can `select` fields (the search endpoints in their body, the run
+ * list in its query), the component its
  * 200 answer lists, e.g. `Assistant` for `{"type": "array", "items": {"$ref": ".../Assistant"}}`.
  */
 function selectableItems(doc: Document, operation: Operation): string | undefined {
   const request = operation.requestBody?.content?.["application/json"]?.schema;
   const requestName = typeof request?.$ref === "string" ? request.$ref.split("/").pop()! : undefined;
   const requestSchema = requestName ? doc.components.schemas[requestName] : request;
-  if (!(requestSchema?.properties as Schema | undefined)?.select) return undefined;
+  const selectInQuery = ((operation as { parameters?: unknown }).parameters as { in?: string; name?: string }[] | undefined)?.some((p) => p.in === "query" && p.name === "select");
+  if (!(requestSchema?.properties as Schema | undefined)?.select && !selectInQuery) return undefined;
   const answer = operation.responses?.["200"]?.content?.["application/json"]?.schema;
   const items = answer?.items as Schema | undefined;
   return typeof items?.$ref === "string" ? items.$ref.split("/").pop() : undefined;
