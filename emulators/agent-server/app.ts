@@ -9,6 +9,8 @@ import { assistantGraphRoutes } from "./assistants/graph-routes.ts";
 import { cronRoutes, threadCronRoutes } from "./crons/routes.ts";
 import { storeRoutes } from "./store/routes.ts";
 import { systemRoutes } from "./system/routes.ts";
+import { a2aRoutes } from "./protocols/a2a/routes.ts";
+import { mcpRoutes } from "./protocols/mcp/routes.ts";
 import { threadSearchRoutes } from "./threads/search-routes.ts";
 
 /**
@@ -33,6 +35,9 @@ export function createAgentServer() {
   app.route("/threads", threadCronRoutes);
   app.route("/runs/crons", cronRoutes);
   app.route("/store", storeRoutes);
+  // Before the system routes, whose 501s for these paths they replace.
+  app.route("/", mcpRoutes);
+  app.route("/", a2aRoutes);
   app.route("/", systemRoutes);
   return app;
 }

@@ -2,9 +2,10 @@ import { RpcTarget } from "cloudflare:workers";
 import type { AssistantStore } from "../assistants/store.ts";
 import { checkContext } from "../graphs/context.ts";
 import { findGraph } from "../graphs/registry.ts";
-import type { JsonValue } from "../../shared/pydantic/json.ts";
+import type { JsonObject, JsonValue } from "../../shared/pydantic/json.ts";
 import { invalid, ok, refuse, type Result } from "../../shared/result.ts";
 import { notFound as threadNotFound, type ThreadStore } from "../threads/store.ts";
+import { checkRunGraphOptions } from "./command-check.ts";
 import type { RunEngine } from "./engine.ts";
 import type { LoggedEvent, RunEventLog } from "./event-log.ts";
 import { loggedEventStream } from "./event-stream.ts";
@@ -146,6 +147,8 @@ export class RunStore extends RpcTarget {
     const context = { ...assistant.context, ...request.context };
     const errors = checkContext(graph, context);
     if (errors.length) return invalid(errors);
+    const command = checkRunGraphOptions(graph, thread, request);
+    if (!command.ok) return command;
 
     const inflight = this.#table.inflight(request.threadId);
     if (inflight.length > 0 && request.multitaskStrategy === "reject") {
@@ -168,6 +171,9 @@ export class RunStore extends RpcTarget {
           stream_mode: [...request.streamModes],
           context,
           resumable: request.resumable,
+          ...(command.value ? { command: command.value as JsonObject } : {}),
+          ...(request.interruptBefore ? { interrupt_before: request.interruptBefore as JsonValue } : {}),
+          ...(request.interruptAfter ? { interrupt_after: request.interruptAfter as JsonValue } : {}),
           ...(request.temporary ? { temporary: true } : {}),
         },
         multitask_strategy: request.multitaskStrategy,
@@ -188,6 +194,11 @@ export class RunStore extends RpcTarget {
     if (!this.#threads.find(threadId)) return threadNotFound(threadId);
     const run = this.#table.find(runId);
     return run && run.thread_id === threadId ? ok(run) : runNotFound(threadId, runId);
+  }
+
+  /** A run by its id alone, whichever thread it is on (A2A's `tasks/get` names only the task). */
+  find(runId: string): Run | undefined {
+    return this.#table.find(runId);
   }
 
   /** GET /threads/{thread_id}/runs: newest first. */
