@@ -69,7 +69,7 @@ describe("MCP transport", () => {
   it("GET is 405 (no server stream) and DELETE 404 (no session), as documented", async () => {
     const get = await send("GET", "/mcp/", { headers: { accept: "text/event-stream" } });
     expect(get.status).toBe(405);
-    expect((await get.json()).detail).toMatch(/stateless/);
+    expect(((await get.json()) as { detail: string }).detail).toMatch(/stateless/);
     const del = await send("DELETE", "/mcp/");
     expect(del.status).toBe(404);
   });

@@ -40,6 +40,13 @@ export function amendAgentServerDocument(doc: Document): void {
     (doc.paths as Record<string, unknown>)["/runs/{run_id}/stream"] = { get: { ...joinOnThread, operationId: "join_run_stream_runs__run_id__stream_get", parameters } };
   }
 
+  // POST /a2a/{assistant_id}: a JSON-RPC answer echoes the request's id as sent, a string or a
+  // number (JSON-RPC 2.0 allows both; the official A2A client numbers its requests), where the
+  // document types it a string.
+  const a2aAnswer = doc.paths["/a2a/{assistant_id}"]?.post?.responses?.["200"]?.content?.["application/json"] as { schema?: Schema } | undefined;
+  const a2aId = (a2aAnswer?.schema?.properties as Record<string, Schema> | undefined)?.id;
+  if (a2aId?.type === "string") a2aId.type = ["string", "integer"];
+
   // Cron: a stateless cron has no thread and a cron without an end has no end time; the server
   // answers null for both (the clients type them Optional), where the document requires strings.
   const cronProperties = schemas.Cron?.properties as Record<string, Schema> | undefined;
