@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { JsonObject } from "../../shared/pydantic/json.ts";
 import type { Message } from "./messages.ts";
 
 /** A thread's values as the message graphs shape them. */
@@ -17,6 +18,29 @@ export interface NodeInput<Context> {
   readonly context: Context;
   /** A deterministic message id for this node in this run. */
   readonly messageId: string;
+  /**
+   * LangGraph's `interrupt(value)`: pauses the run before this node writes anything, showing
+   * `value` to the client; when a run resumes this node with `command.resume`, returns that value
+   * instead. The run saves no update for a node that paused, and runs it again on resume.
+   */
+  readonly interrupt?: (value: JsonObject) => unknown;
+}
+
+/** Calls the node's `interrupt` (a node run outside a run, with none, always pauses). */
+export function interrupt<Context>(input: NodeInput<Context>, value: JsonObject): unknown {
+  if (input.interrupt) return input.interrupt(value);
+  throw new NodeInterrupt(value);
+}
+
+/** Thrown by `interrupt` when no resume value waits for the node: the run pauses there. */
+export class NodeInterrupt extends Error {
+  override name = "NodeInterrupt";
+  readonly value: JsonObject;
+
+  constructor(value: JsonObject) {
+    super("The node paused for input (interrupt).");
+    this.value = value;
+  }
 }
 
 /** One node of a graph. A node that throws fails the run (an `error` event). */

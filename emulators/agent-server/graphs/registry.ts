@@ -2,12 +2,13 @@
 import { v5 as uuidv5 } from "uuid";
 import type { Graph } from "./graph.ts";
 import { agentGraph } from "./agent.ts";
+import { approvalGraph } from "./approval.ts";
 import { pipelineGraph } from "./pipeline.ts";
 
 /** The deployed graphs, by graph id (what langgraph.json would list). */
 export const GRAPHS: ReadonlyMap<string, Graph> = new Map<string, Graph>(
   // Each graph is typed by its own context; the registry hands out contexts its schema checked.
-  [agentGraph, pipelineGraph].map((graph) => [graph.graphId, graph as unknown as Graph]),
+  [agentGraph, pipelineGraph, approvalGraph].map((graph) => [graph.graphId, graph as unknown as Graph]),
 );
 
 /** The graph deployed under `graphId`, if any. */

@@ -5,7 +5,9 @@ import type { CheckpointLedger } from "../threads/checkpoints.ts";
 import type { ThreadStore } from "../threads/store.ts";
 import type { Wakeable } from "../alarms.ts";
 import type { RunEventLog } from "./event-log.ts";
-import { executeRun, START, type RunHooks, type RunOutcome, type RunPlan, type StreamMode } from "./execute.ts";
+import { pendingInterrupts } from "../threads/thread-state.ts";
+import type { CheckedCommand } from "./command-check.ts";
+import { executeRun, INTERRUPT, START, type Breakpoints, type RunCommand, type RunHooks, type RunOutcome, type RunPlan, type StreamMode } from "./execute.ts";
 import type { RunTable } from "./run-table.ts";
 import type { CancelAction, Run } from "./schema.ts";
 
@@ -186,6 +188,9 @@ export class RunEngine implements Wakeable {
       failed: (node, error) => {
         if (parentId) checkpoints.failTask(run.thread_id, parentId, node, error);
       },
+      interrupted: (node, interrupts) => {
+        if (parentId) checkpoints.interruptTask(run.thread_id, parentId, node, interrupts);
+      },
       hold: () => untilAborted(controller.signal),
       signal: controller.signal,
     };
@@ -204,6 +209,8 @@ export class RunEngine implements Wakeable {
           streamModes: (run.kwargs.stream_mode ?? ["values"]) as StreamMode[],
           attempt,
           ...(start.next ? { resume: { next: start.next } } : {}),
+          ...(start.command ? { command: start.command } : {}),
+          ...breakpoints(run),
         };
         outcome = await executeRun(plan, hooks);
       }
@@ -220,15 +227,28 @@ export class RunEngine implements Wakeable {
   }
 
   /**
-   * Where a run starts: after its own last checkpoint when it already ran (a restart); from the
-   * thread's last checkpoint's next nodes when it has no input and the last run stopped early;
-   * otherwise from its input, on the thread's current values.
+   * Where a run starts: after its own last checkpoint when it already ran (a restart; a command's
+   * update and resume were used by then); with a `command`, from the thread's last checkpoint, at
+   * `goto` or the nodes it names next (the paused node gets the resume value); from the thread's
+   * last checkpoint's next nodes when it has no input and the last run stopped early; otherwise
+   * from its input, on the thread's current values.
    */
-  #startingPoint(run: Run): { values: ThreadValues; parentId: string | null; next?: readonly string[]; done?: boolean } {
+  #startingPoint(run: Run): { values: ThreadValues; parentId: string | null; next?: readonly string[]; done?: boolean; command?: RunCommand } {
     const { checkpoints } = this.#parts;
     const own = checkpoints.latestOfRun(run.run_id);
     if (own) return { values: own.values, parentId: own.checkpoint_id, next: own.next, done: own.next.length === 0 };
     const latest = checkpoints.latest(run.thread_id);
+    const command = run.kwargs.command as CheckedCommand | undefined;
+    if (command) {
+      const next = command.goto !== undefined ? [command.goto] : (latest?.next.filter((node) => node !== START) ?? []);
+      const resume = command.resume !== undefined && next[0] !== undefined ? { node: next[0], value: command.resume } : undefined;
+      return {
+        values: latest?.values ?? this.#threadValues(run.thread_id),
+        parentId: latest?.checkpoint_id ?? null,
+        next,
+        command: { ...(command.update ? { update: command.update } : {}), ...(resume ? { resume } : {}) },
+      };
+    }
     const input = run.kwargs.input;
     if ((input === null || input === undefined) && latest && latest.next.length > 0 && latest.next[0] !== START) {
       return { values: latest.values, parentId: latest.checkpoint_id, next: latest.next };
@@ -244,6 +264,7 @@ export class RunEngine implements Wakeable {
   #finish(run: Run, outcome: RunOutcome, stopped: StopReason | undefined): void {
     const { storage, runs, checkpoints, events, threads } = this.#parts;
     let temporary = false;
+    let pausedThread = false;
     let result: JsonValue | undefined;
     if (stopped !== "deleted" && runs.find(run.run_id)) {
       storage.transactionSync(() => {
@@ -254,13 +275,17 @@ export class RunEngine implements Wakeable {
           events.deleteRun(run.run_id);
           runs.delete(run.run_id);
         } else {
-          const status = stopped === "interrupt" ? "interrupted" : outcome.status === "error" ? "error" : "success";
+          const paused = !stopped && outcome.status === "interrupted";
+          const status = stopped === "interrupt" || paused ? "interrupted" : outcome.status === "error" ? "error" : "success";
           failed = status === "error";
-          result = (failed ? { __error__: outcome.error } : this.#threadValues(run.thread_id, true)) as JsonValue;
+          const values = this.#threadValues(run.thread_id, true);
+          // As the real server's wait answers a paused run: its values with the interrupts it paused on.
+          result = (failed ? { __error__: outcome.error } : outcome.interrupts?.length ? { ...values, [INTERRUPT]: outcome.interrupts } : values) as JsonValue;
           runs.setStatus(run.run_id, status);
           runs.setResult(run.run_id, result);
+          pausedThread = paused;
         }
-        this.#settleThread(run.thread_id, failed);
+        this.#settleThread(run.thread_id, failed, pausedThread);
         events.append(run.thread_id, run.run_id, { event: "metadata", data: { status: "run_done", run_id: run.run_id } }, "thread");
       });
     }
@@ -271,10 +296,18 @@ export class RunEngine implements Wakeable {
     this.#parts.changed();
   }
 
-  /** The thread's status after a run ended or left the queue, and the values its checkpoints hold. */
-  #settleThread(threadId: string, failed: boolean): void {
+  /**
+   * The thread's status after a run ended or left the queue, and the values its checkpoints hold.
+   * It is `interrupted` when a run paused with nodes still to run, or while its latest checkpoint
+   * holds interrupts no run has resumed; its `interrupts` are those, by task id.
+   */
+  #settleThread(threadId: string, failed: boolean, paused = false): void {
     const busy = this.#parts.runs.inflight(threadId).length > 0;
-    this.#parts.threads.settle(threadId, busy ? "busy" : failed ? "error" : "idle", this.#threadValues(threadId, true));
+    const latest = this.#parts.checkpoints.latest(threadId);
+    const pending = pendingInterrupts(latest);
+    const waiting = (paused && (latest?.next.length ?? 0) > 0) || Object.keys(pending).length > 0;
+    const status = busy ? "busy" : failed ? "error" : waiting ? "interrupted" : "idle";
+    this.#parts.threads.settle(threadId, status, this.#threadValues(threadId, true), status === "interrupted" ? pending : {});
   }
 
   /** The thread's values: its latest checkpoint's, or (no checkpoint yet) the stored ones. */
@@ -308,4 +341,11 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 function untilAborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+/** The run's `interrupt_before` / `interrupt_after`, as the plan takes them. */
+function breakpoints(run: Run): { interruptBefore?: Breakpoints; interruptAfter?: Breakpoints } {
+  const before = run.kwargs.interrupt_before as Breakpoints | undefined;
+  const after = run.kwargs.interrupt_after as Breakpoints | undefined;
+  return { ...(before ? { interruptBefore: before } : {}), ...(after ? { interruptAfter: after } : {}) };
 }

@@ -33,5 +33,8 @@ export function runRequest(target: RunTarget, stepDelayMs: number): RunRequest {
     onDisconnect: body.on_disconnect ?? "continue",
     temporary: target.kind === "stateless" && (target.body.on_completion ?? "delete") === "delete",
     stepDelayMs,
+    command: body.command,
+    interruptBefore: body.interrupt_before,
+    interruptAfter: body.interrupt_after,
   };
 }

@@ -18,6 +18,24 @@ export type MultitaskStrategy = (typeof MULTITASK_STRATEGIES)[number];
 export const CANCEL_ACTIONS = ["interrupt", "rollback"] as const;
 export type CancelAction = (typeof CANCEL_ACTIONS)[number];
 
+/** `interrupt_before` / `interrupt_after`: `"*"` (every node) or a list of node names. */
+const BreakpointsSchema = z.union([z.literal("*"), z.array(z.string())]);
+
+/** Send: a node to go to with its own input (accepted as typed; goto with a Send is refused by the run store). */
+const SendSchema = z.object({ node: z.string(), input: JsonValueSchema });
+
+/**
+ * Command (`command` on a run): `resume`, a value for the node that paused; `update`, values to
+ * write first (an object, or a list of `[key, value]` pairs as LangGraph takes it); `goto`, the
+ * node(s) to run next, by name or as Sends. Null fields count as absent.
+ */
+export const RunCommandSchema = z.object({
+  update: optionalField(z.union([JsonObjectSchema, z.array(JsonValueSchema)])),
+  resume: JsonValueSchema.optional(),
+  goto: optionalField(z.union([z.string(), SendSchema, z.array(z.union([z.string(), SendSchema]))])),
+});
+export type RunCommandBody = z.output<typeof RunCommandSchema>;
+
 /**
  * The fields every run creation takes (RunCreateStateful and RunCreateStateless). `assistant_id`
  * is an assistant UUID or a graph id; any other string is an unknown assistant (404), as the schema
@@ -39,9 +57,9 @@ const runFields = {
   on_disconnect: optionalField(z.enum(["cancel", "continue"])),
   checkpoint_during: optionalField(z.boolean()),
   durability: optionalField(z.enum(["sync", "async", "exit"])),
-  command: unsupported("the emulated graphs never interrupt, so there is nothing to resume"),
-  interrupt_before: unsupported("the emulated graphs run without interrupts"),
-  interrupt_after: unsupported("the emulated graphs run without interrupts"),
+  command: optionalField(RunCommandSchema),
+  interrupt_before: optionalField(BreakpointsSchema),
+  interrupt_after: optionalField(BreakpointsSchema),
   after_seconds: unsupported("runs start at once"),
   webhook: unsupported("the emulator makes no outbound calls"),
 };
@@ -112,4 +130,8 @@ export interface RunRequest {
   readonly temporary: boolean;
   /** Pause before each node step, in ms (AGENT_SERVER_STEP_DELAY_MS, read by the Worker). */
   readonly stepDelayMs: number;
+  /** `command`: go on from the thread's checkpoint (resume, update, goto) instead of from input. */
+  readonly command?: RunCommandBody | undefined;
+  readonly interruptBefore?: "*" | readonly string[] | undefined;
+  readonly interruptAfter?: "*" | readonly string[] | undefined;
 }

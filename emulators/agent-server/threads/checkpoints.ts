@@ -8,6 +8,8 @@ export interface CheckpointTask {
   readonly id: string;
   readonly name: string;
   readonly error?: string;
+  /** The interrupts the node paused with, pending until a run resumes it. */
+  readonly interrupts?: readonly { readonly value: JsonObject; readonly id: string }[];
 }
 
 /** One saved state of a thread, as LangGraph's checkpointer keeps it. */
@@ -112,6 +114,17 @@ export class CheckpointLedger {
     this.#sql.exec("UPDATE checkpoints SET tasks = ? WHERE thread_id = ? AND checkpoint_id = ?", JSON.stringify(tasks), threadId, checkpointId);
   }
 
+  /**
+   * Records on the checkpoint's task for `node` the interrupts it paused with: they are pending
+   * while this checkpoint is the thread's latest (LangGraph keeps them as the task's pending writes).
+   */
+  interruptTask(threadId: string, checkpointId: string, node: string, interrupts: readonly { readonly value: JsonObject; readonly id: string }[]): void {
+    const checkpoint = this.get(threadId, checkpointId);
+    if (!checkpoint) return;
+    const tasks = checkpoint.tasks.map((t) => (t.name === node ? { ...t, interrupts } : t));
+    this.#sql.exec("UPDATE checkpoints SET tasks = ? WHERE thread_id = ? AND checkpoint_id = ?", JSON.stringify(tasks), threadId, checkpointId);
+  }
+
   get(threadId: string, checkpointId: string): Checkpoint | undefined {
     const row = this.#sql.exec<Row>("SELECT * FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?", threadId, checkpointId).toArray()[0];
     return row ? toCheckpoint(row) : undefined;
@@ -126,6 +139,12 @@ export class CheckpointLedger {
   /** The newest checkpoint a run saved: where it goes on from after a restart. */
   latestOfRun(runId: string): Checkpoint | undefined {
     const row = this.#sql.exec<Row>("SELECT * FROM checkpoints WHERE run_id = ? ORDER BY seq DESC LIMIT 1", runId).toArray()[0];
+    return row ? toCheckpoint(row) : undefined;
+  }
+
+  /** The first checkpoint a run saved: its parent is where the run started from. */
+  firstOfRun(runId: string): Checkpoint | undefined {
+    const row = this.#sql.exec<Row>("SELECT * FROM checkpoints WHERE run_id = ? ORDER BY seq LIMIT 1", runId).toArray()[0];
     return row ? toCheckpoint(row) : undefined;
   }
 

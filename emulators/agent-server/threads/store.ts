@@ -74,9 +74,19 @@ export class ThreadStore extends RpcTarget {
     );
   }
 
-  /** Its runs are over (or one ended and others wait): the status, and the values they left. */
-  settle(id: string, status: ThreadStatus, values: ThreadValues): void {
-    this.#storage.sql.exec("UPDATE threads SET status = ?, state_values = ?, updated_at = ? WHERE thread_id = ?", status, JSON.stringify(values), timestamp(), id);
+  /**
+   * Its runs are over (or one ended and others wait): the status, the values they left, and the
+   * interrupts pending (by task id; none unless a run paused).
+   */
+  settle(id: string, status: ThreadStatus, values: ThreadValues, interrupts: JsonObject = {}): void {
+    this.#storage.sql.exec(
+      "UPDATE threads SET status = ?, state_values = ?, interrupts = ?, updated_at = ? WHERE thread_id = ?",
+      status,
+      JSON.stringify(values),
+      JSON.stringify(interrupts),
+      timestamp(),
+      id,
+    );
   }
 
   /** The thread, or undefined. Also used by the run store. */

@@ -15,7 +15,13 @@ export interface ThreadTask {
   readonly name: string;
   readonly path: readonly string[];
   readonly error?: string;
-  readonly interrupts: readonly [];
+  readonly interrupts: readonly PendingInterrupt[];
+}
+
+/** A pending interrupt (`{value, id}`), as the real server shows it in a state and a thread. */
+export interface PendingInterrupt {
+  readonly value: JsonObject;
+  readonly id: string;
 }
 
 /** The ThreadState resource (GET /threads/{thread_id}/state, each item of a history). */
@@ -27,7 +33,8 @@ export interface ThreadState {
   readonly metadata: JsonObject;
   readonly created_at: string;
   readonly parent_checkpoint?: CheckpointConfig;
-  readonly interrupts: readonly [];
+  /** Every task's pending interrupts, in task order. */
+  readonly interrupts: readonly PendingInterrupt[];
 }
 
 /** The API's name for a thread's checkpoint. */
@@ -55,12 +62,22 @@ export function toThreadState(threadId: string, checkpoint: Checkpoint | undefin
       name: task.name,
       path: ["__pregel_pull", task.name],
       ...(task.error === undefined ? {} : { error: task.error }),
-      interrupts: [],
+      interrupts: task.interrupts ?? [],
     })),
     checkpoint: checkpointConfig(threadId, checkpoint.checkpoint_id),
     metadata: checkpoint.metadata,
     created_at: checkpoint.created_at,
     ...(checkpoint.parent_checkpoint_id === null ? {} : { parent_checkpoint: checkpointConfig(threadId, checkpoint.parent_checkpoint_id) }),
-    interrupts: [],
+    interrupts: checkpoint.tasks.flatMap((task) => task.interrupts ?? []),
   };
+}
+
+/**
+ * A thread's `interrupts` as the real server keeps them: the pending interrupts of its latest
+ * checkpoint's tasks, by task id (tasks without any are left out).
+ */
+export function pendingInterrupts(checkpoint: Checkpoint | undefined): Record<string, PendingInterrupt[]> {
+  const pending: Record<string, PendingInterrupt[]> = {};
+  for (const task of checkpoint?.tasks ?? []) if (task.interrupts?.length) pending[task.id] = [...task.interrupts];
+  return pending;
 }
