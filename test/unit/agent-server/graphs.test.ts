@@ -12,8 +12,8 @@ const values = (...messages: Message[]): ThreadValues => ({ messages });
 const reply = <C>(graph: Graph<C>, node: number, context: C, state: ThreadValues) => graph.nodes[node]!.run({ values: state, context, messageId: "m" }).messages[0]!.content;
 
 describe("graph registry", () => {
-  it("deploys agent and pipeline, with default assistant ids uuid5(NAMESPACE_URL, graph_id)", () => {
-    expect(graphIds()).toEqual(["agent", "pipeline"]);
+  it("deploys agent, pipeline and approval, with default assistant ids uuid5(NAMESPACE_URL, graph_id)", () => {
+    expect(graphIds()).toEqual(["agent", "pipeline", "approval"]);
     expect(findGraph("agent")).toBe(agentGraph);
     expect(findGraph("nope")).toBeUndefined();
     // Values computed independently with Python: uuid.uuid5(uuid.NAMESPACE_URL, "agent").
