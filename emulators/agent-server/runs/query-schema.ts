@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ValidationError } from "../../../src/http/fastapi-errors.ts";
-import { queryBoolean, queryInteger, queryList } from "../../shared/pydantic/query.ts";
+import { queryBoolean, queryChoices, queryInteger } from "../../shared/pydantic/query.ts";
 import { uuid } from "../../shared/pydantic/uuid.ts";
 import { STREAM_MODES } from "./execute.ts";
 import { CANCEL_ACTIONS, RUN_STATUSES } from "./schema.ts";
@@ -10,13 +10,14 @@ export const RUN_FIELDS = ["run_id", "thread_id", "assistant_id", "created_at", 
 
 /**
  * GET /threads/{thread_id}/runs: `limit` (default 10), `offset`, `status`, and `select` (the
- * parameter repeated, one field each, as FastAPI reads a list): only those fields are answered.
+ * parameter repeated, as FastAPI reads a list, or one JSON list, as the JS client sends it): only
+ * those fields are answered.
  */
 export const RunListQuery = z.object({
   limit: queryInteger(z.int().min(1)).default(10),
   offset: queryInteger(z.int().min(0)).default(0),
   status: z.enum(RUN_STATUSES).optional(),
-  select: queryList(z.enum(RUN_FIELDS)).optional(),
+  select: queryChoices(RUN_FIELDS),
 });
 
 /** POST .../cancel and POST /runs/cancel: `wait` (a boolean as pydantic reads one) and `action`. */
@@ -34,22 +35,7 @@ export const JoinQuery = z.object({
  * A `stream_mode` query value as the official client sends it: one mode, or a JSON list of modes
  * (`["values","updates"]`), as the real server's `parse_stream_mode_param` reads it.
  */
-const streamModeParam = z
-  .string()
-  .optional()
-  .transform((text) => {
-    if (!text) return [];
-    if (text.startsWith("[")) {
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (Array.isArray(parsed)) return parsed;
-      } catch {
-        // Not JSON: read as one mode (and refused as such below).
-      }
-    }
-    return [text];
-  })
-  .pipe(z.array(z.enum(STREAM_MODES)));
+const streamModeParam = queryChoices(STREAM_MODES).transform((modes) => modes ?? []);
 
 /** GET .../runs/{run_id}/stream: `stream_mode` (a subset of the run's) and `cancel_on_disconnect`. */
 export const JoinStreamQuery = z.object({
@@ -60,23 +46,8 @@ export const JoinStreamQuery = z.object({
 /** What GET /threads/{thread_id}/stream shows. */
 export const THREAD_STREAM_MODES = ["lifecycle", "run_modes", "state_update"] as const;
 
-/** One thread stream mode, a comma-separated list or a JSON list of them, each checked (loc: its index). */
-const threadStreamModes = z
-  .string()
-  .optional()
-  .transform((text): unknown[] | undefined => {
-    if (text === undefined || text === "") return undefined;
-    if (text.startsWith("[")) {
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (Array.isArray(parsed)) return parsed;
-      } catch {
-        // Not JSON: read as a list of names.
-      }
-    }
-    return text.split(",").map((mode) => mode.trim());
-  })
-  .pipe(z.array(z.enum(THREAD_STREAM_MODES)).optional());
+/** Thread stream modes: one, a comma-separated list or a JSON list, each checked (loc: its index). */
+const threadStreamModes = queryChoices(THREAD_STREAM_MODES, { commas: true });
 
 /**
  * GET /threads/{thread_id}/stream: `stream_modes` as the document names it, or `stream_mode` as

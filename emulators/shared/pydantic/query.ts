@@ -77,3 +77,42 @@ export const queryIntegerChoice = <const V extends readonly number[]>(values: V)
       return z.NEVER;
     })
     .optional();
+
+/**
+ * A query list of names from a fixed set, read every way the official clients send one: the
+ * parameter repeated (`?select=a&select=b`, as FastAPI reads `List[...]`), one JSON list
+ * (`?select=["a","b"]`, the JS client's encoding of arrays), or, with `commas`, one
+ * comma-separated value. A name outside the set is FastAPI's `enum` error at its index. Absent
+ * is undefined.
+ *
+ * @example
+ * z.object({ select: queryChoices(["run_id", "status"]) })
+ */
+export const queryChoices = <const C extends readonly [string, ...string[]]>(choices: C, { commas = false }: { commas?: boolean } = {}) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((value, ctx): C[number][] | undefined => {
+      if (value === undefined) return undefined;
+      const items = Array.isArray(value) ? value : splitList(value, commas);
+      const quoted = choices.map((choice) => `'${choice}'`);
+      const expected = quoted.length > 1 ? `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}` : quoted[0]!;
+      items.forEach((item, index) => {
+        if (!choices.includes(item)) ctx.addIssue({ code: "custom", path: [index], message: `Input should be ${expected}`, params: { type: "enum" }, input: item });
+      });
+      return items as C[number][];
+    });
+
+/** One query value as a list: a JSON list of strings, else (with `commas`) split at commas, else itself. */
+function splitList(text: string, commas: boolean): string[] {
+  if (text.startsWith("[")) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (Array.isArray(parsed)) return parsed.map(String);
+    } catch {
+      // Not JSON: read as names.
+    }
+  }
+  if (text === "") return [];
+  return commas ? text.split(",").map((name) => name.trim()) : [text];
+}

@@ -114,9 +114,19 @@ function selection(requestBody: unknown): string[] | undefined {
   return Array.isArray(select) && select.length > 0 ? select.map(String) : undefined;
 }
 
-/** The fields a listing asked for with `?select=` (repeated, as FastAPI reads a list), if it did. */
+/**
+ * The fields a listing asked for with `?select=` (repeated, as FastAPI reads a list, or one JSON
+ * list, as the JS client sends it), if it did.
+ */
 function querySelection(path: string): string[] | undefined {
-  const select = new URLSearchParams(path.split("?")[1] ?? "").getAll("select");
+  let select = new URLSearchParams(path.split("?")[1] ?? "").getAll("select");
+  if (select.length === 1 && select[0]!.startsWith("[")) {
+    try {
+      select = (JSON.parse(select[0]!) as unknown[]).map(String);
+    } catch {
+      // Not a JSON list: the one field named.
+    }
+  }
   return select.length > 0 ? select : undefined;
 }
 
