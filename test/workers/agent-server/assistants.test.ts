@@ -59,7 +59,7 @@ describe("POST /assistants", () => {
   it("answers 404 naming the deployed graphs for an unknown graph", async () => {
     const res = await agentServer("POST", "/assistants", { body: { graph_id: "no-such-graph" } });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ detail: "Graph 'no-such-graph' not found. Deployed graphs: 'agent', 'pipeline'." });
+    expect(res.body).toEqual({ detail: "Graph 'no-such-graph' not found. Deployed graphs: 'agent', 'pipeline', 'approval'." });
   });
 
   it("answers 422 for a missing graph_id, and for a missing body", async () => {
@@ -325,7 +325,7 @@ describe("POST /assistants/search and /assistants/count", () => {
 
   it("lists the default assistants too", async () => {
     const res = await agentServer("POST", "/assistants/search", { body: { metadata: { created_by: "system" }, sort_by: "graph_id", sort_order: "asc" } });
-    expect(res.body.map((x: any) => x.graph_id)).toEqual(["agent", "pipeline"]);
+    expect(res.body.map((x: any) => x.graph_id)).toEqual(["agent", "approval", "pipeline"]);
   });
 
   it("answers 422 for bad bounds and enums", async () => {

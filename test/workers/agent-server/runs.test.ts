@@ -238,10 +238,10 @@ describe("refusals before any stream starts", () => {
     const context = await agentServer("POST", path, { body: { assistant_id: "agent", context: { temperature: 0.2 } } });
     expect(context.status).toBe(422);
     expect(context.body.detail[0]).toMatchObject({ type: "extra_forbidden", loc: ["body", "context", "temperature"] });
-    const interrupt = await agentServer("POST", path, { body: { assistant_id: "agent", interrupt_before: ["agent"], command: { resume: 1 } } });
-    expect(interrupt.status).toBe(422);
-    expect(interrupt.body.detail.map((e: any) => e.loc)).toEqual([["body", "command"], ["body", "interrupt_before"]]);
-    expect(interrupt.body.detail[0].msg).toContain("not supported by the agent-server emulator");
+    const unsupported = await agentServer("POST", path, { body: { assistant_id: "agent", after_seconds: 5, webhook: "https://example.com/hook" } });
+    expect(unsupported.status).toBe(422);
+    expect(unsupported.body.detail.map((e: any) => e.loc)).toEqual([["body", "after_seconds"], ["body", "webhook"]]);
+    expect(unsupported.body.detail[0].msg).toContain("not supported by the agent-server emulator");
     // None of the refused runs touched the thread.
     expect((await agentServer("GET", `/threads/${thread.thread_id}`)).body).toEqual(thread);
   });

@@ -10,7 +10,7 @@ describe("GET /info", () => {
       version: expect.any(String),
       langgraph_py_version: expect.any(String),
       flags: { assistants: true, crons: true },
-      metadata: { graphs: ["agent", "pipeline"] },
+      metadata: { graphs: ["agent", "pipeline", "approval"] },
     });
   });
 });
