@@ -6,7 +6,6 @@ import type { AgentServerEnv } from "../env.ts";
 import { runQueueOf } from "../state-object.ts";
 import { serverInfo } from "./info.ts";
 import { jsonMetrics, PROMETHEUS_CONTENT_TYPE, prometheusMetrics } from "./metrics.ts";
-import { notEmulated } from "./not-emulated.ts";
 
 /** `/ok?check_db=`: 0 or 1, as the document's integer enum (pydantic's `Literal[0, 1]`). */
 const OkQuery = z.object({ check_db: queryIntegerChoice([0, 1]) });
@@ -15,7 +14,7 @@ const OkQuery = z.object({ check_db: queryIntegerChoice([0, 1]) });
 const MetricsQuery = z.object({ format: z.enum(["prometheus", "json"]).default("prometheus") });
 
 /**
- * The system endpoints (/info, /ok, /metrics) and the protocols answered with a 501 (A2A, MCP).
+ * The system endpoints (/info, /ok, /metrics). MCP and A2A are served by ../protocols/.
  * Query parameters are held to the document's schemas, as FastAPI holds them (422 otherwise).
  */
 export const systemRoutes = new Hono<AgentServerEnv>()
@@ -32,7 +31,4 @@ export const systemRoutes = new Hono<AgentServerEnv>()
     const stats = await queue.stats();
     if (c.req.valid("query").format === "json") return c.json(jsonMetrics(stats));
     return c.body(prometheusMetrics(stats), 200, { "content-type": PROMETHEUS_CONTENT_TYPE });
-  })
-  .post("/a2a/:assistant_id", (c) => notEmulated(c, "a2a"))
-  // The document writes the path `/mcp/`; the gateway drops trailing slashes, so both are served.
-  .on(["GET", "POST", "DELETE"], ["/mcp", "/mcp/"], (c) => notEmulated(c, "mcp"));
+  });

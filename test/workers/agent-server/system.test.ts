@@ -38,16 +38,3 @@ describe("GET /metrics", () => {
     expect(res.body).toEqual({ queue: { n_pending: expect.any(Number), n_running: expect.any(Number), max_age_secs: null, med_age_secs: null } });
   });
 });
-
-describe("A2A and MCP", () => {
-  it("answer 501 with a detail naming what is not emulated", async () => {
-    const a2a = await agentServer("POST", "/a2a/agent", { body: { jsonrpc: "2.0", id: "1", method: "message/send" } });
-    expect(a2a.status).toBe(501);
-    expect(a2a.body.detail).toMatch(/^A2A .* is not emulated/);
-    for (const method of ["GET", "POST", "DELETE"]) {
-      const mcp = await agentServer(method, "/mcp/", method === "POST" ? { body: { jsonrpc: "2.0", id: "1", method: "initialize" } } : {});
-      expect(mcp.status, method).toBe(501);
-      expect(mcp.body.detail).toMatch(/^MCP .* is not emulated/);
-    }
-  });
-});
