@@ -9,6 +9,7 @@ import { migrate, seedDefaultAssistants } from "./storage.ts";
 import { CheckpointLedger } from "./threads/checkpoints.ts";
 import { ThreadStateStore } from "./threads/state-store.ts";
 import { ThreadStore } from "./threads/store.ts";
+import { ThreadExpiry, threadSweep } from "./threads/ttl.ts";
 import { AlarmClock } from "./alarms.ts";
 // A cycle (the app's routes reach the stores here), used only once objects exist.
 import { createAgentServer } from "./app.ts";
@@ -52,11 +53,16 @@ export class AgentServerState extends DurableObject<AgentServerBindings> {
     // Threads are created below; the assistant store reaches them only when an assistant is deleted.
     this.#assistants = new AssistantStore(ctx.storage, (threadId) => void this.#threads.delete(threadId));
     // A deleted thread takes its runs (stopped), checkpoints and events with it.
-    this.#threads = new ThreadStore(ctx.storage, (threadId) => {
-      this.#engine.forgetThread(threadId);
-      runTable.deleteThread(threadId);
-      checkpoints.deleteThread(threadId);
-      events.deleteThread(threadId);
+    const expiry = new ThreadExpiry(ctx.storage.sql, this.clock);
+    this.#threads = new ThreadStore(ctx.storage, {
+      forget: (threadId) => {
+        this.#engine.forgetThread(threadId);
+        runTable.deleteThread(threadId);
+        checkpoints.deleteThread(threadId);
+        events.deleteThread(threadId);
+      },
+      expiry,
+      rearm: () => this.#alarm.rearm(),
     });
     const runTable = new RunTable(ctx.storage.sql);
     const checkpoints = new CheckpointLedger(ctx.storage.sql);
@@ -78,6 +84,8 @@ export class AgentServerState extends DurableObject<AgentServerBindings> {
     });
     this.#alarm.add(cronAlarm(this.#crons, this.clock, (request) => this.#send(request)));
     this.#alarm.add(this.#engine);
+    // Threads whose TTL ran out are deleted as DELETE /threads/{thread_id} deletes them.
+    this.#alarm.add(threadSweep(expiry, this.clock, (threadId) => void this.#threads.delete(threadId)));
     // Runs that were in flight when the object last stopped go on from their last checkpoint.
     this.#engine.kick();
   }

@@ -8,11 +8,12 @@ import type { ThreadValues } from "../graphs/graph.ts";
 
 /**
  * A thread's `ttl`, typed as the API types it (`strategy` "delete", `ttl` minutes as a number),
- * so a malformed one is a 422. Accepted and not acted on: the emulator never sweeps threads.
+ * so a malformed one is a 422; minutes must be positive (a thread swept before it is answered is
+ * no thread). The state object's alarm sweeps the thread once they have passed (threads/ttl.ts).
  */
-const ThreadTtl = z.object({
+export const ThreadTtl = z.object({
   strategy: optionalField(z.enum(["delete"])),
-  ttl: optionalField(float()),
+  ttl: optionalField(float().refine((minutes) => minutes > 0, { message: "Value error, ttl must be a positive number of minutes", params: { type: "value_error" } })),
 });
 
 /**

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { JsonObjectSchema } from "../../shared/pydantic/json.ts";
-import { float } from "../../shared/pydantic/number.ts";
 import { optionalBody, optionalField } from "../../shared/pydantic/optional.ts";
 import { bodyPaging } from "../../shared/pydantic/paging.ts";
 import { uuid } from "../../shared/pydantic/uuid.ts";
+import { ThreadTtl } from "./schema.ts";
 
 const STATUSES = ["idle", "busy", "interrupted", "error"] as const;
 
@@ -31,13 +31,13 @@ export const ThreadSearch = optionalBody(
 export type ThreadSearch = z.output<typeof ThreadSearch>;
 
 /**
- * ThreadPatch (PATCH /threads/{thread_id}): `metadata` is merged into the thread's, key by key.
- * `ttl` is typed as on POST /threads and, as there, accepted and not acted on.
+ * ThreadPatch (PATCH /threads/{thread_id}): `metadata` is merged into the thread's, key by key;
+ * `ttl` (as on POST /threads) sets the thread's TTL anew, from now.
  */
 export const ThreadPatch = optionalBody(
   z.object({
     metadata: optionalField(JsonObjectSchema),
-    ttl: optionalField(z.object({ strategy: optionalField(z.enum(["delete"])), ttl: optionalField(float()) })),
+    ttl: optionalField(ThreadTtl),
   }),
 );
 export type ThreadPatch = z.output<typeof ThreadPatch>;

@@ -53,6 +53,8 @@ export class ThreadQueries extends RpcTarget {
         timestamp(),
         id,
       );
+      // A new TTL runs from now, as the document has it.
+      this.#threads.setTtl(id, change.ttl);
       return ok(this.#threads.find(id)!);
     });
   }

@@ -5,6 +5,19 @@ import { ok, refuse, type Result } from "../../shared/result.ts";
 import type { ThreadValues } from "../graphs/graph.ts";
 import { parseJson } from "../storage.ts";
 import type { Thread, ThreadCreate, ThreadStatus } from "./schema.ts";
+import type { ThreadExpiry, ThreadTtlRequest } from "./ttl.ts";
+
+/** What the thread store needs besides its storage: the expiry of threads with a TTL, and the alarm. */
+export interface ThreadStoreDeps {
+  /**
+   * Removes what else belongs to a thread being deleted (its runs, checkpoints and events; a run
+   * in progress is stopped): the state object wires it to the run engine.
+   */
+  readonly forget?: (threadId: string) => void;
+  readonly expiry?: ThreadExpiry;
+  /** Sets the object's alarm anew after an expiry changed (alarms.ts). */
+  readonly rearm?: () => void;
+}
 
 type Row = {
   thread_id: string;
@@ -20,16 +33,12 @@ type Row = {
 /** Threads: their metadata, status and current values (runs write those). */
 export class ThreadStore extends RpcTarget {
   readonly #storage: DurableObjectStorage;
-  readonly #forget: (threadId: string) => void;
+  readonly #deps: ThreadStoreDeps;
 
-  /**
-   * `forget` removes what else belongs to a thread being deleted (its runs, checkpoints and
-   * events; a run in progress is stopped): the state object wires it to the run engine.
-   */
-  constructor(storage: DurableObjectStorage, forget: (threadId: string) => void = () => {}) {
+  constructor(storage: DurableObjectStorage, deps: ThreadStoreDeps = {}) {
     super();
     this.#storage = storage;
-    this.#forget = forget;
+    this.#deps = deps;
   }
 
   /** POST /threads: a new idle thread with no values, or the existing one with `if_exists: do_nothing`. */
@@ -41,8 +50,20 @@ export class ThreadStore extends RpcTarget {
           ? ok(existing)
           : refuse(409, `Thread ${id} already exists. Send "if_exists": "do_nothing" to get the existing thread instead.`);
       }
-      return ok(this.insert(id, input.metadata ?? {}));
+      const thread = this.insert(id, input.metadata ?? {});
+      this.setTtl(id, input.ttl);
+      return ok(thread);
     });
+  }
+
+  /**
+   * Sets the thread's TTL (POST /threads, PATCH /threads/{id}): swept `ttl` minutes from now by
+   * the state object's alarm (threads/ttl.ts). Without `ttl` minutes nothing changes.
+   */
+  setTtl(id: string, ttl: ThreadTtlRequest | undefined): void {
+    if (ttl?.ttl === undefined || !this.#deps.expiry) return;
+    this.#deps.expiry.set(id, ttl);
+    this.#deps.rearm?.();
   }
 
   /** GET /threads/{id}. */
@@ -55,7 +76,8 @@ export class ThreadStore extends RpcTarget {
   delete(id: string): Result<null> {
     return this.#storage.transactionSync(() => {
       if (!this.find(id)) return notFound(id);
-      this.#forget(id);
+      this.#deps.forget?.(id);
+      this.#deps.expiry?.forget(id);
       this.#storage.sql.exec("DELETE FROM runs WHERE thread_id = ?", id);
       this.#storage.sql.exec("DELETE FROM threads WHERE thread_id = ?", id);
       return ok(null);
