@@ -97,6 +97,10 @@ describe("A2A agent card", () => {
       capabilities: { streaming: false, pushNotifications: false },
       skills: [{ id: `${assistant.assistant_id}-main`, metadata: { inputSchema: { properties: ["messages"], supportsA2A: true } } }],
     });
+    const mounted = (await (await card(`?assistant_id=${assistant.assistant_id}`, { "x-forwarded-host": "127.0.0.1:8787", "x-forwarded-proto": "http", "x-forwarded-prefix": "/agent-server" })).json()) as { url: string };
+    expect(mounted.url).toBe(`http://127.0.0.1:8787/agent-server/a2a/${assistant.assistant_id}`);
+    const odd = (await (await card(`?assistant_id=${assistant.assistant_id}`, { "x-forwarded-host": "a b", "x-forwarded-prefix": "/x/../y?z" })).json()) as { url: string };
+    expect(odd.url).toBe(`https://agent-server.test/a2a/${assistant.assistant_id}`);
     const byGraph = (await (await card("?assistant_id=agent")).json()) as { url: string };
     expect(byGraph.url).toMatch(new RegExp(`/a2a/${AGENT_DEFAULT_ID}$`));
   });

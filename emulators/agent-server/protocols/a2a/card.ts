@@ -11,11 +11,15 @@ export const A2A_PROTOCOL_VERSION = "0.3.0";
 
 /** A host name or address with an optional port, as X-Forwarded-Host may carry it. */
 const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9-]+(\.[a-z0-9-]+)*)(:\d{1,5})?$/;
+/** A mount path (`/agent-server`), as X-Forwarded-Prefix may carry it: plain segments only. */
+const PREFIX = /^(\/[A-Za-z0-9._~-]+)+$/;
 
 /**
  * Where the agent is called: the origin the client used (the gateway sets `X-Forwarded-Host` and
- * `-Proto`; a value that is no host or scheme is ignored), below `/deployments/<id>` for a
- * deployment's own agent server, then `/a2a/<assistant_id>`.
+ * `-Proto`; a value that is no host or scheme is ignored), below the mount the request came
+ * through when `X-Forwarded-Prefix` names one (a proxy that strips a prefix, as the local gateway
+ * strips `/agent-server`, says so there), below `/deployments/<id>` for a deployment's own agent
+ * server, then `/a2a/<assistant_id>`.
  */
 function endpointUrl(c: Context<AgentServerEnv>, assistantId: string): string {
   const url = new URL(c.req.url);
@@ -23,8 +27,10 @@ function endpointUrl(c: Context<AgentServerEnv>, assistantId: string): string {
   const sentProto = c.req.header("x-forwarded-proto")?.trim().toLowerCase();
   const host = sentHost && HOST.test(sentHost) ? sentHost : url.host;
   const proto = sentProto === "http" || sentProto === "https" ? sentProto : url.protocol.slice(0, -1);
+  const sentPrefix = c.req.header("x-forwarded-prefix")?.trim();
+  const prefix = sentPrefix && PREFIX.test(sentPrefix) ? sentPrefix : "";
   const deployment = c.env.deploymentId === undefined ? "" : `/deployments/${c.env.deploymentId}`;
-  return `${proto}://${host}${deployment}/a2a/${assistantId}`;
+  return `${proto}://${host}${prefix}${deployment}/a2a/${assistantId}`;
 }
 
 /**
