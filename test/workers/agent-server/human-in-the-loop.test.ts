@@ -1,9 +1,12 @@
 // Human in the loop on the agent-server emulator, over plain HTTP: the `approval` graph pausing
 // at its review step, breakpoints (interrupt_before / interrupt_after) on any graph, and runs that
 // go on with `command` (resume, update, goto). Every answer is held to the reference document.
+import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { stateOf } from "../../../emulators/agent-server/state-object.ts";
+import { agentServerEnv } from "../support/emulator-env.ts";
 import { agentServer, readEvents, send } from "./support.ts";
-import { contents, createRun, join, say } from "./run-support.ts";
+import { contents, createRun, held, join, openEvents, say, until } from "./run-support.ts";
 
 const newThread = async (): Promise<string> => (await agentServer("POST", "/threads", { body: {} })).body.thread_id;
 
@@ -164,5 +167,25 @@ describe("breakpoints on every graph", () => {
     const again = await wait(threadId, { assistant_id: "approval", input: say("second") });
     expect(contents(again).slice(-2)).toEqual(["second", "draft: second"]);
     expect(again.__interrupt__[0].value.draft).toBe("draft: second");
+  });
+});
+
+describe("a resumed run across a restart of the state object", () => {
+  it("goes on from its own last checkpoint: the resume value is not handed over twice", async () => {
+    const threadId = await newThread();
+    await wait(threadId, { assistant_id: "approval", input: held("x") });
+    // Resumed, it reviews, then holds before finalize (the hold marker) until cancelled.
+    const run = await createRun(threadId, { assistant_id: "approval", command: { resume: "approve" } });
+    await until(() => agentServer("GET", `/threads/${threadId}/state`), (s) => s.body.next?.[0] === "finalize");
+
+    await evictDurableObject(stateOf(agentServerEnv));
+
+    const { events } = await openEvents("GET", `/threads/${threadId}/runs/${run.run_id}/stream`);
+    await events.until((e) => e.event === "metadata" && e.data.attempt === 2);
+    await agentServer("POST", `/threads/${threadId}/runs/${run.run_id}/cancel`);
+    await events.rest();
+    const history = (await agentServer("POST", `/threads/${threadId}/history`, { body: { limit: 100 } })).body as any[];
+    expect(history.map((h) => Object.keys(h.metadata.writes ?? {})[0]).reverse()).toEqual(["__start__", undefined, "draft", "human_review"]);
+    expect((await agentServer("GET", `/threads/${threadId}`)).body.status).toBe("idle");
   });
 });
