@@ -283,14 +283,39 @@ export class RunStore extends RpcTarget {
     return found.ok ? ok(this.#stream(found.value, request)) : found;
   }
 
+  /**
+   * A pruned run's replay: its summary alone (the run is over; what was kept of its tail would
+   * only repeat the values the summary ends with).
+   */
+  #prunedReplay(run: Run, throughSeq: number): LoggedEvent[] {
+    const progress = this.#table.progress(run.run_id);
+    return summaryOf(run.run_id, progress?.attempt ?? 1, progress?.result, throughSeq);
+  }
+
   #stream(run: Run, request: RunStreamRequest): Response {
     const runId = run.run_id;
     const over = run.status !== "pending" && run.status !== "running";
     // One synchronous step: what is saved so far, then listening for the rest.
-    const replay = this.#events.ofRun(runId, request.after);
+    const pruned = this.#events.pruned(runId);
+    const replay = pruned && over && request.after < pruned.throughSeq ? this.#prunedReplay(run, pruned.throughSeq) : this.#events.ofRun(runId, request.after);
     const live = over ? undefined : this.#events.listenToRun(runId);
     return loggedEventStream({ replay, live, withIds: request.withIds, accept: modeFilter(request.modes), waitUntil: this.#waitUntil });
   }
+}
+
+/**
+ * What a late joiner of a run whose first events were pruned (runs/event-log.ts,
+ * EVENTS_PER_THREAD) gets instead of a stream missing its start: the run's `metadata`, then its
+ * outcome as join answers it, as one `values` event (or its `error`), both with the id of the last
+ * event pruned.
+ */
+function summaryOf(runId: string, attempt: number, outcome: JsonValue | undefined, seq: number): LoggedEvent[] {
+  const error = outcome !== null && typeof outcome === "object" && !Array.isArray(outcome) ? (outcome as Record<string, JsonValue>).__error__ : undefined;
+  const end = error !== undefined ? { event: "error", data: error } : { event: "values", data: outcome ?? {} };
+  return [
+    { seq, runId, scope: "run", event: "metadata", data: { run_id: runId, attempt } },
+    { seq, runId, scope: "run", ...end },
+  ];
 }
 
 /** Shows the events of the modes asked for (and always metadata and errors). */
