@@ -5,7 +5,7 @@ import { toValidationErrors, type Location } from "../../../src/http/fastapi-err
 import { float } from "../../../emulators/shared/pydantic/number.ts";
 import { optionalBody, optionalField } from "../../../emulators/shared/pydantic/optional.ts";
 import { bodyPaging, queryPaging } from "../../../emulators/shared/pydantic/paging.ts";
-import { queryBoolean } from "../../../emulators/shared/pydantic/query.ts";
+import { queryBoolean, queryChoices, queryIntegerChoice } from "../../../emulators/shared/pydantic/query.ts";
 import { uuid } from "../../../emulators/shared/pydantic/uuid.ts";
 import { notEmulated } from "../../../emulators/shared/pydantic/value-error.ts";
 
@@ -82,6 +82,42 @@ describe("queryBoolean", () => {
     expect(errorsFor(Query, { flag: "maybe" }, "query")).toEqual([
       { type: "bool_parsing", loc: ["query", "flag"], msg: "Input should be a valid boolean, unable to interpret input", input: "maybe" },
     ]);
+  });
+});
+
+describe("queryIntegerChoice", () => {
+  const Query = z.object({ check_db: queryIntegerChoice([0, 1]).default(0) });
+
+  it("reads the listed integers (blanks and a sign allowed, as pydantic's int); absent is the default", () => {
+    expect(Query.parse({ check_db: "1" }).check_db).toBe(1);
+    expect(Query.parse({ check_db: " +0 " }).check_db).toBe(0);
+    expect(Query.parse({}).check_db).toBe(0);
+  });
+
+  it("refuses another number or a word as literal_error", () => {
+    for (const value of ["2", "abc", "", "1.0"]) {
+      expect(errorsFor(Query, { check_db: value }, "query"), value).toEqual([{ type: "literal_error", loc: ["query", "check_db"], msg: "Input should be 0 or 1", input: value }]);
+    }
+  });
+});
+
+describe("queryChoices", () => {
+  const Query = z.object({ select: queryChoices(["run_id", "status", "metadata"]), modes: queryChoices(["a", "b"], { commas: true }) });
+
+  it("reads the parameter repeated, one JSON list, or (with commas) a comma-separated value; absent is undefined", () => {
+    expect(Query.parse({ select: ["run_id", "status"] }).select).toEqual(["run_id", "status"]);
+    expect(Query.parse({ select: '["status","metadata"]' }).select).toEqual(["status", "metadata"]);
+    expect(Query.parse({ select: "status" }).select).toEqual(["status"]);
+    expect(Query.parse({ modes: "a, b" }).modes).toEqual(["a", "b"]);
+    expect(Query.parse({})).toEqual({ select: undefined, modes: undefined });
+  });
+
+  it("refuses a name outside the set as enum, at its index", () => {
+    expect(errorsFor(Query, { select: ["run_id", "nope"] }, "query")).toEqual([
+      { type: "enum", loc: ["query", "select", 1], msg: "Input should be 'run_id', 'status' or 'metadata'", input: "nope" },
+    ]);
+    // Without commas, a comma-joined value is one name, as FastAPI reads a list item.
+    expect(errorsFor(Query, { select: "run_id,status" }, "query")[0]).toMatchObject({ type: "enum", loc: ["query", "select", 0] });
   });
 });
 
