@@ -30,6 +30,9 @@ export async function forward(c: Context<GatewayEnv>, config: GatewayConfig, req
   // client would never see the 3xx, and its headers (x-api-key) would go to the redirect target.
   const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: incoming.headers, body: incoming.body, signal: incoming.signal, redirect: "manual" });
   const refused = prepareUpstreamHeaders(outgoing.headers, incoming.headers, request.url, request.edgeAddress);
+  // A client's own X-Forwarded-Prefix was dropped above; the gateway says which mount it took off,
+  // so an upstream building its own URLs (an A2A agent card) gives ones that reach it again.
+  if (request.strippedPrefix !== undefined) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
   const response = refused === undefined ? await answer(config, name, upstream, outgoing, headers) : Response.json({ detail: refused }, { status: 400, headers });
   countUpstream(c, config, { upstream: name, status: response.status, ms: clock.now() - started });
   return response;

@@ -26,7 +26,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
     const raw = c.req.raw;
     // The one parse of the URL; the proxy reuses it.
     const url = new URL(raw.url);
-    const { upstream, rawPath, forwardPrefix = "" } = route(config.routing, url);
+    const { upstream, rawPath, forwardPrefix = "", strippedPrefix } = route(config.routing, url);
     const reading = readRequest(classifiers[upstream].table, { method: raw.method, rawPath, headers: raw.headers });
     if (!reading.ok) {
       throw new HTTPException(reading.status, { res: Response.json({ detail: reading.detail }, { status: reading.status }) });
@@ -39,6 +39,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
       path: reading.path,
       // A deployment's agent server is counted on its own path and reached below its prefix.
       upstreamPath: forwardPath(forwardPrefix, reading.upstreamPath),
+      ...(strippedPrefix !== undefined && { strippedPrefix }),
       apiKey: reading.apiKey,
       userId: reading.userId,
       clientIp,
@@ -52,13 +53,13 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
  * deployment's agent server the prefix forwarded in front of that path.
  * @throws HTTPException 421 for a host this gateway does not serve.
  */
-function route(routing: Routing, url: URL): { upstream: UpstreamName; rawPath: string; forwardPrefix?: string } {
+function route(routing: Routing, url: URL): { upstream: UpstreamName; rawPath: string; forwardPrefix?: string; strippedPrefix?: string } {
   // A deployment's agent server is counted on its own path, however it was reached (routes.ts).
   return scopedRoute(upstreamOf(routing, url));
 }
 
 /** By host (deployed) or by local mount. */
-function upstreamOf(routing: Routing, url: URL): { upstream: UpstreamName; rawPath: string } {
+function upstreamOf(routing: Routing, url: URL): { upstream: UpstreamName; rawPath: string; strippedPrefix?: string } {
   if (routing.kind === "hosts") {
     const upstream = upstreamForHost(routing.hosts, url.hostname);
     if (!upstream) {

@@ -93,9 +93,9 @@ export function forwardPath(forwardPrefix: string, upstreamPath: string): string
  * deployment's own path and the prefix forwarded in front of it (deploymentScope); as it is otherwise.
  * The gateway and the explain command both apply it.
  */
-export function scopedRoute(routed: { upstream: UpstreamName; rawPath: string }): { upstream: UpstreamName; rawPath: string; forwardPrefix?: string } {
+export function scopedRoute<R extends { upstream: UpstreamName; rawPath: string }>(routed: R): R & { forwardPrefix?: string } {
   const scope = routed.upstream === "agent-server" ? deploymentScope(routed.rawPath) : undefined;
-  return scope ? { upstream: routed.upstream, ...scope } : routed;
+  return scope ? { ...routed, ...scope } : routed;
 }
 
 /**
@@ -104,13 +104,14 @@ export function scopedRoute(routed: { upstream: UpstreamName; rawPath: string })
  * segments, encoded letters) reaches another upstream than the one whose table counts it. A
  * malformed path stays the hosted API's, whose reading refuses it.
  */
-export function localRoute(rawPath: string): { upstream: UpstreamName; rawPath: string } {
+export function localRoute(rawPath: string): { upstream: UpstreamName; rawPath: string; strippedPrefix?: string } {
   const normalized = normalizePath(rawPath);
   if (!normalized.ok) return { upstream: "hosted-api", rawPath };
   const mount = mountFor(normalized.path);
   if (mount.stripped === 0) return { upstream: mount.upstream, rawPath };
   // The prefix needs no encoding, so it is as long in the encoded path.
-  return { upstream: mount.upstream, rawPath: normalized.upstreamPath.slice(mount.stripped) || "/" };
+  const strippedPrefix = normalized.upstreamPath.slice(0, mount.stripped);
+  return { upstream: mount.upstream, rawPath: normalized.upstreamPath.slice(mount.stripped) || "/", strippedPrefix };
 }
 
 /** One entry of UPSTREAM_HOSTS: an exact host, or `*.suffix` for every host below the suffix. */

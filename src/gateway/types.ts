@@ -15,6 +15,8 @@ export interface GatewayRequest {
   readonly path: string;
   /** The same path, canonically re-encoded: what the upstream receives. */
   readonly upstreamPath: string;
+  /** The local mount prefix taken off the path (`/agent-server` under npm start), told to the upstream as X-Forwarded-Prefix. */
+  readonly strippedPrefix?: string;
   /** The identity headers as the upstream reads them (null when absent). */
   readonly apiKey: string | null;
   readonly userId: string | null;

@@ -108,6 +108,22 @@ describe("proxying", () => {
     expect(rest).toBe('event: tick\ndata: {"n":1}\n\nevent: tick\ndata: {"n":2}\n\n');
   });
 
+  it("tells the upstream the local mount it took off (X-Forwarded-Prefix), never a client's own", async () => {
+    const agentServer = recordingUpstream();
+    const controlPlane = recordingUpstream();
+    const send = gatewayWith({ AGENT_SERVER: agentServer.fetcher, CONTROL_PLANE: controlPlane.fetcher });
+    const headers = { ...keyed(freshIdentity()), "x-forwarded-prefix": "/elsewhere" };
+    await send("/agent-server/threads/search", { method: "POST", headers, body: "{}" });
+    await send("/agent-server/deployments/0b6f0d8e-4a51-4c3e-9a0e-6f1f0e2a9b41/ok", { headers });
+    await send("/v2/deployments", { headers });
+    expect(agentServer.seen.map((r) => [new URL(r.url).pathname, r.headers.get("x-forwarded-prefix")])).toEqual([
+      ["/threads/search", "/agent-server"],
+      ["/deployments/0b6f0d8e-4a51-4c3e-9a0e-6f1f0e2a9b41/ok", "/agent-server"],
+    ]);
+    // Nothing was taken off a control-plane path: no prefix at all, the client's dropped.
+    expect(controlPlane.seen.map((r) => r.headers.get("x-forwarded-prefix"))).toEqual([null]);
+  });
+
   it("strips hop-by-hop headers and never passes a client's X-Forwarded-For on", async () => {
     const who = freshIdentity();
     const res = await gateway("/anything", {
