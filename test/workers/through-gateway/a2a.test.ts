@@ -46,10 +46,11 @@ describe("official A2A client through the gateway", () => {
     expect(card.description).toBe("Answers like a pirate.");
     expect(card.capabilities?.streaming).toBe(false);
     expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.protocolVersion])).toEqual([["JSONRPC", "0.3.0"]]);
-    // The card names the endpoint on the origin the emulator sees (the gateway's host, here below
-    // its local /agent-server mount, which the emulator does not see): the client is pointed there.
-    expect(card.supportedInterfaces[0]!.url).toBe(`https://gateway.test/a2a/${assistant.assistant_id}`);
-    const client = new Client(new LegacyJsonRpcTransport({ endpoint: `${AGENT_SERVER_URL}/a2a/${assistant.assistant_id}`, fetchImpl }), card);
+    // The card names the endpoint as the client reaches it: the gateway's host and the local
+    // /agent-server mount it took off (X-Forwarded-Prefix). The client follows the card.
+    const endpoint = card.supportedInterfaces[0]!.url;
+    expect(endpoint).toBe(`https://gateway.test/agent-server/a2a/${assistant.assistant_id}`);
+    const client = new Client(new LegacyJsonRpcTransport({ endpoint, fetchImpl }), card);
 
     const first = asTask(await client.sendMessage({ tenant: "", message: userMessage([textPart("hello")]), configuration: undefined, metadata: undefined }));
     expect(first.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
