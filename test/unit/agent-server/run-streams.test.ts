@@ -48,7 +48,8 @@ describe("loggedEventStream", () => {
     const res = loggedEventStream({ replay: [event(1)], live: { queue, stop: () => queue.end() }, withIds: true, waitUntil: () => {} });
     queue.push(event(2));
     queue.end();
-    expect(await res.text()).toBe('event: updates\ndata: {"n":1}\nid: 1\n\nevent: updates\ndata: {"n":2}\nid: 2\n\n');
+    // It opens with a comment, so its headers go out before any event (emulators/shared/sse.ts).
+    expect(await res.text()).toBe(': connected\nevent: updates\ndata: {"n":1}\nid: 1\n\nevent: updates\ndata: {"n":2}\nid: 2\n\n');
   });
 
   it("stops listening when its reader goes away", async () => {
