@@ -1,6 +1,7 @@
 // The live display while a run goes (cli-progress, on stderr): one bar for the whole run and, on
 // a terminal, one per rule whose traffic is running.
 import cliProgress from "cli-progress";
+import { runLine } from "./live-rate.ts";
 import type { Plan } from "./plan.ts";
 import type { Progress, RuleProgress } from "./runner.ts";
 
@@ -37,26 +38,12 @@ export function startDisplay(plan: Plan, progress: Progress, stream: NodeJS.Writ
   const totalS = Math.max(1, Math.ceil(plan.durationMs / 1000));
   const main = multibar.create(totalS, 0, { line: "" });
   const ruleBars = new Map<number, cliProgress.SingleBar>();
-  let lastSent = 0;
-  let lastAt = 0;
-  let rps = 0;
 
   const update = () => {
     const elapsed = progress.elapsedMs;
-    const dt = (elapsed - lastAt) / 1000;
-    if (dt >= 0.5) {
-      rps = (progress.sent - lastSent) / dt;
-      lastSent = progress.sent;
-      lastAt = elapsed;
-    }
     const running = progress.rules.filter((r) => elapsed >= r.startMs && elapsed < r.endMs);
-    const finished = progress.rules.filter((r) => elapsed >= r.endMs).length;
-    main.update(Math.min(totalS, Math.floor(elapsed / 1000)), {
-      line:
-        // Sent is admitted + denied + errors + open; the running rules have their own bars below.
-        `${Math.floor(elapsed / 1000)}/${totalS} s ${Math.round(rps)}/s, ${progress.inFlight} open; ` +
-        `admitted ${progress.admitted} denied ${progress.denied} err ${progress.errors}; ${finished}/${progress.rules.length} rules done`,
-    });
+    // The running rules have their own bars below.
+    main.update(Math.min(totalS, Math.floor(elapsed / 1000)), { line: runLine(progress, totalS) });
     if (!tty) return;
     for (const [id, bar] of ruleBars) {
       if (!running.some((r) => r.id === id)) {
