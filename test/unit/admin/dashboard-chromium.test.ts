@@ -1,12 +1,12 @@
 // Opens the admin dashboard of a real local gateway (wrangler's programmatic dev server, counters in
-// memory) in headless Chromium (Debian's, driven by playwright-core), logged in as a browser
-// logs in (Basic, the admin token as password): it renders with its charts, shows the numbers of
-// traffic sent meanwhile, and an override added through its form takes effect on the next
+// memory) in headless Chromium (the npm package's, test/unit/support/browser.ts, driven by
+// playwright-core), logged in as a browser logs in (Basic, the admin token as password): it
+// renders with its charts, shows the numbers of traffic sent meanwhile, and an override added through its form takes effect on the next
 // requests, then ends with its End button. No console error, and no request to anywhere but the
 // gateway. Nothing is timed: each wait is for what the page shows, bounded by the test timeout.
-// Set DASHBOARD_SCREENSHOTS=dir to keep the screenshots.
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+// Set DASHBOARD_SCREENSHOTS=dir to keep the screenshots; UPDATE_SCREENSHOTS=1 also writes
+// docs/images/dashboard.png.
+import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,9 +15,8 @@ import { LOCAL_BINDINGS } from "../../../src/tools/local-bindings.ts";
 import { localSecret } from "../../../src/tools/local-secret.ts";
 import { EMULATOR_NAMES } from "../../../src/tools/emulator-workers.ts";
 import { serveWithWranglerDev } from "../../../src/tools/wrangler-dev.ts";
+import { docsImage, testBrowser } from "../support/browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const TOKEN = "dashboard-test-token-0123456789";
 
@@ -49,7 +48,7 @@ interface PageGlobals {
 }
 
 describe("the admin dashboard in Chromium", () => {
-  it.skipIf(!existsSync(CHROMIUM))("renders, shows live numbers after traffic, and an override made through its form takes effect", { timeout: 180_000 }, async () => {
+  it("renders, shows live numbers after traffic, and an override made through its form takes effect", { timeout: 180_000 }, async () => {
     const { chromium } = await import("playwright-core");
     const dir = await mkdtemp(join(tmpdir(), "dashboard-"));
     const shots = process.env.DASHBOARD_SCREENSHOTS ?? dir;
@@ -59,7 +58,7 @@ describe("the admin dashboard in Chromium", () => {
     // The dashboard is on the admin host only (ADMIN_HOSTS, docs/admin.md): an origin of its own,
     // which Chromium resolves to the loopback address as it does every *.localhost name.
     const adminBase = `http://${LOCAL_BINDINGS.ADMIN_HOSTS}:${gateway.url.port}`;
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const browser = await chromium.launch(await testBrowser());
     try {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, httpCredentials: { username: "admin", password: TOKEN } });
       const page = await context.newPage();
@@ -117,6 +116,8 @@ describe("the admin dashboard in Chromium", () => {
       expect(canvases[0]!.width).toBeGreaterThan(300);
       expect(canvases[0]!.painted).toBeGreaterThan(2_000); // axes, grid, legend and bars, not a blank canvas
       await page.screenshot({ path: join(shots, "dashboard-traffic.png"), fullPage: true });
+      const docs = docsImage("dashboard.png");
+      if (docs) await copyFile(join(shots, "dashboard-traffic.png"), docs);
 
       // An override through the form: key K2 may make 2 requests per hour on row 12.
       const K2 = `dash-${crypto.randomUUID()}`;

@@ -1,10 +1,10 @@
-// Opens a report of the canned (simulated, machine-independent) run in headless Chromium (Debian's,
-// driven by playwright-core), screenshots it, and checks what a person would look at: every card
-// opens with its verdict line; every chart painted; a held rule's lines reach the limit and never
-// cross it, a failed rule's do (drawn red), and the slow rule's blind windows are shaded. No console
-// errors, no requests. Set LOADTEST_SCREENSHOTS=dir to keep the screenshots.
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+// Opens a report of the canned (simulated, machine-independent) run in headless Chromium (the npm
+// package's, test/unit/support/browser.ts, driven by playwright-core), screenshots it, and checks
+// what a person would look at: every card opens with its verdict line; every chart painted; a held
+// rule's lines reach the limit and never cross it, a failed rule's do (drawn red), and the slow
+// rule's blind windows are shaded. No console errors, no requests. Set LOADTEST_SCREENSHOTS=dir to
+// keep the screenshots; UPDATE_SCREENSHOTS=1 also writes docs/images/loadtest-report.png.
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -12,19 +12,9 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { formatWindow } from "../../../src/tools/loadtest/answer.ts";
 import { renderReport } from "../../../src/tools/loadtest/report.ts";
+import { docsImage, testBrowser } from "../support/browser.ts";
 import { cannedResult } from "./fixtures.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const WIDTH = 1280;
 /** Colours the page's script draws with (report-charts.ts): a step above the limit, and blind windows. */
 const ABOVE_LIMIT = [208, 2, 27] as const;
@@ -55,7 +45,7 @@ function pngSize(png: Buffer): { width: number; height: number } {
 }
 
 describe("the HTML report in Chromium", () => {
-  it.skipIf(!existsSync(CHROMIUM))("shows each verdict line and its charts, held lines never above the limit", { timeout: 60_000 }, async () => {
+  it("shows each verdict line and its charts, held lines never above the limit", { timeout: 60_000 }, async () => {
     const { chromium } = await import("playwright-core");
     const chartJs = await readFile(join(dirname(createRequire(import.meta.url).resolve("chart.js")), "chart.umd.min.js"), "utf8");
     const dir = await mkdtemp(join(tmpdir(), "loadtest-report-"));
@@ -65,7 +55,7 @@ describe("the HTML report in Chromium", () => {
     const result = cannedResult();
     await writeFile(file, renderReport(result, chartJs));
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const browser = await chromium.launch(await testBrowser());
     try {
       const page = await browser.newPage({ viewport: { width: WIDTH, height: 900 } });
       const problems: string[] = [];
@@ -83,6 +73,8 @@ describe("the HTML report in Chromium", () => {
 
       // The screenshots a person looks at: the whole page, and each card.
       const full = await page.screenshot({ path: join(shots, "report.png"), fullPage: true });
+      const docs = docsImage("loadtest-report.png");
+      if (docs) await copyFile(join(shots, "report.png"), docs);
       expect(pngSize(full).width).toBe(WIDTH);
       expect(pngSize(full).height).toBeGreaterThan(900 * result.rules.length * 0.6);
 
