@@ -60,6 +60,7 @@ export const CHART_SCRIPT = `
   var denialColors = { steady: "#c0392b", burst: "#d98324", retry: "#8e5ba6" };
   var MARK = "#6a1fb0";
   var BLIND = "rgba(240, 173, 40, 0.22)";
+  var LIMIT_ORDER = -1;
   // Stretches where an admission slower than a window may lie: the check cannot see it there.
   var blindPlugin = { id: "blind", beforeDatasetsDraw: function (chart, args, opts) {
     var area = chart.chartArea, x = chart.scales.x, ctx = chart.ctx;
@@ -106,8 +107,10 @@ export const CHART_SCRIPT = `
         // A step above the limit is a violation the verdict reports: drawn red so it cannot be missed.
         segment: { borderColor: function (ctx) { return ctx.p0.parsed.y > rule.count || ctx.p1.parsed.y > rule.count ? "#d0021b" : undefined; } } };
     });
-    datasets.push({ label: rule.limitLabel, data: [{ x: 0, y: rule.count }, { x: rule.t[rule.t.length - 1], y: rule.count }],
-      borderColor: "#111", backgroundColor: "#fff", borderWidth: 2, borderDash: [8, 4], pointRadius: 0 });
+    // The limit spans the whole x axis and is drawn over everything else (Chart.js draws the lowest
+    // order last): a held rule's steps sit exactly on it and would otherwise hide it.
+    datasets.push({ label: rule.limitLabel, data: [{ x: rule.t[0], y: rule.count }, { x: rule.t[rule.t.length - 1], y: rule.count }],
+      borderColor: "#111", backgroundColor: "#fff", borderWidth: 2, borderDash: [8, 4], pointRadius: 0, order: LIMIT_ORDER });
     datasets.push({ label: "RateLimit check: proven + r offered", type: "scatter",
       data: rule.header.map(function (y, k) { return y === null ? null : { x: (rule.t[k] + rule.t[k + 1]) / 2, y: y }; }).filter(Boolean),
       borderColor: "#8a939b", backgroundColor: "#8a939b", pointRadius: 1.8 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
 import type { LoadTestResult } from "../../../src/tools/loadtest/loadtest.ts";
 import { describeOutcome, OUTCOMES, verdictLine } from "../../../src/tools/loadtest/outcome.ts";
-import { blindStretches, chartData } from "../../../src/tools/loadtest/report-charts.ts";
+import { blindStretches, CHART_SCRIPT, chartData } from "../../../src/tools/loadtest/report-charts.ts";
 import { inlineableScript, renderReport } from "../../../src/tools/loadtest/report.ts";
 import { renderSummary, SUMMARY_WIDTH } from "../../../src/tools/loadtest/summary.ts";
 import { cannedResult } from "./fixtures.ts";
@@ -98,7 +98,50 @@ describe("one word per outcome", () => {
   });
 });
 
+interface DrawnDataset {
+  label: string;
+  order?: number;
+  type?: string;
+  data: { x: number; y: number }[];
+}
+
+/** Runs the page's chart script against a stand-in Chart that records what each chart was given. */
+function drawnCharts(result: LoadTestResult): Map<string, { datasets: DrawnDataset[] }> {
+  const drawn = new Map<string, { datasets: DrawnDataset[] }>();
+  const elements = new Map<string, unknown>([["loadtest-data", { textContent: JSON.stringify(chartData(result)) }]]);
+  for (const r of result.rules) for (const id of [`chart-${r.rule}`, `denials-${r.rule}`]) elements.set(id, { id });
+  const document = { getElementById: (id: string) => elements.get(id) ?? null, body: { setAttribute: () => undefined } };
+  function Chart(canvas: { id: string }, config: { data: { datasets: DrawnDataset[] } }) {
+    drawn.set(canvas.id, config.data);
+  }
+  new Function("document", "window", "Chart", CHART_SCRIPT)(document, {}, Chart);
+  return drawn;
+}
+
 describe("renderReport", () => {
+  it("draws the limit over the steps, across the whole time axis from its first point to its last", () => {
+    const result = cannedResult();
+    const drawn = drawnCharts(result);
+    for (const r of result.rules) {
+      const { datasets } = drawn.get(`chart-${r.rule}`)!;
+      const limit = datasets.find((d) => d.label.startsWith(`limit: ${r.limit.count} per`))!;
+      expect(limit, `row ${r.rule}`).toBeDefined();
+      // Chart.js draws datasets from the highest order to the lowest (0 unless set): the limit's is the lowest of all.
+      for (const d of datasets.filter((d) => d !== limit)) expect(limit.order ?? 0, `${d.label} under the limit`).toBeLessThan(d.order ?? 0);
+      expect(limit.data).toEqual([
+        { x: r.series.t[0], y: r.limit.count },
+        { x: r.series.t.at(-1), y: r.limit.count },
+      ]);
+      expect(r.series.t[0]).toBe(0);
+      const steps = datasets.filter((d) => d.label.startsWith("proven in one window"));
+      expect(steps.length).toBeGreaterThan(0);
+      for (const d of steps) {
+        expect(d.data[0]!.x).toBe(limit.data[0]!.x);
+        expect(d.data.at(-1)!.x).toBe(limit.data[1]!.x);
+      }
+    }
+  });
+
   it("is one self-contained page: Chart.js inlined, no external resource", async () => {
     const html = renderReport(cannedResult(), await chartJs());
     expect(html).toContain("Chart.js v4.6.1");
