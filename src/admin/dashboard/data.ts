@@ -1,9 +1,23 @@
-import { SERIES_BUCKET_MS, SERIES_KEEP_MS, type MetricsBatch } from "../metrics/aggregate.ts";
+import { quantileBound, SERIES_BUCKET_MS, SERIES_KEEP_MS, type Histogram, type MetricsBatch } from "../metrics/aggregate.ts";
 import type { EffectiveTable } from "../../overrides/effective-table.ts";
 import type { AuditEntry, Override } from "../../overrides/types.ts";
+import type { Region } from "../../rules/schema.ts";
 
-/** The shortest stretch of time a chart shows. */
-const MIN_SHOWN_MS = 300_000;
+/** The spans the charts can show: the last five minutes, or the whole hour kept. */
+export const SPANS_MS = { "5m": 300_000, "1h": SERIES_KEEP_MS } as const;
+export type Span = keyof typeof SPANS_MS;
+
+/**
+ * A histogram as the page states it: bucket upper bounds, not interpolated guesses ("p99 <= 25
+ * ms"). A quantile past the last bound is `null` (the page says "> 5000"); `count` 0: no sample.
+ */
+export function latencySummary(h: Histogram) {
+  const bound = (q: number) => {
+    const b = quantileBound(h, q);
+    return b === null || b === Number.POSITIVE_INFINITY ? null : b;
+  };
+  return { count: h.count, mean: h.count ? h.sum / h.count : null, p50: bound(0.5), p99: bound(0.99) };
+}
 
 /** Most limited identities shown. */
 export const LIMITED_SHOWN = 20;
@@ -17,15 +31,19 @@ export function dashboardData(input: {
   totals: MetricsBatch;
   overrides: readonly Override[];
   audit: readonly AuditEntry[];
+  /** Absent: the last five minutes when all the traffic kept is that recent, else the hour. */
+  span?: Span;
 }) {
   const { now, totals } = input;
-  // Every bucket from the first with traffic (at least the last five minutes, at most the hour
-  // kept) to now, empty ones included, so the time axis is even.
+  // Every bucket of the span, empty ones included, so the time axis is even and as long as its
+  // label says; without a chosen span, the shortest that holds all the traffic kept.
   const last = now - (now % SERIES_BUCKET_MS);
-  const oldest = Math.min(...Object.keys(totals.series).map(Number).filter((t) => t > last - SERIES_KEEP_MS), last - MIN_SHOWN_MS);
-  const at = Array.from({ length: (last - oldest) / SERIES_BUCKET_MS + 1 }, (_, i) => oldest + i * SERIES_BUCKET_MS);
+  const seen = Object.keys(totals.series).map(Number).filter((t) => t > last - SERIES_KEEP_MS);
+  const span: Span = input.span ?? (seen.some((t) => t <= last - SPANS_MS["5m"]) ? "1h" : "5m");
+  const buckets = SPANS_MS[span] / SERIES_BUCKET_MS;
+  const at = Array.from({ length: buckets }, (_, i) => last - (buckets - 1 - i) * SERIES_BUCKET_MS);
   const rows = input.tables.flatMap((t) => t.rows.map((row) => ({ ...row, table: t.table })));
-  const series: Record<string, { admitted: number[]; denied: number[]; shadowDenied: number[]; fullest: (number | null)[]; limit: (number | null)[] }> = {};
+  const series: Record<string, { admitted: number[]; denied: number[]; shadowDenied: number[]; fullest: (number | null)[]; limit: number[] }> = {};
   for (const row of rows) {
     const points = at.map((t) => totals.series[t]?.[row.id]);
     if (points.every((p) => p === undefined)) continue;
@@ -33,8 +51,12 @@ export function dashboardData(input: {
       admitted: points.map((p) => p?.admitted ?? 0),
       denied: points.map((p) => p?.denied ?? 0),
       shadowDenied: points.map((p) => p?.shadowDenied ?? 0),
-      fullest: points.map((p) => p?.fullest ?? null),
-      limit: points.map((p) => p?.limit ?? null),
+      // No point where the bucket is empty: the page draws no line across a bucket without traffic.
+      fullest: points.map((p) => (p && p.admitted + p.denied + p.shadowDenied > 0 ? p.fullest : null)),
+      // The rule's own limit (published, or a rule override's) across the whole axis. The series
+      // records the limit each decision met, which is an identity's when it has an override: that
+      // is listed apart (`identityOverrides`), not drawn as if the rule's limit moved.
+      limit: at.map(() => row.limit.count),
     };
   }
   return {
@@ -43,8 +65,11 @@ export function dashboardData(input: {
     version: input.version,
     bucketMs: SERIES_BUCKET_MS,
     at,
+    span,
+    spanMs: SPANS_MS[span],
     rules: rows.map((row) => {
       const t = totals.rules[row.id];
+      const outcomes = t ? Object.values(t.outcomes).reduce((a, b) => a + b, 0) : 0;
       return {
         id: row.id,
         name: row.name,
@@ -54,6 +79,16 @@ export function dashboardData(input: {
         limit: row.limit,
         published: row.published,
         override: row.override ?? null,
+        // Identity overrides that reach this rule (on it, or on every rule): shown beside its
+        // chart, apart from the rule's limit line.
+        identityOverrides: input.overrides.flatMap((o) =>
+          o.kind === "identity" && (o.rule === undefined || o.rule === row.id)
+            ? [{ id: o.id, subject: o.subject, action: o.action, everyRule: o.rule === undefined, limit: o.limits?.[input.region as Region] ?? null }]
+            : [],
+        ),
+        /** Denied over every request the rule decided (admitted, denied, shadow denied, blocked, exempt); null before any. */
+        denialRate: outcomes ? (t?.outcomes.denied ?? 0) / outcomes : null,
+        counterLatency: t ? latencySummary(t.latency) : null,
         totals: {
           admitted: t?.outcomes.admitted ?? 0,
           denied: t?.outcomes.denied ?? 0,
@@ -66,7 +101,7 @@ export function dashboardData(input: {
       };
     }),
     series,
-    upstreams: totals.upstreams,
+    upstreams: Object.fromEntries(Object.entries(totals.upstreams).map(([name, u]) => [name, { statuses: u.statuses, latency: latencySummary(u.latency) }])),
     limited: Object.values(totals.limited)
       .sort((a, b) => b.denials - a.denials || b.lastAt - a.lastAt)
       .slice(0, LIMITED_SHOWN),

@@ -30,7 +30,9 @@ export function dashboardPage(options: { region: string; refreshMs: number }): s
   h1 { margin: 0 0 4px; font-size: 22px; }
   h2 { font-size: 16px; margin: 0 0 8px; }
   .meta { font-size: 13px; color: #5b6670; margin-bottom: 14px; }
-  .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 10px; margin-bottom: 16px; }
+  /* Flex, not a grid of fixed tracks: a card that wraps widens with its row instead of standing alone. */
+  .cards { display: flex; flex-wrap: wrap; gap: 10px; margin-bottom: 16px; }
+  .cards .card { flex: 1 1 140px; }
   .card, section { background: #fff; border-radius: 8px; box-shadow: 0 1px 3px #0002; padding: 12px 14px; }
   .card .n { font-size: 24px; font-weight: 700; } .card .l { font-size: 12px; color: #5b6670; }
   .card.bad .n { color: #8e1b10; }
@@ -43,6 +45,8 @@ export function dashboardPage(options: { region: string; refreshMs: number }): s
   .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr)); gap: 12px; }
   .chart { position: relative; height: 220px; }
   .chart-card h3 { font-size: 13px; margin: 0 0 4px; } .chart-card .cap { font-size: 11.5px; color: #5b6670; margin: 2px 0 0; }
+  .chart-card ul { font-size: 11.5px; margin: 4px 0 0; padding-left: 16px; }
+  .head { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; } .head label { flex-direction: row; align-items: center; gap: 6px; font-size: 13px; }
   form { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 8px 12px; align-items: end; font-size: 13px; }
   label { display: flex; flex-direction: column; gap: 2px; color: #38424c; }
   input, select, button { font: inherit; padding: 4px 6px; }
@@ -57,12 +61,13 @@ export function dashboardPage(options: { region: string; refreshMs: number }): s
 <div class="meta" id="meta">loading…</div>
 <div class="cards" id="cards"></div>
 
-<section><h2>Rules with traffic in the last hour: admitted and denied per 10 s, against the limit</h2>
+<section><div class="head"><h2 id="charts-title">Rules with traffic: admitted and denied per 10 s, against the rule's limit</h2>
+<label>span<select id="span"><option value="">from the data</option><option value="5m">last 5 minutes</option><option value="1h">last hour</option></select></label></div>
 <div class="charts" id="charts"><p class="empty">No traffic yet.</p></div></section>
 
-<section><h2>Rules</h2><table id="rules"><thead><tr><th>row</th><th>name</th><th>mode</th><th>limit</th><th>admitted</th><th>denied</th><th>shadow denied</th><th>blocked</th><th>exempt</th><th>deny cache</th><th>counter failures</th></tr></thead><tbody></tbody></table></section>
+<section><h2>Rules</h2><table id="rules"><thead><tr><th>row</th><th>name</th><th>mode</th><th>limit</th><th>admitted</th><th>denied</th><th>of which from the deny cache</th><th>denial rate</th><th>shadow denied</th><th>blocked</th><th>exempt</th><th>counter failures</th><th>counter p50 ms</th><th>counter p99 ms</th></tr></thead><tbody></tbody></table></section>
 
-<section><h2>Most limited identities (hashed)</h2><table id="limited"><thead><tr><th>counter</th><th>rule</th><th>denials</th><th>last</th></tr></thead><tbody></tbody></table></section>
+<section><h2>Most limited identities (digests)</h2><table id="limited"><thead><tr><th>counter</th><th>rule</th><th>denials</th><th>last</th></tr></thead><tbody></tbody></table></section>
 
 <section><h2>Active overrides</h2><table id="overrides"><thead><tr><th>id</th><th>target</th><th class="text">does</th><th>expires</th><th class="text">reason</th><th>by</th><th></th></tr></thead><tbody></tbody></table></section>
 
@@ -82,7 +87,7 @@ export function dashboardPage(options: { region: string; refreshMs: number }): s
   <div id="form-status" role="status"></div>
 </form></section>
 
-<section><h2>Upstreams</h2><table id="upstreams"><thead><tr><th>upstream</th><th></th><th>1xx</th><th>2xx</th><th>3xx</th><th>4xx</th><th>5xx</th><th>mean ms</th></tr></thead><tbody></tbody></table></section>
+<section><h2>Upstreams</h2><table id="upstreams"><thead><tr><th>upstream</th><th></th><th>1xx</th><th>2xx</th><th>3xx</th><th>4xx</th><th>5xx</th><th>mean ms</th><th>p50 ms</th><th>p99 ms</th></tr></thead><tbody></tbody></table></section>
 
 <section><h2>Audit log</h2><table id="audit"><thead><tr><th>#</th><th>when</th><th>who</th><th>what</th><th class="text">target</th><th class="text">now</th><th class="text">before</th></tr></thead><tbody></tbody></table></section>
 

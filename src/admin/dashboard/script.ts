@@ -36,7 +36,18 @@ export const DASHBOARD_SCRIPT = String.raw`
   function clock(ms) { return new Date(ms).toISOString().slice(11, 19); }
   function when(ms) { return new Date(ms).toISOString().replace("T", " ").slice(0, 19) + "Z"; }
   function limitText(l) { return l.count + " / " + l.interval + " s"; }
-  function subject(s) { return s.kind + (s.prefixLength ? " /" + s.prefixLength : "") + " " + s.digest.slice(0, 8) + "…" + s.digest.slice(-4); }
+  // The one short form of a digest on this page: first 8 and last 4 hex digits.
+  function short(digest) { return digest.length > 12 ? digest.slice(0, 8) + "…" + digest.slice(-4) : digest; }
+  // A counter is <region>:<rule>:<digest>.
+  function counterText(name) { var i = name.lastIndexOf(":"); return name.slice(0, i + 1) + short(name.slice(i + 1)); }
+  function subject(s) { return s.kind + (s.prefixLength ? " /" + s.prefixLength : "") + " " + short(s.digest); }
+  function percent(rate) { return rate === null ? "–" : (100 * rate).toFixed(1) + "%"; }
+  // Bucket upper bounds: "≤ 5" says what the histogram knows; null with samples is past the last bound.
+  function bound(l, v) { return !l || l.count === 0 ? "–" : v === null ? "> 5000" : "≤ " + v; }
+  function spanText(ms) { return ms >= 3600000 ? "last hour" : "last " + ms / 60000 + " minutes"; }
+  function identityLine(o) {
+    return subject(o.subject) + (o.everyRule ? " (every rule)" : "") + ": " + (o.action === "limit" ? (o.limit ? "limit " + limitText(o.limit) : "limit elsewhere, not in this region") : o.action);
+  }
   function target(o) {
     if (!o) return "";
     if (o.kind === "rule") return "rule " + o.rule;
@@ -49,35 +60,43 @@ export const DASHBOARD_SCRIPT = String.raw`
     return o.action === "limit" ? "limit " + limits : o.action;
   }
 
-  function card(label, value, bad) {
+  function card(label, value, bad, id) {
     var c = el("div", null, "card" + (bad ? " bad" : ""));
+    if (id) c.id = "card-" + id;
     c.appendChild(el("div", value, "n"));
     c.appendChild(el("div", label, "l"));
     return c;
   }
 
   function drawChart(rule, s, labels) {
+    // The legend draws each dataset's point style: a box for bars, a dashed line for the limit.
     var ds = [
-      { type: "bar", label: "admitted", data: s.admitted, backgroundColor: "#1f7a3a" },
-      { type: "bar", label: "denied", data: s.denied, backgroundColor: "#c0392b" },
-      { type: "bar", label: "shadow denied", data: s.shadowDenied, backgroundColor: "#d98324" },
-      // Points as well as lines: a rule seen in one bucket only still shows both.
-      { type: "line", label: "fullest window (one identity)", data: s.fullest, borderColor: "#2f6fb0", backgroundColor: "#2f6fb0", pointRadius: 2, spanGaps: true },
-      { type: "line", label: "limit", data: s.limit, borderColor: "#1d232a", backgroundColor: "#1d232a", borderDash: [5, 4], pointRadius: 2, spanGaps: true }
+      { type: "bar", label: "admitted", data: s.admitted, backgroundColor: "#1f7a3a", pointStyle: "rect" },
+      { type: "bar", label: "denied", data: s.denied, backgroundColor: "#c0392b", pointStyle: "rect" },
+      { type: "bar", label: "shadow denied", data: s.shadowDenied, backgroundColor: "#d98324", pointStyle: "rect" },
+      // Points as well as the line: a rule seen in one bucket only still shows. No line across an
+      // empty bucket (null there, spanGaps false).
+      { type: "line", label: "fullest window (one identity)", data: s.fullest, borderColor: "#2f6fb0", backgroundColor: "#2f6fb0", borderWidth: 2, pointStyle: "circle", pointRadius: 2, spanGaps: false },
+      // The rule's limit: the same value in every bucket, a flat line across the axis, no dots.
+      { type: "line", label: "rule limit " + limitText(rule.limit), data: s.limit, borderColor: "#1d232a", backgroundColor: "transparent", borderWidth: 1.5, borderDash: [5, 4], pointStyle: "line", pointRadius: 0, pointHoverRadius: 0, spanGaps: true }
     ];
+    var box = document.getElementById("charts");
     var existing = charts[rule.id];
     if (existing) {
       existing.data.labels = labels;
-      existing.data.datasets.forEach(function (d, i) { d.data = ds[i].data; });
+      existing.data.datasets.forEach(function (d, i) { d.data = ds[i].data; d.label = ds[i].label; });
+      existing.options.scales.x.title.text = axisTitle(labels);
       existing.update("none");
+      var shown = document.getElementById("rule-" + rule.id);
+      shown.querySelector("h3").textContent = heading(rule);
+      identityList(shown, rule);
       return;
     }
-    var box = document.getElementById("charts");
     var empty = box.querySelector(".empty");
     if (empty) empty.remove();
     var wrap = el("div", null, "card chart-card");
     wrap.id = "rule-" + rule.id;
-    wrap.appendChild(el("h3", "row " + rule.id + " " + rule.name + " · " + rule.mode + " · limit " + limitText(rule.limit)));
+    wrap.appendChild(el("h3", heading(rule)));
     var holder = el("div", null, "chart");
     var canvas = el("canvas");
     canvas.id = "chart-" + rule.id;
@@ -86,25 +105,40 @@ export const DASHBOARD_SCRIPT = String.raw`
     canvas.setAttribute("aria-label", "admitted and denied per 10 s for row " + rule.id);
     holder.appendChild(canvas);
     wrap.appendChild(holder);
-    wrap.appendChild(el("p", "Bars: requests per 10 s, all identities. Blue: the fullest window any one identity had; dashed: its limit.", "cap"));
+    wrap.appendChild(el("p", "Bars: requests per 10 s, all identities. Blue: the fullest window any one identity had; dashed: the rule's limit (identity overrides listed below, not drawn).", "cap"));
+    identityList(wrap, rule);
     box.appendChild(wrap);
     charts[rule.id] = new Chart(canvas, {
       data: { labels: labels, datasets: ds },
       options: {
         animation: false, responsive: true, maintainAspectRatio: false,
         interaction: { mode: "index", intersect: false },
-        scales: { x: { ticks: { maxTicksLimit: 8 } }, y: { beginAtZero: true } },
-        plugins: { legend: { labels: { boxWidth: 12, font: { size: 11 } } } }
+        scales: { x: { ticks: { maxTicksLimit: 8 }, title: { display: true, text: axisTitle(labels), font: { size: 11 } } }, y: { beginAtZero: true } },
+        plugins: { legend: { labels: { usePointStyle: true, pointStyleWidth: 22, boxHeight: 8, font: { size: 11 } } } }
       }
     });
   }
 
+  function heading(rule) { return "row " + rule.id + " " + rule.name + " · " + rule.mode + " · limit " + limitText(rule.limit) + (rule.override ? " (rule override)" : ""); }
+  function axisTitle(labels) { return labels.length ? "UTC, " + labels[0] + " to " + labels[labels.length - 1] + " (" + spanText(span.ms) + ", 10 s buckets)" : ""; }
+  var span = { ms: 0 };
+  function identityList(wrap, rule) {
+    var list = wrap.querySelector("ul.identity-overrides");
+    if (!list) { list = el("ul", null, "identity-overrides"); wrap.appendChild(list); }
+    list.replaceChildren();
+    rule.identityOverrides.forEach(function (o) { var li = el("li", "identity override " + identityLine(o)); li.setAttribute("data-override", o.id); list.appendChild(li); });
+  }
+
   function render(d) {
+    span.ms = d.spanMs;
+    document.getElementById("charts-title").textContent = "Rules with traffic in the " + spanText(d.spanMs) + ": admitted and denied per 10 s, against the rule's limit";
     var sum = function (k) { return d.rules.reduce(function (a, r) { return a + r.totals[k]; }, 0); };
+    var all = sum("admitted") + sum("denied") + sum("shadowDenied") + sum("blocked") + sum("exempt");
     document.getElementById("meta").textContent = "region " + d.region + " · configuration version " + d.version + " · updated " + clock(d.now) + " UTC · every " + cfg.refreshMs / 1000 + " s";
     document.getElementById("cards").replaceChildren(
-      card("admitted", sum("admitted")), card("denied", sum("denied"), sum("denied") > 0), card("shadow denied", sum("shadowDenied")),
-      card("blocked", sum("blocked")), card("deny-cache answers", sum("denyCache")), card("counter failures", sum("failures"), sum("failures") > 0),
+      card("admitted", sum("admitted")), card("denied, of which " + sum("denyCache") + " from the deny cache", sum("denied"), sum("denied") > 0, "denied"),
+      card("denial rate, all rules", percent(all ? sum("denied") / all : null), false, "denial-rate"), card("shadow denied", sum("shadowDenied")),
+      card("blocked", sum("blocked")), card("counter failures", sum("failures"), sum("failures") > 0),
       card("active overrides", d.overrides.length)
     );
     var labels = d.at.map(clock);
@@ -118,12 +152,13 @@ export const DASHBOARD_SCRIPT = String.raw`
       var tr = el("tr", null, r.override ? "overridden" : "");
       tr.setAttribute("data-rule", r.id);
       return cells(tr, [r.id, r.name, { text: r.mode, cls: "mode" }, { text: limitText(r.limit) + (r.override ? " (override)" : ""), cls: "limit" },
-        { text: r.totals.admitted, cls: "admitted" }, { text: r.totals.denied, cls: "denied" }, { text: r.totals.shadowDenied, cls: "shadow" },
-        { text: r.totals.blocked, cls: "blocked" }, { text: r.totals.exempt, cls: "exempt" }, { text: r.totals.denyCache, cls: "deny-cache" }, { text: r.totals.failures, cls: "failures" }]);
+        { text: r.totals.admitted, cls: "admitted" }, { text: r.totals.denied, cls: "denied" }, { text: r.totals.denyCache, cls: "deny-cache" }, { text: percent(r.denialRate), cls: "denial-rate" },
+        { text: r.totals.shadowDenied, cls: "shadow" }, { text: r.totals.blocked, cls: "blocked" }, { text: r.totals.exempt, cls: "exempt" }, { text: r.totals.failures, cls: "failures" },
+        { text: bound(r.counterLatency, r.counterLatency && r.counterLatency.p50), cls: "counter-p50" }, { text: bound(r.counterLatency, r.counterLatency && r.counterLatency.p99), cls: "counter-p99" }]);
     }), "No rule has seen traffic.");
     fill("limited", d.limited.map(function (l) {
       var tr = el("tr"); tr.setAttribute("data-counter", l.counter);
-      var code = el("code", l.counter);
+      var code = el("code", counterText(l.counter));
       return cells(tr, [code, l.rule, { text: l.denials, cls: "denials" }, when(l.lastAt)]);
     }), "No identity has been limited.");
     fill("overrides", d.overrides.map(function (o) {
@@ -134,7 +169,9 @@ export const DASHBOARD_SCRIPT = String.raw`
     }), "No override is active: every rule applies as published.");
     fill("upstreams", Object.keys(d.upstreams).sort().map(function (name) {
       var u = d.upstreams[name];
-      return cells(el("tr"), [name, "", u.statuses["1xx"], u.statuses["2xx"], u.statuses["3xx"], u.statuses["4xx"], u.statuses["5xx"], u.latency.count ? (u.latency.sum / u.latency.count).toFixed(1) : "–"]);
+      var tr = el("tr"); tr.setAttribute("data-upstream", name);
+      return cells(tr, [name, "", u.statuses["1xx"], u.statuses["2xx"], u.statuses["3xx"], u.statuses["4xx"], u.statuses["5xx"], { text: u.latency.mean === null ? "–" : u.latency.mean.toFixed(1), cls: "mean" },
+        { text: bound(u.latency, u.latency.p50), cls: "p50" }, { text: bound(u.latency, u.latency.p99), cls: "p99" }]);
     }), "Nothing forwarded yet.");
     fill("audit", d.audit.map(function (a) {
       var tr = el("tr"); tr.setAttribute("data-seq", a.seq);
@@ -153,8 +190,11 @@ export const DASHBOARD_SCRIPT = String.raw`
     return body && body.detail ? String(body.detail) : "refused";
   }
 
+  var spanSelect = document.getElementById("span");
+  spanSelect.addEventListener("change", function () { load(); });
   function load() {
-    return fetch(API + "/dashboard/data", { cache: "no-store", credentials: "same-origin" })
+    var query = spanSelect.value ? "?span=" + encodeURIComponent(spanSelect.value) : "";
+    return fetch(API + "/dashboard/data" + query, { cache: "no-store", credentials: "same-origin" })
       .then(function (res) { if (!res.ok) throw new Error("HTTP " + res.status); return res.json(); })
       .then(render)
       .catch(function (e) { document.getElementById("meta").textContent = "could not load: " + e.message; });

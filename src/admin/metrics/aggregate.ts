@@ -120,6 +120,22 @@ function observe(h: Histogram, ms: number): void {
   h.count++;
 }
 
+/**
+ * The upper bound (ms) of the bucket that holds the `q`-th fraction of the samples (0 < q <= 1):
+ * "p99 <= 25 ms", as far as the buckets can tell. `null` when the histogram is empty, `Infinity`
+ * when the sample falls past the last bound.
+ */
+export function quantileBound(h: Histogram, q: number): number | null {
+  if (h.count === 0) return null;
+  const rank = Math.ceil(q * h.count);
+  let seen = 0;
+  for (let i = 0; i < h.counts.length; i++) {
+    seen += h.counts[i] ?? 0;
+    if (seen >= rank) return i < LATENCY_BUCKETS_MS.length ? LATENCY_BUCKETS_MS[i]! : Number.POSITIVE_INFINITY;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
 function ruleOf(batch: MetricsBatch, id: number, name: string): RuleMetrics {
   return (batch.rules[id] ??= { name, outcomes: zeros(OUTCOMES), denyCache: 0, leases: 0, failures: 0, fallbackAdmissions: 0, latency: emptyHistogram() });
 }

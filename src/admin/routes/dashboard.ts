@@ -4,7 +4,7 @@ import { flushAll, metricsStore } from "../../gateway/metrics.ts";
 import { configStore, currentOverrides } from "../../gateway/overrides.ts";
 import { effectiveTables } from "../../overrides/effective-table.ts";
 import type { RuleTable } from "../../rules/load.ts";
-import { dashboardData } from "../dashboard/data.ts";
+import { dashboardData, SPANS_MS, type Span } from "../dashboard/data.ts";
 import { dashboardPage } from "../dashboard/page.ts";
 import type { AdminEnv } from "../types.ts";
 
@@ -16,7 +16,7 @@ const AUDIT_SHOWN = 20;
 
 /**
  * `GET /_tollgate/dashboard`: the page (Chart.js inlined, no network beyond this API), and
- * `GET /_tollgate/dashboard/data`: all it draws, in one answer, after this isolate's own counts
+ * `GET /_tollgate/dashboard/data[?span=5m|1h]`: all it draws, in one answer, after this isolate's own counts
  * have been handed to the metrics object.
  */
 export function dashboardRoutes(tables: Readonly<Record<string, RuleTable>>) {
@@ -31,6 +31,11 @@ export function dashboardRoutes(tables: Readonly<Record<string, RuleTable>>) {
       });
     })
     .get("/dashboard/data", async (c) => {
+      // `span`: 5m or 1h; absent, the data chooses (the shortest that holds the traffic kept).
+      const asked = c.req.query("span");
+      if (asked !== undefined && !Object.hasOwn(SPANS_MS, asked)) {
+        return c.json({ detail: [{ loc: ["query", "span"], msg: `span must be one of ${Object.keys(SPANS_MS).join(", ")}`, type: "enum" }] }, 422);
+      }
       const config = gatewayConfig(c.env);
       const { isolate } = c.var;
       await flushAll(isolate.metrics, c.env, config);
@@ -46,6 +51,7 @@ export function dashboardRoutes(tables: Readonly<Record<string, RuleTable>>) {
           totals,
           overrides: compiled.overrides.filter((o) => o.expiresAt === undefined || now < o.expiresAt),
           audit,
+          span: asked as Span | undefined,
         }),
         200,
         { "cache-control": "no-store" },
