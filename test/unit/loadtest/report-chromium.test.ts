@@ -32,6 +32,9 @@ interface PageChart {
   chartArea: { left: number; top: number; right: number; bottom: number };
   data: { datasets: { label: string; data: ({ x: number; y: number } | null)[] }[] };
   options: { plugins: { marker?: { label: string } } };
+  scales: { x: { getPixelForValue(v: number): number }; y: { getPixelForValue(v: number): number } };
+  /** In drawing order reversed: Chart.js draws the last first, so the first is on top. */
+  getSortedVisibleDatasetMetas(): { index: number }[];
 }
 interface PageGlobals {
   document: { querySelectorAll(selector: "canvas"): ArrayLike<PageCanvas> & Iterable<PageCanvas> };
@@ -123,7 +126,22 @@ describe("the HTML report in Chromium", () => {
               if (near(i, blind) && data[i + 3]! < 128) shaded++;
             }
             const proven = (chart?.data.datasets ?? []).filter((d) => d.label.startsWith("proven in one window"));
+            // The limit line as painted: in each tenth of the x axis, a dark pixel on the limit's row.
+            const limit = (chart?.data.datasets ?? []).find((d) => d.label.startsWith("limit:"));
+            const limitTenths = new Set<number>();
+            if (chart && limit) {
+              const y0 = Math.round(chart.scales.y.getPixelForValue(limit.data[0]!.y) * scale);
+              for (let y = y0 - 2; y <= y0 + 2; y++) {
+                for (let x = Math.ceil(area.left * scale); x < area.right * scale; x++) {
+                  const i = 4 * (y * canvas.width + x);
+                  if (data[i + 3]! > 128 && data[i]! < 70 && data[i + 1]! < 70 && data[i + 2]! < 70) limitTenths.add(Math.floor((10 * (x / scale - area.left)) / (area.right - area.left)));
+                }
+              }
+            }
+            const metas = chart?.getSortedVisibleDatasetMetas() ?? [];
             return {
+              topmost: metas.length ? chart!.data.datasets[metas[0]!.index]!.label : "",
+              limitTenths: limitTenths.size,
               id: canvas.id,
               chart: Boolean(chart),
               labels: (chart?.data.datasets ?? []).map((d) => d.label),
@@ -155,6 +173,9 @@ describe("the HTML report in Chromium", () => {
         const { count } = r.limit;
         expect(main.labels).toContain(`limit: ${count} per ${r.limit.intervalS} s window (${formatWindow(r.windowMs)} here)`);
         expect(main.labels.filter((l) => l.startsWith("proven in one window"))).toHaveLength(r.series.counters.length);
+        // The limit is drawn last (over the steps that sit on it) and shows along the whole x axis.
+        expect(main.topmost, `row ${r.rule} drawn on top`).toMatch(/^limit: /);
+        expect(main.limitTenths, `row ${r.rule} tenths of the axis showing the limit`).toBe(10);
         // The chart's highest step is the verdict's figure, and the marker names it.
         expect(main.provenPeak, `row ${r.rule}`).toBe(r.figures.maxInWindow.admitted);
         expect(main.marker).toMatch(new RegExp(`^most proven: ${r.figures.maxInWindow.admitted} of ${count}\\b`));
