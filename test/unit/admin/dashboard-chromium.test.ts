@@ -2,8 +2,9 @@
 // memory) in headless Chromium (the npm package's, test/unit/support/browser.ts, driven by
 // playwright-core), logged in as a browser logs in (Basic, the admin token as password): it
 // renders with its charts, shows the numbers of traffic sent meanwhile, and an override added
-// through its form takes effect on the next requests, then ends with its End button. No console error, and no request to anywhere but the
-// gateway. Nothing is timed: each wait is for what the page shows, bounded by the test timeout.
+// through its form takes effect on the next requests, then ends with its End button. No console
+// error, and no request to anywhere but the gateway. Nothing is timed: each wait is for what the
+// page shows, bounded by the test timeout.
 // Set DASHBOARD_SCREENSHOTS=dir to keep the screenshots; UPDATE_SCREENSHOTS=1 also writes
 // docs/images/dashboard.png.
 import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
