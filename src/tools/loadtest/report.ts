@@ -6,6 +6,7 @@ import type { Percentiles } from "./analysis.ts";
 import type { LoadTestResult, RuleResult } from "./loadtest.ts";
 import { describeOutcome, OUTCOME_MEANINGS, OUTCOMES, tally, type Judgement } from "./outcome.ts";
 import { CHART_SCRIPT, chartData, counterLabel, provenMarker } from "./report-charts.ts";
+import { reachedText, shareWithoutUnderAdmission } from "./reconcile.ts";
 import type { RetryJudgement } from "./retry.ts";
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -66,15 +67,18 @@ function ruleSection(r: RuleResult, timeScale: number): string {
     ["RateLimit check", j.checks.header],
     ["retry client", j.checks.retry],
   ];
+  const both = shareWithoutUnderAdmission(r);
   const facts: [string, string][] = [
     ["limit", `${r.limit.count} per ${r.limit.intervalS} s` + (timeScale !== 1 ? ` → ${r.limit.count} per ${formatWindow(r.windowMs)} at time scale ${timeScale}` : "")],
     ["traffic", `${escapeHtml(r.request.method)} ${escapeHtml(r.request.path)} by ${r.identity}` + (r.sharedIdentity ? " (one counter for all clients)" : " (fresh identity per client)")],
     ["steady client", `${f.offeredRate}/s offered of ${f.intendedRate}/s intended` + (f.steadyUtilization !== null ? `; admitted ${Math.round(f.steadyUtilization * 100)} % of count per window` : "")],
     ["bursts", `${r.burstSize} requests at once, every ${formatWindow((2 * r.windowMs) / 3)}`],
-    ["limit reached", f.limitReached ? "yes (the gateway refused)" : "no (it refused nothing)"],
+    ["limit reached", reachedText(r)],
     ["most in one window", `${f.maxInWindow.admitted} of ${r.limit.count} (proven from send and receipt times)`],
     ["RateLimit check", `${f.header.exposure} of ${r.limit.count} (proven admissions in the gateway's window + r it offered)`],
     ["under-admission", f.underAdmission.earlyDenials ? `${f.underAdmission.earlyDenials} denial(s) with room left, at most ${f.underAdmission.maxFreeAtDenial} unit(s)` : "none proven"],
+    // The steady client's share beside "none proven" reads as a contradiction: one line says why both hold.
+    ...(both ? [["", `<span class="reconcile">${escapeHtml(both)}</span>`] as [string, string]] : []),
     ["retry client", `${j.checks.retry.outcome}${escapeHtml(retryNote(j.checks.retry))}`],
     ["Retry-After", f.retryAfter.min === null ? "–" : `${f.retryAfter.min}–${f.retryAfter.max} s` + (f.retryAfter.outOfRange ? `, ${f.retryAfter.outOfRange} out of range` : "")],
     ["answers", `${f.sent} sent: ${f.admitted} admitted (${f.admittedPerS}/s), ${f.denied} denied (${f.deniedPerS}/s), ${f.errors} errors`],
@@ -181,6 +185,7 @@ export function renderReport(result: LoadTestResult, chartJs: string): string {
   .counters { font-size: 12px; color: #5b6670; }
   table.kv th { text-align: left; color: #5b6670; font-weight: 500; padding: 2px 10px 2px 0; vertical-align: top; white-space: nowrap; }
   table.kv td { padding: 2px 0; }
+  .reconcile { font-size: 12px; color: #4a545e; font-style: italic; }
   table.lat { margin-top: 10px; }
   table.lat th, table.lat td { padding: 2px 8px; border-bottom: 1px solid #eef1f3; text-align: right; }
   table.lat th:first-child { text-align: left; }

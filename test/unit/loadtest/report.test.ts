@@ -6,6 +6,7 @@ import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
 import type { LoadTestResult } from "../../../src/tools/loadtest/loadtest.ts";
 import { describeOutcome, OUTCOMES, verdictLine } from "../../../src/tools/loadtest/outcome.ts";
 import { blindStretches, CHART_SCRIPT, chartData } from "../../../src/tools/loadtest/report-charts.ts";
+import { reachedText, shareWithoutUnderAdmission } from "../../../src/tools/loadtest/reconcile.ts";
 import { inlineableScript, renderReport } from "../../../src/tools/loadtest/report.ts";
 import { renderSummary, SUMMARY_WIDTH } from "../../../src/tools/loadtest/summary.ts";
 import { cannedResult } from "./fixtures.ts";
@@ -170,6 +171,43 @@ describe("renderReport", () => {
       expect(d.blind.length > 0).toBe(r.series.hiddenTotal > 0);
     }
     expect(blindStretches([0, 1, 2, 3, 4], [0, 2, 1, 0])).toEqual([[1, 3]]);
+  });
+
+  it("says in one line why a small steady share and 'under-admission: none proven' are both true, wherever they meet", () => {
+    const result = cannedResult();
+    const html = renderReport(result, "/* chart */");
+    const card = (rule: number) => html.slice(html.indexOf(`id="rule-${rule}"`), html.indexOf("</section>", html.indexOf(`id="rule-${rule}"`)));
+    // Row 11: 200/s offered against 6000 per 167 ms, the client's own cap.
+    const row11 = result.rules.find((r) => r.rule === 11)!;
+    expect(row11.figures.steadyUtilization).toBeLessThan(0.05);
+    expect(card(11)).toMatch(/admitted \d+ % of count per window/);
+    expect(card(11)).toContain("<th>under-admission</th><td>none proven</td>");
+    expect(card(11)).toMatch(
+      /<span class="reconcile">both true: the steady client sent only about 33\.3 requests per 167 ms window \(200\/s, capped from the 72000\/s asked\), 1 % of the count: 1 % is all it could get, and proves nothing against the gateway<\/span>/,
+    );
+    // Where the share is full the two statements do not meet, and no line is added.
+    for (const r of result.rules.filter((r) => r.rule !== 11)) {
+      expect(r.figures.steadyUtilization).toBeGreaterThan(0.95);
+      expect(card(r.rule)).not.toContain('class="reconcile"');
+    }
+  });
+
+  it("explains the share by what kept it low: the plan, refusals that were not early, or nothing refused", () => {
+    const base = cannedResult().rules.find((r) => r.rule === 12)!;
+    const with_ = (figures: Partial<typeof base.figures>) => ({ ...base, figures: { ...base.figures, ...figures } });
+    // Enough offered (180/s over 167 ms is 30 per window, count 15), refused, none early.
+    expect(shareWithoutUnderAdmission(with_({ steadyUtilization: 0.5 }))).toMatch(/^both true: the steady client got 50 % of the count because the gateway refused some of its requests, but every refusal came when/);
+    expect(shareWithoutUnderAdmission(with_({ steadyUtilization: 0.5, denied: 0, limitReached: false }))).toMatch(/^both true: the gateway refused nothing/);
+    // Its plan, not a cap: 45/s over 167 ms is 7.5 per window, half of 15.
+    expect(shareWithoutUnderAdmission(with_({ steadyUtilization: 0.5, offeredRate: 45, intendedRate: 45 }))).toBe(
+      "both true: the steady client sent only about 7.5 requests per 167 ms window (45/s, its plan), 50 % of the count: 50 % is all it could get, and proves nothing against the gateway",
+    );
+    // Under-admission proven: the two statements agree, nothing to explain.
+    expect(shareWithoutUnderAdmission(with_({ steadyUtilization: 0.5, underAdmission: { earlyDenials: 2, maxFreeAtDenial: 3 } }))).toBeUndefined();
+    expect(shareWithoutUnderAdmission(with_({ steadyUtilization: null }))).toBeUndefined();
+    // "limit reached: no" beside a full window: said to be exact, not over.
+    expect(reachedText(with_({ limitReached: false, denied: 0 }))).toBe("no (it refused nothing; one window was filled exactly to the limit, 15, and none beyond)");
+    expect(reachedText(base)).toBe("yes (the gateway refused)");
   });
 
   it("escapes text and keeps the embedded data inert", async () => {
