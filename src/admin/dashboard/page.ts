@@ -39,6 +39,7 @@ export function dashboardPage(options: { region: string; refreshMs: number }): s
   section { margin-bottom: 16px; }
   table { border-collapse: collapse; width: 100%; font-size: 12.5px; }
   th, td { padding: 3px 6px; border-bottom: 1px solid #e3e7eb; text-align: right; white-space: nowrap; }
+  th { white-space: normal; vertical-align: bottom; }
   th:nth-child(-n+2), td:nth-child(-n+2) { text-align: left; }
   td.text, th.text { text-align: left; white-space: normal; }
   tr.overridden td { background: #fff8e1; }

@@ -114,11 +114,23 @@ export const DASHBOARD_SCRIPT = String.raw`
         animation: false, responsive: true, maintainAspectRatio: false,
         interaction: { mode: "index", intersect: false },
         scales: { x: { ticks: { maxTicksLimit: 8 }, title: { display: true, text: axisTitle(labels), font: { size: 11 } } }, y: { beginAtZero: true } },
-        plugins: { legend: { labels: { usePointStyle: true, pointStyleWidth: 22, boxHeight: 8, font: { size: 11 } } } }
+        plugins: { legend: { labels: { usePointStyle: true, pointStyleWidth: 22, boxHeight: 8, font: { size: 11 }, generateLabels: legendLabels } } }
       }
     });
   }
 
+  // With point styles, Chart.js takes a legend marker from the dataset's first point, which has
+  // no dash: the dataset's own style goes on, so the limit's marker is the dashed line it draws.
+  function legendLabels(chart) {
+    return Chart.defaults.plugins.legend.labels.generateLabels(chart).map(function (item) {
+      var d = chart.data.datasets[item.datasetIndex];
+      // A line's marker is a stretch of line (its points stay dots on the chart), a bar's a box.
+      item.pointStyle = d.type === "line" ? "line" : "rect";
+      if (d.type === "line") { item.strokeStyle = d.borderColor; item.lineWidth = d.borderWidth; }
+      if (d.borderDash) item.lineDash = d.borderDash;
+      return item;
+    });
+  }
   function heading(rule) { return "row " + rule.id + " " + rule.name + " · " + rule.mode + " · limit " + limitText(rule.limit) + (rule.override ? " (rule override)" : ""); }
   function axisTitle(labels) { return labels.length ? "UTC, " + labels[0] + " to " + labels[labels.length - 1] + " (" + spanText(span.ms) + ", 10 s buckets)" : ""; }
   var span = { ms: 0 };

@@ -48,6 +48,29 @@ interface PageGlobals {
   };
 }
 
+// Chart.js's own registry, as the page's inlined library defines it (window.Chart).
+interface PageChart {
+  data: { labels: string[]; datasets: { label: string; data: (number | null)[]; borderDash?: number[]; pointRadius?: number; spanGaps?: boolean }[] };
+  legend: { legendItems: { text: string; pointStyle?: string; lineDash?: number[] }[] };
+  options: { scales: { x: { title: { text: string } } } };
+}
+interface PageCharts {
+  Chart: { getChart(id: string): PageChart | undefined };
+}
+
+/** What a chart draws: each dataset's values and dash, its legend markers, its axis title (read in the page). */
+const chartShown = (id: string) => {
+  const chart = (globalThis as unknown as PageCharts).Chart.getChart(id);
+  if (!chart) return null;
+  return {
+    labels: chart.data.labels.length,
+    axis: chart.options.scales.x.title.text,
+    datasets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data, dash: d.borderDash ?? [], pointRadius: d.pointRadius, spanGaps: d.spanGaps })),
+    legend: chart.legend.legendItems.map((l) => ({ text: l.text, pointStyle: l.pointStyle, lineDash: l.lineDash ?? [] })),
+  };
+};
+const SHORT_DIGEST = /^[0-9a-f]{8}…[0-9a-f]{4}$/;
+
 describe("the admin dashboard in Chromium", () => {
   it("renders, shows live numbers after traffic, and an override made through its form takes effect", { timeout: 180_000 }, async () => {
     const { chromium } = await import("playwright-core");
@@ -116,6 +139,27 @@ describe("the admin dashboard in Chromium", () => {
       expect(canvases.map((c) => c.id)).toEqual(["chart-28"]);
       expect(canvases[0]!.width).toBeGreaterThan(300);
       expect(canvases[0]!.painted).toBeGreaterThan(2_000); // axes, grid, legend and bars, not a blank canvas
+      // The numbers beside the counts: denial rate, the deny cache as part of the denials, counter latency.
+      const cellOf = (name: string) => shown(`#rules tr[data-rule="28"] td.${name}`);
+      expect(await cellOf("denial-rate")).toBe(`${((100 * denied) / 4).toFixed(1)}%`);
+      const fromCache = Number(await cellOf("deny-cache"));
+      expect(fromCache).toBeLessThanOrEqual(denied);
+      expect(await shown("#card-denied .n")).toBe(String(denied));
+      expect(await shown("#card-denied .l")).toBe(`denied, of which ${fromCache} from the deny cache`);
+      expect(await shown("#card-denial-rate .n")).toBe(`${((100 * denied) / 4).toFixed(1)}%`);
+      expect(await cellOf("counter-p50")).toMatch(/^≤ \d+$/);
+      expect(await cellOf("counter-p99")).toMatch(/^≤ \d+$/);
+      expect(Number((await cellOf("counter-p99"))!.slice(2))).toBeGreaterThanOrEqual(Number((await cellOf("counter-p50"))!.slice(2)));
+      expect((await shown('#limited tbody tr[data-counter^="us:28:"] code'))!.slice("us:28:".length)).toMatch(SHORT_DIGEST);
+      // The charts show the span their title says, the rule's limit (1 per 10 s) flat across it.
+      expect(await shown("#charts-title")).toContain("in the last 5 minutes");
+      const chart28 = (await page.evaluate(chartShown, "chart-28"))!;
+      expect(chart28.labels).toBe(30);
+      expect(chart28.axis).toContain("last 5 minutes");
+      const limitLine = chart28.datasets.find((d) => d.label.startsWith("rule limit"))!;
+      expect(limitLine).toMatchObject({ label: "rule limit 1 / 10 s", data: new Array(30).fill(1), dash: [5, 4], pointRadius: 0 });
+      expect(chart28.datasets.find((d) => d.label.startsWith("fullest"))!.spanGaps).toBe(false);
+      expect(chart28.legend.find((l) => l.text.startsWith("rule limit"))).toMatchObject({ pointStyle: "line", lineDash: [5, 4] });
       await page.screenshot({ path: join(shots, "dashboard-traffic.png"), fullPage: true });
       const docs = docsImage("dashboard.png");
       if (docs) await copyFile(join(shots, "dashboard-traffic.png"), docs);
@@ -147,6 +191,15 @@ describe("the admin dashboard in Chromium", () => {
       expect(await send()).toEqual([200, '"runs-query-key";q=2;w=3600']);
       expect(await send()).toEqual([200, '"runs-query-key";q=2;w=3600']);
       expect(await send()).toEqual([429, '"runs-query-key";q=2;w=3600']);
+      // Row 12's chart keeps the rule's limit (15 per 10 s) flat; K2's override is listed beside it,
+      // by the same short digest the overrides table shows.
+      await waitFor(() => (globalThis as unknown as PageGlobals).document.querySelector("#rule-12 ul.identity-overrides li") !== null);
+      const chart12 = (await page.evaluate(chartShown, "chart-12"))!;
+      expect(chart12.datasets.find((d) => d.label.startsWith("rule limit"))!.data).toEqual(new Array(chart12.labels).fill(15));
+      const listed = (await shown("#rule-12 ul.identity-overrides li"))!;
+      const digest = /api-key ([0-9a-f]{8}…[0-9a-f]{4}): limit 2 \/ 3600 s$/.exec(listed)?.[1];
+      expect(digest).toMatch(SHORT_DIGEST);
+      expect(await shown("#overrides tbody")).toContain(`api-key ${digest} on rule 12`);
       await page.screenshot({ path: join(shots, "dashboard-override.png"), fullPage: true });
 
       // Its End button ends it: K2 is back on the published limit.
