@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { latencySummary } from "../../../src/admin/dashboard/data.ts";
 import { LATENCY_BUCKETS_MS } from "../../../src/admin/metrics/aggregate.ts";
 import { freshIdentity } from "../support/requests.ts";
-import { admin, adminGateway, freezeCounter, keyed, region, resetAdminState } from "./support.ts";
+import { admin, adminGateway, driveOverridesClock, freezeCounter, keyed, region, resetAdminState } from "./support.ts";
 
 afterEach(() => resetAdminState());
 
@@ -91,6 +91,24 @@ describe("GET /_tollgate/dashboard", () => {
     expect(row.totals.denyCache).toBeLessThanOrEqual(row.totals.denied);
     expect(row.counterLatency!.count).toBeGreaterThan(0);
     expect(LATENCY_BUCKETS_MS as readonly number[]).toContain(row.counterLatency!.p50);
+  });
+
+  it("chooses the hour once the traffic kept is older than five minutes, and keeps its bucket on the axis", async () => {
+    const clock = driveOverridesClock(1_950_000_000_000);
+    const send = adminGateway();
+    const K = freshIdentity().apiKey;
+    expect((await send("/runs/stats", { headers: keyed(K) })).status).toBe(200);
+    type Data = { at: number[]; span: string; series: Record<string, { admitted: number[] }> };
+    const read = async () => (await (await admin(send, "GET", "/dashboard/data")).json()) as Data;
+    const fresh = await read();
+    expect(fresh.span).toBe("5m");
+    clock.now += 6 * 60_000;
+    const later = await read();
+    expect(later.span).toBe("1h");
+    expect(later.at).toHaveLength(360);
+    const sent = later.at.indexOf(1_950_000_000_000);
+    expect(sent).toBeGreaterThanOrEqual(0);
+    expect(later.series["28"]!.admitted[sent]).toBe(1);
   });
 
   it("shows the span asked for, and refuses one it does not know in the API's own shape", async () => {
