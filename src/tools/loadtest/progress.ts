@@ -23,7 +23,6 @@ export function startDisplay(plan: Plan, progress: Progress, stream: NodeJS.Writ
       hideCursor: tty,
       autopadding: true,
       barsize: BAR_SIZE,
-      etaBuffer: 50,
       noTTYOutput: !tty,
       notTTYSchedule: 10_000,
       format: (options, params, payload: Record<string, string>) => {

@@ -42,3 +42,16 @@ export function reachedText(r: Facts): string {
     ? `no (it refused nothing; one window was filled exactly to the limit, ${r.limit.count}, and none beyond)`
     : "no (it refused nothing)";
 }
+
+/**
+ * Why "held" and proven under-admission stand together: held is about never admitting more than
+ * the count; these refusals came with room left, so the gateway was stricter than its limit.
+ */
+export function heldWithUnderAdmission(r: Pick<RuleResult, "figures" | "judgement">): string | undefined {
+  const u = r.figures.underAdmission;
+  if (r.judgement.outcome !== "held" || u.earlyDenials === 0) return undefined;
+  return (
+    `both true: held means no window admitted more than the count; these ${u.earlyDenials} refusal(s) came with up to ` +
+    `${u.maxFreeAtDenial} unit(s) provably free, so the gateway was stricter than its limit there, which the verdict does not judge`
+  );
+}

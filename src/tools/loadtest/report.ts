@@ -6,7 +6,7 @@ import type { Percentiles } from "./analysis.ts";
 import type { LoadTestResult, RuleResult } from "./loadtest.ts";
 import { describeOutcome, OUTCOME_MEANINGS, OUTCOMES, tally, type Judgement } from "./outcome.ts";
 import { CHART_SCRIPT, chartData, counterLabel, provenMarker } from "./report-charts.ts";
-import { reachedText, shareWithoutUnderAdmission } from "./reconcile.ts";
+import { heldWithUnderAdmission, reachedText, shareWithoutUnderAdmission } from "./reconcile.ts";
 import type { RetryJudgement } from "./retry.ts";
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -67,7 +67,7 @@ function ruleSection(r: RuleResult, timeScale: number): string {
     ["RateLimit check", j.checks.header],
     ["retry client", j.checks.retry],
   ];
-  const both = shareWithoutUnderAdmission(r);
+  const both = [shareWithoutUnderAdmission(r), heldWithUnderAdmission(r)].filter((x): x is string => x !== undefined);
   const facts: [string, string][] = [
     ["limit", `${r.limit.count} per ${r.limit.intervalS} s` + (timeScale !== 1 ? ` → ${r.limit.count} per ${formatWindow(r.windowMs)} at time scale ${timeScale}` : "")],
     ["traffic", `${escapeHtml(r.request.method)} ${escapeHtml(r.request.path)} by ${r.identity}` + (r.sharedIdentity ? " (one counter for all clients)" : " (fresh identity per client)")],
@@ -77,8 +77,8 @@ function ruleSection(r: RuleResult, timeScale: number): string {
     ["most in one window", `${f.maxInWindow.admitted} of ${r.limit.count} (proven from send and receipt times)`],
     ["RateLimit check", `${f.header.exposure} of ${r.limit.count} (proven admissions in the gateway's window + r it offered)`],
     ["under-admission", f.underAdmission.earlyDenials ? `${f.underAdmission.earlyDenials} denial(s) with room left, at most ${f.underAdmission.maxFreeAtDenial} unit(s)` : "none proven"],
-    // The steady client's share beside "none proven" reads as a contradiction: one line says why both hold.
-    ...(both ? [["", `<span class="reconcile">${escapeHtml(both)}</span>`] as [string, string]] : []),
+    // Statements that read as contradictions beside it (reconcile.ts): one line each says why both hold.
+    ...both.map((b) => ["", `<span class="reconcile">${escapeHtml(b)}</span>`] as [string, string]),
     ["retry client", `${j.checks.retry.outcome}${escapeHtml(retryNote(j.checks.retry))}`],
     ["Retry-After", f.retryAfter.min === null ? "–" : `${f.retryAfter.min}–${f.retryAfter.max} s` + (f.retryAfter.outOfRange ? `, ${f.retryAfter.outOfRange} out of range` : "")],
     ["answers", `${f.sent} sent: ${f.admitted} admitted (${f.admittedPerS}/s), ${f.denied} denied (${f.deniedPerS}/s), ${f.errors} errors`],
@@ -121,7 +121,7 @@ function summaryTable(result: LoadTestResult): string {
 <td>${word(r.judgement)}</td></tr>`;
     })
     .join("\n");
-  return `<div class="scroll"><table class="summary"><thead><tr><th>row</th><th>rule</th><th>limit</th><th>window</th><th>offered/intended /s</th><th>reached</th><th title="most admissions proven inside one window">proven</th><th title="admissions proven in the gateway's window + the r it offered">header</th><th title="most units provably free at a denial">under</th><th>retry</th><th>admit p50/p99 ms</th><th>deny p50/p99 ms</th><th>err</th><th>outcome</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return `<div class="scroll"><table class="summary"><thead><tr><th>row</th><th>rule</th><th>limit</th><th>window</th><th>offered/intended /s</th><th title="the gateway refused at least one request">reached</th><th title="most admissions proven inside one window">proven</th><th title="admissions proven in the gateway's window + the r it offered">header</th><th title="most units provably free at a denial">under</th><th>retry</th><th>admit p50/p99 ms</th><th>deny p50/p99 ms</th><th>err</th><th>outcome</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function howToRead(): string {

@@ -6,7 +6,7 @@ import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
 import type { LoadTestResult } from "../../../src/tools/loadtest/loadtest.ts";
 import { describeOutcome, OUTCOMES, verdictLine } from "../../../src/tools/loadtest/outcome.ts";
 import { blindStretches, CHART_SCRIPT, chartData } from "../../../src/tools/loadtest/report-charts.ts";
-import { reachedText, shareWithoutUnderAdmission } from "../../../src/tools/loadtest/reconcile.ts";
+import { heldWithUnderAdmission, reachedText, shareWithoutUnderAdmission } from "../../../src/tools/loadtest/reconcile.ts";
 import { inlineableScript, renderReport } from "../../../src/tools/loadtest/report.ts";
 import { renderSummary, SUMMARY_WIDTH } from "../../../src/tools/loadtest/summary.ts";
 import { cannedResult } from "./fixtures.ts";
@@ -205,6 +205,13 @@ describe("renderReport", () => {
     // Under-admission proven: the two statements agree, nothing to explain.
     expect(shareWithoutUnderAdmission(with_({ steadyUtilization: 0.5, underAdmission: { earlyDenials: 2, maxFreeAtDenial: 3 } }))).toBeUndefined();
     expect(shareWithoutUnderAdmission(with_({ steadyUtilization: null }))).toBeUndefined();
+    // Held beside proven under-admission: stricter than the limit, not over it.
+    const strict = with_({ underAdmission: { earlyDenials: 2, maxFreeAtDenial: 3 } });
+    expect(heldWithUnderAdmission(strict)).toBe(
+      "both true: held means no window admitted more than the count; these 2 refusal(s) came with up to 3 unit(s) provably free, so the gateway was stricter than its limit there, which the verdict does not judge",
+    );
+    expect(renderReport({ ...cannedResult(), rules: [strict] }, "/* chart */")).toContain(`<span class="reconcile">${heldWithUnderAdmission(strict)}</span>`);
+    expect(heldWithUnderAdmission(base)).toBeUndefined();
     // "limit reached: no" beside a full window: said to be exact, not over.
     expect(reachedText(with_({ limitReached: false, denied: 0 }))).toBe("no (it refused nothing; one window was filled exactly to the limit, 15, and none beyond)");
     expect(reachedText(base)).toBe("yes (the gateway refused)");
