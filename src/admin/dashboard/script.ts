@@ -203,12 +203,16 @@ export const DASHBOARD_SCRIPT = String.raw`
   }
 
   var spanSelect = document.getElementById("span");
-  spanSelect.addEventListener("change", function () { load(); });
+  // Answers are drawn in the order asked, each newer than the last drawn (a slow one never starves
+  // the page): one asked before a span change never lands after it.
+  var reads = 0, drawn = 0, spanFrom = 0;
+  spanSelect.addEventListener("change", function () { spanFrom = reads + 1; load(); });
   function load() {
     var query = spanSelect.value ? "?span=" + encodeURIComponent(spanSelect.value) : "";
+    var read = ++reads;
     return fetch(API + "/dashboard/data" + query, { cache: "no-store", credentials: "same-origin" })
       .then(function (res) { if (!res.ok) throw new Error("HTTP " + res.status); return res.json(); })
-      .then(render)
+      .then(function (d) { if (read > drawn && read >= spanFrom) { drawn = read; render(d); } })
       .catch(function (e) { document.getElementById("meta").textContent = "could not load: " + e.message; });
   }
 

@@ -163,6 +163,13 @@ describe("the admin dashboard in Chromium", () => {
       await page.screenshot({ path: join(shots, "dashboard-traffic.png"), fullPage: true });
       const docs = docsImage("dashboard.png");
       if (docs) await copyFile(join(shots, "dashboard-traffic.png"), docs);
+      // The span chosen by hand: the last hour, 360 buckets, the title and axis saying so; then back.
+      await page.selectOption("#span", "1h");
+      await waitFor(() => (globalThis as unknown as PageCharts).Chart.getChart("chart-28")?.data.labels.length === 360);
+      expect(await shown("#charts-title")).toContain("in the last hour");
+      expect((await page.evaluate(chartShown, "chart-28"))!.axis).toContain("(last hour, 10 s buckets)");
+      await page.selectOption("#span", "");
+      await waitFor(() => (globalThis as unknown as PageCharts).Chart.getChart("chart-28")?.data.labels.length === 30);
 
       // An override through the form: key K2 may make 2 requests per hour on row 12.
       const K2 = `dash-${crypto.randomUUID()}`;
