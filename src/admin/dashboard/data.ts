@@ -1,7 +1,8 @@
 import { quantileBound, SERIES_BUCKET_MS, SERIES_KEEP_MS, type Histogram, type MetricsBatch } from "../metrics/aggregate.ts";
 import type { EffectiveTable } from "../../overrides/effective-table.ts";
 import type { AuditEntry, Override } from "../../overrides/types.ts";
-import type { Region } from "../../rules/schema.ts";
+import { appliesOn } from "../../overrides/scope.ts";
+import type { IdentityKind, Region } from "../../rules/schema.ts";
 
 /** The spans the charts can show: the last five minutes, or the whole hour kept. */
 export const SPANS_MS = { "5m": 300_000, "1h": SERIES_KEEP_MS } as const;
@@ -79,10 +80,10 @@ export function dashboardData(input: {
         limit: row.limit,
         published: row.published,
         override: row.override ?? null,
-        // Identity overrides that reach this rule (on it, or on every rule): shown beside its
-        // chart, apart from the rule's limit line.
+        // Identity overrides that reach this rule (on it, or on every rule, counting what it
+        // names: scope.ts): shown beside its chart, apart from the rule's limit line.
         identityOverrides: input.overrides.flatMap((o) =>
-          o.kind === "identity" && (o.rule === undefined || o.rule === row.id)
+          o.kind === "identity" && (o.rule === undefined || o.rule === row.id) && appliesOn(o, row.identity as IdentityKind)
             ? [{ id: o.id, subject: o.subject, action: o.action, everyRule: o.rule === undefined, limit: o.limits?.[input.region as Region] ?? null }]
             : [],
         ),

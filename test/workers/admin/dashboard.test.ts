@@ -87,6 +87,13 @@ describe("GET /_tollgate/dashboard", () => {
     expect(JSON.stringify(data)).not.toContain(K2);
     // Another rule does not list it.
     expect(data.rules.find((r) => r.id === 12)!.identityOverrides).toEqual([]);
+    // One on every rule is listed on the rules that count what it names (keys), not on a user's.
+    const everywhere = await admin(send, "POST", "/overrides", { body: { identity: { kind: "api-key", value: freshIdentity().apiKey }, action: "block", reason: "abuse" } });
+    expect(everywhere.status).toBe(201);
+    const after = (await (await admin(send, "GET", "/dashboard/data")).json()) as { rules: { id: number; identity: string; identityOverrides: { action: string; everyRule: boolean }[] }[] };
+    expect(after.rules.find((r) => r.id === 12)!.identityOverrides).toEqual([expect.objectContaining({ action: "block", everyRule: true })]);
+    const userRule = after.rules.find((r) => r.identity === "user-ip")!;
+    expect(userRule.identityOverrides).toEqual([]);
     expect(row.denialRate).toBeCloseTo(row.totals.denied / (row.totals.admitted + row.totals.denied), 10);
     expect(row.totals.denyCache).toBeLessThanOrEqual(row.totals.denied);
     expect(row.counterLatency!.count).toBeGreaterThan(0);
