@@ -1,0 +1,96 @@
+// The README is a front door (at most 250 lines) and every relative link in it and in docs/*.md
+// reaches an existing file and, where it names an anchor, an existing heading of that file.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The lines outside fenced code blocks (``` or ~~~), others blanked so line numbers hold. */
+function prose(text: string): string[] {
+  let fence: string | null = null;
+  return text.split("\n").map((line) => {
+    const m = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+    if (m) {
+      if (fence === null) fence = m[1]![0]!.repeat(m[1]!.length);
+      else if (m[1]!.startsWith(fence)) fence = null;
+      return "";
+    }
+    return fence === null ? line : "";
+  });
+}
+
+/** GitHub's heading anchors: lowercase, punctuation other than - and _ dropped, spaces to -, repeats -1, -2. */
+export function anchorsOf(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const line of prose(text)) {
+    const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!m) continue;
+    const base = m[1]!
+      .replace(/`/g, "")
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/ /g, "-");
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+/** Relative link targets `[..](t)` / `![..](t)` outside code fences and inline code. */
+export function linksOf(text: string): { line: number; target: string }[] {
+  const out: { line: number; target: string }[] = [];
+  prose(text).forEach((line, i) => {
+    const bare = line.replace(/(`+)[^`]*?\1/g, "");
+    for (const m of bare.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+      const target = m[1]!;
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // http:, https:, mailto:
+      out.push({ line: i + 1, target });
+    }
+  });
+  return out;
+}
+
+const files = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+
+describe("README and docs", () => {
+  it("README.md is at most 250 lines", () => {
+    const text = readFileSync(join(root, "README.md"), "utf8");
+    expect(text.replace(/\n$/, "").split("\n").length).toBeLessThanOrEqual(250);
+  });
+
+  it("the link check sees links and anchors as GitHub does", () => {
+    expect(anchorsOf("# What the gateway refuses, and why\n## `npm run x` (y)\n## A\n## A")).toEqual(
+      new Set(["what-the-gateway-refuses-and-why", "npm-run-x-y", "a", "a-1"]),
+    );
+    expect(linksOf("[a](x.md#b) ![i](images/p.png) `[no](c.md)`\n```\n[no](d.md)\n```\n[w](https://e)")).toEqual([
+      { line: 1, target: "x.md#b" },
+      { line: 1, target: "images/p.png" },
+    ]);
+  });
+
+  for (const file of files) {
+    it(`every relative link in ${file} reaches a file and anchor that exist`, () => {
+      const text = readFileSync(join(root, file), "utf8");
+      const broken: string[] = [];
+      for (const { line, target } of linksOf(text)) {
+        const [path, anchor] = target.split("#", 2) as [string, string | undefined];
+        const abs = path === "" ? join(root, file) : resolve(dirname(join(root, file)), decodeURI(path));
+        if (!existsSync(abs)) {
+          broken.push(`${file}:${line} ${target}: no such file`);
+          continue;
+        }
+        if (anchor !== undefined && statSync(abs).isFile() && abs.endsWith(".md")) {
+          if (!anchorsOf(readFileSync(abs, "utf8")).has(decodeURIComponent(anchor).toLowerCase())) {
+            broken.push(`${file}:${line} ${target}: no such heading`);
+          }
+        }
+      }
+      expect(broken).toEqual([]);
+    });
+  }
+});
