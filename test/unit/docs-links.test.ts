@@ -63,6 +63,11 @@ describe("README and docs", () => {
     expect(text.replace(/\n$/, "").split("\n").length).toBeLessThanOrEqual(250);
   });
 
+  it("README.md links every file in docs/", () => {
+    const linked = new Set(linksOf(readFileSync(join(root, "README.md"), "utf8")).map(({ target }) => target.split("#")[0]));
+    expect(files.filter((f) => f.startsWith("docs/") && !linked.has(f))).toEqual([]);
+  });
+
   it("the link check sees links and anchors as GitHub does", () => {
     expect(anchorsOf("# What the gateway refuses, and why\n## `npm run x` (y)\n## A\n## A")).toEqual(
       new Set(["what-the-gateway-refuses-and-why", "npm-run-x-y", "a", "a-1"]),
