@@ -1,6 +1,6 @@
 // npm run bench:coalescer: what waiting behind a call costs, side by side in one run: the 1 ms
 // polling the Coalescer used to do (kept below as the baseline, only here) and following the call
-// ahead with one deadline timer (src/limiter/coalescer.ts, README "Counting").
+// ahead with one deadline timer (src/limiter/coalescer.ts, docs/counting.md).
 //
 //   npm run bench:coalescer [-- --requests 1000 --call-ms 200 --rounds 3]
 //

@@ -37,7 +37,7 @@ function outage(name: string, mode: "slow" | "fail", does: string): Scenario {
       const to = clientNow() + (mode === "slow" ? slowMs : 0);
       await sleepUntil(to);
       // Each isolate reports its local admissions with its next call to the counter: until every
-      // one has, the object cannot know them (the declared cost of an outage, README "Counting").
+      // one has, the object cannot know them (the declared cost of an outage, docs/counting.md).
       // The client's traffic reaches every isolate once, then its 429's Retry-After is judged.
       if (k > 1) for (let i = 0; i < k; i++) await client.send(i);
       await retryLast429(client, undefined, 0, k > 1 ? 1 : 0);

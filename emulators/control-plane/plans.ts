@@ -9,7 +9,7 @@ export type Plan = (typeof PLANS)[number];
 
 export const LISTENER_PLANS: readonly Plan[] = ["enterprise-self-hosted"];
 
-/** Seeded workspaces (README, "Control-plane emulator: seed data"). */
+/** Seeded workspaces (docs/control-plane.md, "Seed data"). */
 export const SEEDED_WORKSPACES: Readonly<Record<string, { name: string; plan: Plan }>> = {
   "00000000-0000-4000-8000-0000000000e5": { name: "Self-hosted enterprise workspace", plan: "enterprise-self-hosted" },
   "00000000-0000-4000-8000-00000000000b": { name: "Plus workspace (no listeners)", plan: "plus" },

@@ -37,7 +37,7 @@ export function adminSite(options: { tables: Readonly<Record<UpstreamName, RuleT
 }
 
 /**
- * The admin API (README, "Operating the gateway"; docs/admin.md), mounted at ADMIN_PREFIX of the
+ * The admin API (docs/operating.md; docs/admin.md), mounted at ADMIN_PREFIX of the
  * admin hosts before the rate limiter, so none of it is ever counted. `health` needs no token;
  * everything else needs an admin token (401 without or with a wrong one, 429 after a few wrong
  * ones, 403 for a change with a read-only one) and answers 404 when none is configured. The whole

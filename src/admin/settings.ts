@@ -15,7 +15,7 @@ export interface AdminToken {
   readonly role: AdminRole;
 }
 
-/** The settings for operating the gateway live (README, "Operating the gateway"). */
+/** The settings for operating the gateway live (docs/operating.md). */
 export interface OperatingSettings {
   /** How old an isolate's copy of the overrides may get before it reads them again: the bound on applying a change. */
   readonly configRefreshMs: number;

@@ -15,7 +15,7 @@ export const systemClock: Clock = { now: () => Date.now() };
  * its part of counting (deny cache, leases, local fallback windows, coalesced calls, failures),
  * its copy of the overrides and its metrics not yet handed on. One per gateway (createGateway), so
  * a test can run several gateways in one runtime, each an isolate of its own, and drive their time
- * (README, "Counting").
+ * (docs/counting.md).
  *
  * @example
  * const isolate = new Isolate({ clock: { now: () => t } });

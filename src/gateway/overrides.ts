@@ -11,7 +11,7 @@ import type { GatewayConfig } from "./config.ts";
 import type { Isolate } from "./isolate.ts";
 
 /*
- * Each isolate's copy of the region's overrides (README, "Operating the gateway"). The bound: a
+ * Each isolate's copy of the region's overrides (docs/operating.md). The bound: a
  * copy is used only while it is younger than CONFIG_REFRESH_MS, its age counted from when its read
  * *started*. A read that starts after a change was acknowledged sees it (the configuration object
  * serializes both), so every isolate applies a change at most CONFIG_REFRESH_MS after it was made;

@@ -61,7 +61,7 @@ export function limiterUnavailable(rule: Rule, headers: Record<string, string>):
 }
 
 /**
- * 403: an operator blocked this caller (an identity override, README "Operating the gateway").
+ * 403: an operator blocked this caller (an identity override, docs/operating.md).
  * Says which rule refused it, never which identity or override matched.
  */
 export function identityBlocked(rule: Rule): Response {

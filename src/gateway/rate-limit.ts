@@ -19,8 +19,8 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  * Classifies every request against the rule table, counts it on its (region, rule, identity)
  * counter and either lets it on, answering the `RateLimit-Policy`/`RateLimit` headers its response
  * carries, or refuses it: 429 with `Retry-After` and a problem body. Rules in `shadow` mode are
- * counted and reported, never denied. Runtime overrides decide first (README, "Operating the
- * gateway"): a blocked caller gets 403, an exempt one is not counted (no headers).
+ * counted and reported, never denied. Runtime overrides decide first (docs/operating.md): a blocked caller
+ * gets 403, an exempt one is not counted (no headers).
  *
  * @example
  * const limit = rateLimit({ classifiers });
@@ -72,7 +72,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
 
     const headers: Record<string, string> = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, counted) };
     if (config.timeScale !== 1) headers["x-tollgate-time-scale"] = String(config.timeScale);
-    // The counter object failed: this isolate's local window decided (README, "Counting").
+    // The counter object failed: this isolate's local window decided (docs/counting.md).
     if (counted.decidedBy === "local-fallback") headers["x-tollgate-counter"] = "local-fallback";
     // One log line (denials always, admissions sampled) and the metrics: decision-log.ts.
     const outcome = counted.allowed ? "admitted" : enforce ? "denied" : "shadow_denied";

@@ -12,7 +12,7 @@
  * object sees a bounded number of calls from an isolate whatever the burst, and an identity is not
  * held up by another identity's call (its storage commit) unless the object is that busy.
  *
- * How a queued request waits (README, "Counting"): each call carries a promise its sender creates
+ * How a queued request waits (docs/counting.md): each call carries a promise its sender creates
  * and settles from its own request when the call returns, and each queued request follows the
  * promises of the calls ahead of it while holding one timer of its own, until the deadline of the
  * call it waits for, cleared when it wakes. Both halves are needed in workerd: a request that

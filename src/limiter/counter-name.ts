@@ -14,7 +14,7 @@ export interface CounterAddress {
 /**
  * How many Durable Objects hold one rule's counters in a region. Several identities share an
  * object (by a stable hash of the identity's digest), because creating or waking an object is what
- * a new identity costs most (README, "Counting"). 64, chosen by measurement and Cloudflare's limit:
+ * a new identity costs most (docs/counting.md). 64, chosen by measurement and Cloudflare's limit:
  * - Waking an idle object costs about 3 ms of CPU on one workerd, so a rule spread over many
  *   objects pays a wake-up per object after every idle spell: 1,000 new API keys after the
  *   objects went idle took 2.78 ms of CPU per key with 256 objects, 2.13 with 64 and 2.10 with

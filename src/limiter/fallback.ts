@@ -27,7 +27,7 @@ export interface Observed {
 
 /**
  * What an isolate does for a counter whose object fails or is overloaded: decide locally, with a
- * sliding window of the same limit, instead of admitting uncounted traffic (README, "Counting").
+ * sliding window of the same limit, instead of admitting uncounted traffic (docs/counting.md).
  *
  * The local window starts from what the object last said: its admissions, placed at the moment it
  * said so (the latest they can have happened, so they expire no earlier than the real ones), and

@@ -3,7 +3,7 @@ import type { SlidingWindow } from "./sliding-window.ts";
 import type { Limit, Verdict } from "./types.ts";
 
 /*
- * Admission leases (README, "Counting"): so that a warm counter does not cost a Durable Object
+ * Admission leases (docs/counting.md): so that a warm counter does not cost a Durable Object
  * call per request, the object may hand the isolate that asks a few units of its window at once.
  * The object counts them as admissions made at the lease's end (`until`), the latest moment the
  * isolate may use them, so each leaves the window no earlier than the real use it stands for: no
@@ -21,7 +21,7 @@ import type { Limit, Verdict } from "./types.ts";
  * last interval (`CallerHistory`). An isolate that has not yet called alone for SOLE_CALLS calls
  * gets at most 1% of `count` (the first call of a counter can not tell who comes next); one that
  * has, the usual sizes. What a second isolate can meet unused is therefore at most 1% of `count`,
- * or one lease of an isolate that served the counter alone before it (README, "Counting").
+ * or one lease of an isolate that served the counter alone before it (docs/counting.md).
  */
 
 /** Counters below this count are never leased: every request asks the object. */

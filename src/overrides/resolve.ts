@@ -39,7 +39,7 @@ export function compileOverrides(snapshot: ConfigSnapshot): CompiledOverrides {
   return { version: snapshot.version, overrides, byRule, byIdentity, needs: { kinds, prefixLengths: [...prefixLengths] } };
 }
 
-/** What applies to one request on one rule, after every override (README, "Operating the gateway"). */
+/** What applies to one request on one rule, after every override (docs/operating.md). */
 export type Effective =
   | { readonly verdict: "block" | "exempt"; readonly by: IdentityOverride }
   | {

@@ -5,7 +5,7 @@ import type { Mode, PublishedLimit, Region } from "../rules/schema.ts";
  * override holds a digest, never a raw key, user id or address.
  * - `api-key`: requests carrying that `x-api-key`;
  * - `user-ip`: requests carrying that `x-user-id` from one client key: exactly what a user row
- *   counts (README, "Identity");
+ *   counts (docs/rules.md, "Identity");
  * - `user-id`: requests carrying that `x-user-id`, from any IP. The header is the client's to set,
  *   so this subject can only restrict (block, or a limit no laxer than the rule's: bounds.ts);
  * - `ip`: one client key (an IPv4 address, or an IPv6 /64, as counters key clients);
@@ -32,7 +32,7 @@ interface OverrideMeta {
   readonly reason: string;
   /** Epoch ms. */
   readonly createdAt: number;
-  /** The admin token's name (README, "Operating the gateway"). */
+  /** The admin token's name (docs/operating.md). */
   readonly createdBy: string;
   /** Epoch ms; the override applies while `now < expiresAt`. Absent: until ended. */
   readonly expiresAt?: number;

@@ -3,7 +3,7 @@
  *
  * A limit holds only if the gateway counts the request the upstream will act on. The upstreams
  * are FastAPI/Starlette services, so this module reads a request as they do and refuses what
- * they could read differently from the gateway (README, "What the gateway refuses, and why"):
+ * they could read differently from the gateway (docs/rules.md, "What the gateway refuses, and why"):
  * - the path: decoded once, canonical segments (normalize.ts); a `{uuid}` segment of a template
  *   route in any spelling pydantic accepts is rewritten to the canonical UUID (uuid.ts);
  * - identity headers: Starlette reads the first of several `x-api-key` lines, while a Worker sees

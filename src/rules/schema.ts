@@ -4,7 +4,7 @@ import { z } from "zod";
 export const REGIONS = ["us", "eu"] as const;
 export type Region = (typeof REGIONS)[number];
 
-/** HTTP methods a matcher may name. `GET` matchers also cover `HEAD` (see README, "Classification"). */
+/** HTTP methods a matcher may name. `GET` matchers also cover `HEAD` (see docs/rules.md, "Classification"). */
 export const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
 /** How a path pattern is compared with the normalized request path, segment by segment. */

@@ -10,7 +10,7 @@ export type TableName = "hosted-api" | "control-plane" | "agent-server";
 /**
  * One rule table per upstream, each validated by the same strict loader at module load. The
  * published table applies to the hosted API; the control plane and the agent server publish no
- * limits, so their tables hold the published default and catch-all tiers (README, "Limits per
+ * limits, so their tables hold the published default and catch-all tiers (docs/rules.md, "Limits per
  * upstream"). Rule ids and names are unique across the tables: a counter is named by region, rule
  * id and identity, and a `RateLimit-Policy` by the rule's name, so neither may mean two rules.
  */

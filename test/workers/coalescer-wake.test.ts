@@ -1,4 +1,4 @@
-// The Coalescer's waiting in the Workers runtime (src/limiter/coalescer.ts, README "Counting"):
+// The Coalescer's waiting in the Workers runtime (src/limiter/coalescer.ts, docs/counting.md):
 // requests queued behind a call follow the promise its sender settles and hold one deadline timer
 // of their own. Here each request is a request of its own (its own request context), as in the
 // gateway: a call to this Worker's default export (the gateway app), whose fetch this file

@@ -1,6 +1,6 @@
 // Row 1 of the published table (OPTIONS and /info: 2000 per 10 s per IP) on every upstream: a
 // browser's CORS preflights to the control plane or the agent server are row 1's, never the
-// caller's default or catch-all budget (README, "Limits per upstream").
+// caller's default or catch-all budget (docs/rules.md, "Limits per upstream").
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { vi } from "vitest";

@@ -4,7 +4,7 @@ import { gatewayWith } from "./support/custom-gateway.ts";
 import { freshIdentity } from "./support/requests.ts";
 
 /**
- * An upstream's redirect is passed to the client untouched (README, "Routing and proxying"): the
+ * An upstream's redirect is passed to the client untouched (docs/rules.md, "Routing and proxying"): the
  * gateway never follows it, so the client sees the 3xx and its Location, and nothing the client
  * sent (its x-api-key above all) reaches the redirect target. The origin and the target are real
  * HTTP servers (test/setup/redirecting-origin.ts).

@@ -1,4 +1,4 @@
-// EU data stays in the EU (README, "EU data stays in the EU"): in the EU environment nothing
+// EU data stays in the EU (docs/identity-data.md, "EU data stays in the EU"): in the EU environment nothing
 // derived from an identity (a counter's name holds its digest) goes to the log or to Analytics
 // Engine, neither of which is bound to the EU jurisdiction; in the US both carry counter names.
 // Runs in both Workers projects, so each region is held to its own rule.

@@ -39,8 +39,7 @@ export interface RuleMetrics {
   failures: number;
   /**
    * Admissions an isolate's local window made while the counter object failed. Outside the
-   * object's own count: K isolates admit at most K x count per window between them (README,
-   * "Counting").
+   * object's own count: K isolates admit at most K x count per window between them (docs/counting.md).
    */
   fallbackAdmissions: number;
   /** How long the counter call took, deny-cache and lease answers excluded. */

@@ -8,7 +8,7 @@ import { jsonBody, unprocessable } from "../body.ts";
 import type { AdminEnv } from "../types.ts";
 
 /**
- * Overrides at runtime (README, "Operating the gateway"):
+ * Overrides at runtime (docs/operating.md):
  * - `GET /_tollgate/overrides`: the active ones;
  * - `POST /_tollgate/overrides`: add one (or replace the one with the same target): 201, or 422
  *   naming the field, with nothing changed (within the bounds of src/overrides/bounds.ts, on the

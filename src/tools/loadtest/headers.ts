@@ -1,4 +1,4 @@
-// Pure: the gateway's rate-limit headers (draft-ietf-httpapi-ratelimit-headers-11, README "Headers").
+// Pure: the gateway's rate-limit headers (draft-ietf-httpapi-ratelimit-headers-11, docs/rules.md, "Headers and the 429 response").
 
 /** `RateLimit-Policy: "<name>";q=<count>;w=<interval s>` */
 export function parsePolicy(value: string | undefined): { name: string; quota: number; window: number } | undefined {

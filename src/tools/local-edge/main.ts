@@ -123,7 +123,7 @@ export function banner(base: string, region: string, admin?: boolean, quiet = fa
     `  deployments    ${base}/deployments/<id>/...   (each deployed control-plane deployment's own agent server: its source_config.custom_url)`,
     `  try            curl -si ${base}/runs/stats -H 'x-api-key: demo'`,
     `  which rule     npm run explain -- GET /runs/stats -H 'x-api-key: demo'`,
-    `  docs           README.md ("What the gateway refuses, and why"); Ctrl-C stops it`,
+    `  docs           docs/rules.md ("What the gateway refuses, and why"); Ctrl-C stops it`,
     `  client IP      set from your socket by this local edge, as Cloudflare's edge does in production`,
     ...(quiet ? [`  logs           warnings only; npm start -- --log-level info shows each request and the gateway's decision log`] : []),
     adminLine(base, admin),
