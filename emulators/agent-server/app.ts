@@ -35,7 +35,6 @@ export function createAgentServer() {
   app.route("/threads", threadCronRoutes);
   app.route("/runs/crons", cronRoutes);
   app.route("/store", storeRoutes);
-  // Before the system routes, whose 501s for these paths they replace.
   app.route("/", mcpRoutes);
   app.route("/", a2aRoutes);
   app.route("/", systemRoutes);

@@ -9,6 +9,7 @@ import { createAgentServer } from "../../../emulators/agent-server/app.ts";
 import { MAX_JSON_DEPTH } from "../../../emulators/shared/json-depth.ts";
 import { bodyAt, depthOf } from "../support/nested-json.ts";
 import { AGENT_SERVER_URL, agentServer, createThread, freshCaller } from "./support.ts";
+import { trackedUpload } from "../support/tracked-upload.ts";
 
 const PARSE_ERROR = { detail: "There was an error parsing the body" };
 
@@ -102,17 +103,9 @@ describe("the body is read to its end before any answer, even a refusal, so an u
   it.each([
     ["an unknown path", "/nowhere", {}, 404],
   ] as const)("%s", async (_name, path, headers, status) => {
-    let finished = false;
-    let chunks = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (chunks++ < 64) return controller.enqueue(new Uint8Array(1024).fill(0x20));
-        finished = true;
-        controller.close();
-      },
-    });
+    const { body, finished } = trackedUpload();
     const res = await createAgentServer().fetch(new Request(`https://emulator.test${path}`, { method: "POST", headers, body }), env);
     expect(res.status).toBe(status);
-    expect(finished).toBe(true);
+    expect(finished()).toBe(true);
   });
 });

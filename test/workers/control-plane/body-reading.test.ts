@@ -8,6 +8,7 @@ import { createControlPlane } from "../../../emulators/control-plane/app.ts";
 import { MAX_JSON_DEPTH } from "../../../emulators/shared/json-depth.ts";
 import { bodyAt } from "../support/nested-json.ts";
 import { contractChecked, controlPlane, freshWorkspace } from "./support.ts";
+import { trackedUpload } from "../support/tracked-upload.ts";
 
 const PARSE_ERROR = { detail: "There was an error parsing the body" };
 
@@ -25,18 +26,10 @@ describe("the body is read to its end before any answer, even a refusal, so an u
     ["a malformed X-Tenant-Id", "/v2/listeners", { "x-tenant-id": "nope" }, 422],
     ["an unknown path", "/nowhere", {}, 404],
   ] as const)("%s", async (_name, path, headers, status) => {
-    let finished = false;
-    let chunks = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (chunks++ < 64) return controller.enqueue(new Uint8Array(1024).fill(0x20));
-        finished = true;
-        controller.close();
-      },
-    });
+    const { body, finished } = trackedUpload();
     const checked = contractChecked((request) => createControlPlane().fetch(request, env));
     const res = await checked(new Request(`https://emulator.test${path}`, { method: "POST", headers, body }));
     expect(res.status).toBe(status);
-    expect(finished).toBe(true);
+    expect(finished()).toBe(true);
   });
 });
