@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
-import { emulatorWorkerOptions, localServices } from "./src/tools/emulator-workers.ts";
-import { LOCAL_BINDINGS } from "./src/tools/local-bindings.ts";
-import { localSecret } from "./src/tools/local-secret.ts";
+import { emulatorWorkerOptions, localServices } from "./tools/emulator-workers.ts";
+import { LOCAL_BINDINGS } from "./tools/local-bindings.ts";
+import { localSecret } from "./tools/local-secret.ts";
 import { agentServerContract, controlPlaneContract } from "./test/workers/contract/documents.ts";
 
 /**

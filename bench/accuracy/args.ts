@@ -1,6 +1,6 @@
 // Pure: command-line arguments of `npm run bench:accuracy`. Every refusal is a BadArgument naming
 // the option (the shared CLI helper prints it as one line).
-import { BadArgument, parseOptions } from "../../src/tools/cli.ts";
+import { BadArgument, parseOptions } from "../../tools/cli.ts";
 
 export { BadArgument };
 

@@ -6,13 +6,13 @@ import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Json, LegacyWorkerOptions, Miniflare } from "miniflare";
-import { emulatorWorkerOptions, localServices } from "../../src/tools/emulator-workers.ts";
+import { emulatorWorkerOptions, localServices } from "../../tools/emulator-workers.ts";
 import { buildBundle, type Bundle } from "../gateway/build.ts";
 import { moduleType } from "../gateway/serve-miniflare.ts";
 import { TARGET_SPECS } from "../gateway/targets.ts";
 import { gatewayRuntime, quietEnvironment } from "../gateway/worker-runtime.ts";
-import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
-import { localSecret } from "../../src/tools/local-secret.ts";
+import { LOCAL_BINDINGS } from "../../tools/local-bindings.ts";
+import { localSecret } from "../../tools/local-secret.ts";
 import { CONTROL_PREFIX, entryCopyName, isolateWrapperSource, ownerWrapperSource } from "./wrapper-source.ts";
 
 const SPEC = TARGET_SPECS.gateway;

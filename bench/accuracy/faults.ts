@@ -8,7 +8,7 @@ import { commonProblems, type Scenario, type ScenarioContext } from "./scenario.
 import { inFlight, oneAtATime, randomIsolate, retryLast429, roundRobin } from "./traffic.ts";
 import { counterAddress } from "../../src/limiter/counter-name.ts";
 import { identityDigest } from "../../src/rules/identity.ts";
-import { localSecret } from "../../src/tools/local-secret.ts";
+import { localSecret } from "../../tools/local-secret.ts";
 
 /** Requests in flight during an outage (each waits out the limiter timeout when the object is slow). */
 const OUTAGE_CONCURRENCY = 16;

@@ -2,7 +2,7 @@
 // objects. Arguments: args.ts; the isolates: cluster.ts; the scenarios: scenarios.ts and
 // faults.ts; the judgement: analysis.ts; the report: report.ts.
 import { writeFile } from "node:fs/promises";
-import { commandOptions } from "../../src/tools/cli.ts";
+import { commandOptions } from "../../tools/cli.ts";
 import { parseAccuracyArgs, USAGE } from "./args.ts";
 import { everyScenarioMet, jsonReport, renderReport } from "./report.ts";
 import { runAccuracy } from "./run.ts";

@@ -1,6 +1,6 @@
 // Pure: command-line arguments of `npm run bench:gateway` to bench options. Every refusal is a
 // BadArgument naming the option (the shared CLI helper prints it as one line).
-import { BadArgument, parseOptions } from "../../src/tools/cli.ts";
+import { BadArgument, parseOptions } from "../../tools/cli.ts";
 import { SHAPE_NAMES, type ShapeName } from "./shape-names.ts";
 import { TARGET_NAMES, type TargetName } from "./target-names.ts";
 import { ROUTES } from "./routes.ts";

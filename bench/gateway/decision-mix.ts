@@ -7,7 +7,7 @@
 // (parse-prometheus-text-format) has not changed since 2019 and ships no types, and the bench
 // reads five counter families that the gateway prints one sample per line, without timestamps.
 import { request } from "undici";
-import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
+import { LOCAL_BINDINGS } from "../../tools/local-bindings.ts";
 import type { RunningTarget } from "./serving.ts";
 import { BENCH_ADMIN_TOKEN } from "./targets.ts";
 

@@ -1,7 +1,7 @@
 // npm run bench:gateway: the gateway against a bare pass-through Worker and hono-rate-limiter, on
 // the traffic shapes of issue 10. Arguments: bench/gateway/args.ts; the run: bench.ts; the
 // printed and JSON reports: report.ts.
-import { commandOptions } from "../../src/tools/cli.ts";
+import { commandOptions } from "../../tools/cli.ts";
 import { parseBenchArgs, USAGE } from "./args.ts";
 import { runBench } from "./bench.ts";
 import { jsonReport, renderReport } from "./report.ts";

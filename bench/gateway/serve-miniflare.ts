@@ -2,7 +2,7 @@
 // workerd and nothing else in the request path, configured exactly as wrangler reads the config.
 import { basename, dirname } from "node:path";
 import type { Json, LegacyWorkerOptions, V4ModuleRule, V4ModuleRuleType } from "miniflare";
-import { localServices } from "../../src/tools/emulator-workers.ts";
+import { localServices } from "../../tools/emulator-workers.ts";
 import type { Bundle } from "./build.ts";
 import type { TargetSpec } from "./targets.ts";
 import { gatewayRuntime, type Started } from "./worker-runtime.ts";
@@ -25,7 +25,7 @@ export async function moduleType(rules: readonly V4ModuleRule[], path: string): 
  * @param options.inspectorPort where workerd's inspector listens (a CPU profile); none when undefined
  * @param options.storageDir where the Durable Objects' SQLite files go (Miniflare's own temporary
  *   directory when undefined)
- * @param options.emulators the target's upstreams, built (src/tools/emulator-workers.ts): run in
+ * @param options.emulators the target's upstreams, built (tools/emulator-workers.ts): run in
  *   the same Miniflare and bound as the services `spec.upstreams` names
  */
 export async function withMiniflare(

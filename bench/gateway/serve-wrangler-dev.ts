@@ -1,6 +1,6 @@
 // wrangler's unstable_startWorker, as the load test serves the gateway: wrangler's own bundling,
 // and its proxy Worker in front (a second workerd per target).
-import { serveWithWranglerDev } from "../../src/tools/wrangler-dev.ts";
+import { serveWithWranglerDev } from "../../tools/wrangler-dev.ts";
 import type { TargetSpec } from "./targets.ts";
 import { gatewayRuntime, type Started } from "./worker-runtime.ts";
 

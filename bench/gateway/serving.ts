@@ -2,7 +2,7 @@
 // serve-wrangler-dev.ts), and names the workerd processes it runs, for their CPU time.
 import { join } from "node:path";
 import type { Serving } from "./args.ts";
-import { emulatorWorkerOptions } from "../../src/tools/emulator-workers.ts";
+import { emulatorWorkerOptions } from "../../tools/emulator-workers.ts";
 import { buildBundle } from "./build.ts";
 import { newWorkerdProcesses } from "./processes.ts";
 import { withMiniflare } from "./serve-miniflare.ts";

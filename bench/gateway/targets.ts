@@ -3,9 +3,9 @@
 // added so the bench can read how it decided.
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { EMULATOR_NAMES, type EmulatorName } from "../../src/tools/emulator-workers.ts";
-import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
-import { localSecret } from "../../src/tools/local-secret.ts";
+import { EMULATOR_NAMES, type EmulatorName } from "../../tools/emulator-workers.ts";
+import { LOCAL_BINDINGS } from "../../tools/local-bindings.ts";
+import { localSecret } from "../../tools/local-secret.ts";
 import type { TargetName } from "./target-names.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");

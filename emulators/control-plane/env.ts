@@ -12,7 +12,7 @@ export interface ControlPlaneBindings {
   CONTROL_PLANE_REVISION_STEP_MS?: string;
   /**
    * The agent-server emulator's provisioning entrypoint: each deployed deployment gets an agent
-   * server there. Added by the local runs (src/tools/emulator-workers.ts), not by wrangler.toml: a
+   * server there. Added by the local runs (tools/emulator-workers.ts), not by wrangler.toml: a
    * control plane deployed alone has none, and its deployments' `custom_url` stays null.
    */
   DEPLOYMENT_AGENT_SERVERS?: DeploymentProvisioning;

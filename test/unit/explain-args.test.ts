@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BadArgument, refusal } from "../../src/tools/cli.ts";
-import { HELP, parseExplainArgs } from "../../src/tools/explain-args.ts";
+import { BadArgument, refusal } from "../../tools/cli.ts";
+import { HELP, parseExplainArgs } from "../../tools/explain-args.ts";
 
 const refused = (argv: string[]) => {
   try {

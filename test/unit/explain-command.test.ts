@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
-const explain = (...args: string[]) => run(process.execPath, ["src/tools/explain.ts", ...args], { cwd: process.cwd() });
+const explain = (...args: string[]) => run(process.execPath, ["tools/explain.ts", ...args], { cwd: process.cwd() });
 const SECRET = "a-test-secret-of-at-least-32-bytes!!";
 const hmac = (text: string) => createHmac("sha256", SECRET).update(text).digest("hex");
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import pkg from "../../package.json" with { type: "json" };
-import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
+import { LOCAL_BINDINGS } from "../../tools/local-bindings.ts";
 
 /** The `--var NAME:value` pairs of an npm script. */
 const varsOf = (script: string) => Object.fromEntries([...script.matchAll(/--var (\w+):(\S+)/g)].map((m) => [m[1], m[2]]));

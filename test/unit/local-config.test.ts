@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { experimental_readRawConfig, unstable_readConfig } from "wrangler";
-import { localServices } from "../../src/tools/emulator-workers.ts";
-import { sessionWorkerName, withLocalServices } from "../../src/tools/local-edge/local-config.ts";
+import { localServices } from "../../tools/emulator-workers.ts";
+import { sessionWorkerName, withLocalServices } from "../../tools/local-edge/local-config.ts";
 
 // npm start's config: wrangler.toml plus the service bindings only local runs have.
 const raw = () => experimental_readRawConfig({ config: "wrangler.toml" }).rawConfig as Record<string, unknown>;

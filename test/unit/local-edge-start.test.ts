@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { banner, regionOf } from "../../src/tools/local-edge/main.ts";
-import { WranglerOutputFilter } from "../../src/tools/local-edge/wrangler-output.ts";
+import { banner, regionOf } from "../../tools/local-edge/main.ts";
+import { WranglerOutputFilter } from "../../tools/local-edge/wrangler-output.ts";
 
 // As wrangler 4.156 prints it at start-up of npm start's session (the gateway and the emulator
 // Workers: local-config.ts), colours included on a terminal.

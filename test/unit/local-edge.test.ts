@@ -2,8 +2,8 @@ import http from "node:http";
 import net from "node:net";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLocalEdge } from "../../src/tools/local-edge/edge.ts";
-import { splitArguments, withLogLevel } from "../../src/tools/local-edge/main.ts";
+import { createLocalEdge } from "../../tools/local-edge/edge.ts";
+import { splitArguments, withLogLevel } from "../../tools/local-edge/main.ts";
 
 const servers: net.Server[] = [];
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { localSecret } from "../../src/tools/local-secret.ts";
+import { localSecret } from "../../tools/local-secret.ts";
 import { MIN_SECRET_BYTES } from "../../src/rules/identity.ts";
 
 const checkout = () => mkdtempSync(join(tmpdir(), "tollgate-secret-"));

@@ -11,7 +11,7 @@ import { createGateway } from "../../src/gateway/app.ts";
 import { maxInAnyWindow } from "../unit/limiter/reference-model.ts";
 import { memoryLimiter } from "./support/memory-limiter.ts";
 import { freshIdentity } from "./support/requests.ts";
-import { LOCAL_BINDINGS } from "../../src/tools/local-bindings.ts";
+import { LOCAL_BINDINGS } from "../../tools/local-bindings.ts";
 
 /** Health, on the admin host the tests' gateways serve it on (docs/admin.md). */
 const HEALTH = `https://${LOCAL_BINDINGS.ADMIN_HOSTS}/_tollgate/health`;

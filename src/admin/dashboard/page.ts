@@ -3,7 +3,7 @@ import { DASHBOARD_SCRIPT } from "./script.ts";
 
 /**
  * A script's text as it can sit inside <script>: the two steps the load-test report takes with the
- * same library (src/tools/loadtest/report.ts): no source-map comment (the page would ask for a
+ * same library (tools/loadtest/report.ts): no source-map comment (the page would ask for a
  * .map file), and no `</script` that would end the element early.
  */
 const inlineScript = (source: string) => source.replace(/\/\/# sourceMappingURL=\S+\s*$/, "").replace(/<\/script/gi, "<\\/script");

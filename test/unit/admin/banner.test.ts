@@ -3,7 +3,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { adminApiIsOn, banner } from "../../../src/tools/local-edge/main.ts";
+import { adminApiIsOn, banner } from "../../../tools/local-edge/main.ts";
 
 async function answering(status: number) {
   const hosts: (string | undefined)[] = [];

@@ -12,10 +12,10 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LOCAL_BINDINGS } from "../../../src/tools/local-bindings.ts";
-import { localSecret } from "../../../src/tools/local-secret.ts";
-import { EMULATOR_NAMES } from "../../../src/tools/emulator-workers.ts";
-import { serveWithWranglerDev } from "../../../src/tools/wrangler-dev.ts";
+import { LOCAL_BINDINGS } from "../../../tools/local-bindings.ts";
+import { localSecret } from "../../../tools/local-secret.ts";
+import { EMULATOR_NAMES } from "../../../tools/emulator-workers.ts";
+import { serveWithWranglerDev } from "../../../tools/wrangler-dev.ts";
 import { docsImage, testBrowser } from "../support/browser.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reservedName } from "../../../src/tools/deploy/reserved-names.ts";
+import { reservedName } from "../../../tools/deploy/reserved-names.ts";
 
 describe("reservedName", () => {
   it.each(["example.com", "api.us.example.com", "*.agents.eu.example.net", "EXAMPLE.ORG.", "gateway.example", "api.test", "x.invalid", "localhost", "admin.localhost"])(

@@ -67,7 +67,7 @@ export interface Outcome {
   readonly calls: string[][];
 }
 
-/** Runs `node src/tools/deploy/main.ts <args>` with the stand-in as wrangler and tsc. */
+/** Runs `node tools/deploy/main.ts <args>` with the stand-in as wrangler and tsc. */
 export async function runTool(args: readonly string[], options: { scenario?: Record<string, unknown>; env?: Record<string, string> } = {}): Promise<Outcome> {
   const dir = mkdtempSync(join(tmpdir(), "tollgate-stand-in-"));
   const log = join(dir, "calls.ndjson");
@@ -77,7 +77,7 @@ export async function runTool(args: readonly string[], options: { scenario?: Rec
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
       execFile(
         process.execPath,
-        [join(REPOSITORY, "src/tools/deploy/main.ts"), ...args],
+        [join(REPOSITORY, "tools/deploy/main.ts"), ...args],
         {
           cwd: REPOSITORY,
           env: {

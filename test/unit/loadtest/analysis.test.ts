@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FixedWindow, SlidingWindow } from "../../../src/limiter/index.ts";
-import { analyzeRule, headerExposures, maxHeaderExposure, maxProvenInWindow, percentiles, underAdmission, type AnalysisInput } from "../../../src/tools/loadtest/analysis.ts";
-import { toleranceMs, type Answer } from "../../../src/tools/loadtest/answer.ts";
-import { failsRun } from "../../../src/tools/loadtest/outcome.ts";
-import { judgeRetry } from "../../../src/tools/loadtest/retry.ts";
-import { chartSeries } from "../../../src/tools/loadtest/series.ts";
+import { analyzeRule, headerExposures, maxHeaderExposure, maxProvenInWindow, percentiles, underAdmission, type AnalysisInput } from "../../../tools/loadtest/analysis.ts";
+import { toleranceMs, type Answer } from "../../../tools/loadtest/answer.ts";
+import { failsRun } from "../../../tools/loadtest/outcome.ts";
+import { judgeRetry } from "../../../tools/loadtest/retry.ts";
+import { chartSeries } from "../../../tools/loadtest/series.ts";
 import { mulberry32, simulate, toolTraffic, type Network } from "./simulate.ts";
 
 /** The analysis input for a rule that runs from 0 for `durationMs`, its retry client not simulated. */

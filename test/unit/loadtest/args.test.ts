@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BadArgument, DEFAULTS, parseCli, parseRuleList, USAGE } from "../../../src/tools/loadtest/args.ts";
+import { BadArgument, DEFAULTS, parseCli, parseRuleList, USAGE } from "../../../tools/loadtest/args.ts";
 
 const ids = Array.from({ length: 29 }, (_, i) => i + 1);
 const parse = (...argv: string[]) => parseCli(argv, ids);
@@ -82,7 +82,7 @@ describe("npm run loadtest's refusals", () => {
     const { execFile } = await import("node:child_process");
     const { promisify } = await import("node:util");
     const run = promisify(execFile);
-    await expect(run(process.execPath, ["src/tools/loadtest/main.ts", "--load", "x"])).rejects.toMatchObject({
+    await expect(run(process.execPath, ["tools/loadtest/main.ts", "--load", "x"])).rejects.toMatchObject({
       code: 2,
       stderr: 'loadtest: --load: "x" is not a number (npm run loadtest -- --help lists every option)\n',
     });

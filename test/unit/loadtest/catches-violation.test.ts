@@ -6,8 +6,8 @@
 // enough against this machine's latencies that the bursts (2/3 of a window apart) and the
 // RateLimit check catch a fixed window at any phase; see plan.ts and analysis.ts.
 import { describe, expect, it } from "vitest";
-import { DEFAULTS } from "../../../src/tools/loadtest/args.ts";
-import { runLoadTest, type LoadTestOptions } from "../../../src/tools/loadtest/loadtest.ts";
+import { DEFAULTS } from "../../../tools/loadtest/args.ts";
+import { runLoadTest, type LoadTestOptions } from "../../../tools/loadtest/loadtest.ts";
 
 const options = (algorithm: "sliding-window" | "fixed-window", rules: number[] = [12, 28]): LoadTestOptions => ({
   ...DEFAULTS,

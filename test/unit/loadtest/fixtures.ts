@@ -1,11 +1,11 @@
 // Canned results for the summary and report tests: real analyses of simulated gateways (no live
 // timing, so nothing depends on the machine's speed).
 import { FixedWindow, SlidingWindow } from "../../../src/limiter/index.ts";
-import { analyzeRule } from "../../../src/tools/loadtest/analysis.ts";
-import type { Answer } from "../../../src/tools/loadtest/answer.ts";
-import type { LoadTestResult, RuleResult } from "../../../src/tools/loadtest/loadtest.ts";
-import { failsRun } from "../../../src/tools/loadtest/outcome.ts";
-import { retryPromise } from "../../../src/tools/loadtest/retry.ts";
+import { analyzeRule } from "../../../tools/loadtest/analysis.ts";
+import type { Answer } from "../../../tools/loadtest/answer.ts";
+import type { LoadTestResult, RuleResult } from "../../../tools/loadtest/loadtest.ts";
+import { failsRun } from "../../../tools/loadtest/outcome.ts";
+import { retryPromise } from "../../../tools/loadtest/retry.ts";
 import { mulberry32, simulate, toolTraffic, type Limiter, type Network } from "./simulate.ts";
 
 const TIME_SCALE = 60;

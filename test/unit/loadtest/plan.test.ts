@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { hostedApiClassifier, hostedApiTable } from "../../../src/rules/hosted-api.ts";
-import { DEFAULTS } from "../../../src/tools/loadtest/args.ts";
-import { burstSpacing, planRule, planRun, type PlanOptions } from "../../../src/tools/loadtest/plan.ts";
+import { DEFAULTS } from "../../../tools/loadtest/args.ts";
+import { burstSpacing, planRule, planRun, type PlanOptions } from "../../../tools/loadtest/plan.ts";
 import { sampleRequest } from "../../../src/rules/sample-request.ts";
 import { classifiers, tableOfRule } from "../../../src/rules/tables.ts";
-import { selectRules } from "../../../src/tools/loadtest/loadtest.ts";
-import { assertMeetsRule, benchmarkIp, clientIdentity } from "../../../src/tools/loadtest/traffic.ts";
+import { selectRules } from "../../../tools/loadtest/loadtest.ts";
+import { assertMeetsRule, benchmarkIp, clientIdentity } from "../../../tools/loadtest/traffic.ts";
 
 const options = (overrides: Partial<PlanOptions> = {}): PlanOptions => ({
   ...DEFAULTS,

@@ -2,10 +2,10 @@
 // must agree with the counts printed beside it whatever the redraw timing, the defect being a
 // "2/s" printed beside counts that implied 13/s.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { answeredRate, formatRate, runLine } from "../../../src/tools/loadtest/live-rate.ts";
-import type { Plan } from "../../../src/tools/loadtest/plan.ts";
-import { startDisplay } from "../../../src/tools/loadtest/progress.ts";
-import type { Progress } from "../../../src/tools/loadtest/runner.ts";
+import { answeredRate, formatRate, runLine } from "../../../tools/loadtest/live-rate.ts";
+import type { Plan } from "../../../tools/loadtest/plan.ts";
+import { startDisplay } from "../../../tools/loadtest/progress.ts";
+import type { Progress } from "../../../tools/loadtest/runner.ts";
 
 /** A run's progress read against a fake clock the test moves. */
 function fakeRun(totalMs: number) {

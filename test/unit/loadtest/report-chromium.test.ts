@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { formatWindow } from "../../../src/tools/loadtest/answer.ts";
-import { renderReport } from "../../../src/tools/loadtest/report.ts";
+import { formatWindow } from "../../../tools/loadtest/answer.ts";
+import { renderReport } from "../../../tools/loadtest/report.ts";
 import { docsImage, testBrowser } from "../support/browser.ts";
 import { cannedResult } from "./fixtures.ts";
 

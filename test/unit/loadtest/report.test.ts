@@ -3,12 +3,12 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
-import type { LoadTestResult } from "../../../src/tools/loadtest/loadtest.ts";
-import { describeOutcome, OUTCOMES, verdictLine } from "../../../src/tools/loadtest/outcome.ts";
-import { blindStretches, CHART_SCRIPT, chartData } from "../../../src/tools/loadtest/report-charts.ts";
-import { heldWithUnderAdmission, reachedText, shareWithoutUnderAdmission } from "../../../src/tools/loadtest/reconcile.ts";
-import { inlineableScript, renderReport } from "../../../src/tools/loadtest/report.ts";
-import { renderSummary, SUMMARY_WIDTH } from "../../../src/tools/loadtest/summary.ts";
+import type { LoadTestResult } from "../../../tools/loadtest/loadtest.ts";
+import { describeOutcome, OUTCOMES, verdictLine } from "../../../tools/loadtest/outcome.ts";
+import { blindStretches, CHART_SCRIPT, chartData } from "../../../tools/loadtest/report-charts.ts";
+import { heldWithUnderAdmission, reachedText, shareWithoutUnderAdmission } from "../../../tools/loadtest/reconcile.ts";
+import { inlineableScript, renderReport } from "../../../tools/loadtest/report.ts";
+import { renderSummary, SUMMARY_WIDTH } from "../../../tools/loadtest/summary.ts";
 import { cannedResult } from "./fixtures.ts";
 
 const chartJs = () => readFile(join(dirname(createRequire(import.meta.url).resolve("chart.js")), "chart.umd.min.js"), "utf8");

@@ -2,7 +2,7 @@
 // see: each request reaches the counter some latency after it was sent, is decided on the
 // gateway's whole-millisecond clock, and its answer arrives some latency later.
 import type { Decision } from "../../../src/limiter/types.ts";
-import type { Answer } from "../../../src/tools/loadtest/answer.ts";
+import type { Answer } from "../../../tools/loadtest/answer.ts";
 
 export interface Limiter {
   hit(now: number): Decision;

@@ -9,7 +9,7 @@ import type { RateLimiter } from "../../../src/durable-objects/rate-limiter.ts";
 import type { ConfigStore } from "../../../src/durable-objects/config-store.ts";
 import { throttleAddress } from "../../../src/admin/throttle.ts";
 import { clientIpKey } from "../../../src/rules/client-ip.ts";
-import { LOCAL_BINDINGS } from "../../../src/tools/local-bindings.ts";
+import { LOCAL_BINDINGS } from "../../../tools/local-bindings.ts";
 import { counterAddress } from "../../../src/limiter/index.ts";
 import { identityDigest } from "../../../src/rules/identity.ts";
 import type { Identity } from "../../../src/rules/request-facts.ts";

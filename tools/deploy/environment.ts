@@ -1,8 +1,8 @@
 // One region's deployment as wrangler.toml describes it, read by wrangler's own config reader (the
 // same parse `wrangler deploy` makes), offline.
 import { dirname, relative } from "node:path";
-import type { UpstreamName } from "../../gateway/routes.ts";
-import { REGIONS, type Region } from "../../rules/schema.ts";
+import type { UpstreamName } from "../../src/gateway/routes.ts";
+import { REGIONS, type Region } from "../../src/rules/schema.ts";
 
 /** Each upstream's origin variable: an https URL a fork writes once in its environment's vars. */
 export const ORIGIN_SETTINGS = {

@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import type { LegacyWorkerOptions } from "miniflare";
 
 /** The repository root. */
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** One emulated upstream: the gateway binding it fills and its Worker's config. */
 export interface Emulator {

@@ -1,11 +1,11 @@
 // Pure: what traffic each rule gets, and when. Every figure comes from the rule (its limit in the
 // region) and the options, so a plan can be printed, tested and reproduced without a gateway.
-import type { Classifier } from "../../rules/classify.ts";
-import type { Rule } from "../../rules/load.ts";
-import type { Region } from "../../rules/schema.ts";
-import { sampleRequest, type SampleRequest } from "../../rules/sample-request.ts";
-import { tableOfRule } from "../../rules/tables.ts";
-import { localPathFor } from "../../gateway/routes.ts";
+import type { Classifier } from "../../src/rules/classify.ts";
+import type { Rule } from "../../src/rules/load.ts";
+import type { Region } from "../../src/rules/schema.ts";
+import { sampleRequest, type SampleRequest } from "../../src/rules/sample-request.ts";
+import { tableOfRule } from "../../src/rules/tables.ts";
+import { localPathFor } from "../../src/gateway/routes.ts";
 import { assertMeetsRule, clientIdentity, PHASES, type ClientIdentity, type Phase } from "./traffic.ts";
 
 export interface PlanOptions {

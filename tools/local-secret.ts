@@ -19,7 +19,7 @@ export function localSecret(region = "us", root = process.cwd()): string {
   const existing = readIfExists(file);
   const found = existing === undefined ? undefined : parseEnv(existing)[NAME];
   if (found) return found;
-  const line = `# Made by tollgate on first run: this checkout's own identity secret (src/tools/local-secret.ts).\n${NAME}="${randomBytes(48).toString("base64url")}"\n`;
+  const line = `# Made by tollgate on first run: this checkout's own identity secret (tools/local-secret.ts).\n${NAME}="${randomBytes(48).toString("base64url")}"\n`;
   if (existing === undefined) {
     try {
       // `wx`: of two processes starting at once, one writes; the other reads what it wrote.

@@ -3,7 +3,7 @@
 // settings the load test needs. Counters live in memory: nothing is written to .wrangler/state.
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Region } from "../../rules/schema.ts";
+import type { Region } from "../../src/rules/schema.ts";
 import { EMULATOR_NAMES } from "../emulator-workers.ts";
 import { LOCAL_BINDINGS } from "../local-bindings.ts";
 import { localSecret } from "../local-secret.ts";
@@ -25,7 +25,7 @@ export interface LocalGateway {
   stop(): Promise<void>;
 }
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 
 /** The binding overrides a local load-test gateway runs with. */

@@ -2,7 +2,7 @@
 // or operand it refuses.
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REGIONS, type Region } from "../../rules/schema.ts";
+import { REGIONS, type Region } from "../../src/rules/schema.ts";
 import { BadArgument, parseOptions } from "../cli.ts";
 import { isRegion } from "./environment.ts";
 
@@ -28,7 +28,7 @@ const EXIT_TEXT = `exit status: 0 done (or the dry-run plan printed, findings in
 unhealthy), 1 unexpected`;
 
 /** The repository this tool belongs to (its wrangler.toml is the default config). */
-const REPOSITORY = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
+const REPOSITORY = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
 export const DEPLOY_HELP = `usage: npm run deploy -- us|eu [options]
 

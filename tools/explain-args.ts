@@ -1,8 +1,8 @@
 // Pure: command-line arguments of `npm run explain` to a described request. Every refusal names
 // the bad operand or option.
-import { clientIpKey, UNKNOWN_CLIENT } from "../rules/client-ip.ts";
-import { METHODS, REGIONS, type Region } from "../rules/schema.ts";
-import { UPSTREAMS, type UpstreamName } from "../gateway/routes.ts";
+import { clientIpKey, UNKNOWN_CLIENT } from "../src/rules/client-ip.ts";
+import { METHODS, REGIONS, type Region } from "../src/rules/schema.ts";
+import { UPSTREAMS, type UpstreamName } from "../src/gateway/routes.ts";
 import { BadArgument, parseOptions } from "./cli.ts";
 
 export const HELP = `usage: npm run explain -- METHOD PATH [options]

@@ -1,6 +1,6 @@
 // Is the environment's deployment deployable as written? Every finding names the setting and the
 // file a fork edits, so the fix is one edit away. Pure: the caller reads wrangler.toml.
-import { parseUpstreamHosts, type HostRoute, type UpstreamName } from "../../gateway/routes.ts";
+import { parseUpstreamHosts, type HostRoute, type UpstreamName } from "../../src/gateway/routes.ts";
 import { ORIGIN_SETTINGS, type Environment, type Route } from "./environment.ts";
 import { reservedName } from "./reserved-names.ts";
 

@@ -10,7 +10,7 @@ import net from "node:net";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createInterface } from "node:readline";
-import { LOCAL_MOUNTS } from "../../gateway/routes.ts";
+import { LOCAL_MOUNTS } from "../../src/gateway/routes.ts";
 import { LOCAL_BINDINGS } from "../local-bindings.ts";
 import { localSecret } from "../local-secret.ts";
 import { createLocalEdge } from "./edge.ts";

@@ -1,6 +1,6 @@
 // Pure: command-line arguments to load-test options. Every refusal names the bad option.
 import { BadArgument, parseOptions } from "../cli.ts";
-import { REGIONS, type Region } from "../../rules/schema.ts";
+import { REGIONS, type Region } from "../../src/rules/schema.ts";
 import type { LimiterAlgorithm } from "./gateway.ts";
 import type { PlanOptions } from "./plan.ts";
 

@@ -2,8 +2,8 @@
 // then the cross-table check, read from the files (a broken table is a finding, not a crash).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { loadRuleTable, RuleTableError, type RuleTable } from "../../rules/load.ts";
-import type { TableName } from "../../rules/tables.ts";
+import { loadRuleTable, RuleTableError, type RuleTable } from "../../src/rules/load.ts";
+import type { TableName } from "../../src/rules/tables.ts";
 
 const TABLES: readonly TableName[] = ["hosted-api", "control-plane", "agent-server"];
 
@@ -26,7 +26,7 @@ export async function checkRuleTables(root: string): Promise<RuleTablesCheck> {
     try {
       // Imported only now: tables.ts loads the checkout's own tables as it is imported, and a
       // broken one must be reported above, file by file, not thrown here.
-      const { checkedTogether } = await import("../../rules/tables.ts");
+      const { checkedTogether } = await import("../../src/rules/tables.ts");
       checkedTogether(tables);
     } catch (error) {
       problems.push(...describe(error, "rules/"));

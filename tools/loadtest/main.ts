@@ -7,7 +7,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { allRules } from "../../rules/tables.ts";
+import { allRules } from "../../src/rules/tables.ts";
 import { refusal } from "../cli.ts";
 import { BadArgument, parseCli, USAGE, type CliOptions } from "./args.ts";
 import { runLoadTest, SetupError, type LoadTestResult } from "./loadtest.ts";
