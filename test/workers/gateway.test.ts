@@ -11,7 +11,10 @@ import { burst, freshIdentity, gateway } from "./support/requests.ts";
 import { gatewayWith, recordingLimiter, recordingUpstream } from "./support/custom-gateway.ts";
 
 const region = env.REGION;
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
 
 const keyed = (who: ReturnType<typeof freshIdentity>, extra: Record<string, string> = {}) => ({
   "x-api-key": who.apiKey,
@@ -188,18 +191,23 @@ describe("proxying", () => {
   });
 
   it("bounds only the wait for response headers: a slower stream after them is not cut", async () => {
-    const slowBody = new ReadableStream({
-      async start(controller) {
-        controller.enqueue(new TextEncoder().encode("headers came at once,"));
-        await new Promise((resolve) => setTimeout(resolve, 150));
-        controller.enqueue(new TextEncoder().encode(" the rest after the timeout"));
-        controller.close();
-      },
-    });
-    const send = gatewayWith({ UPSTREAM_TIMEOUT_MS: "50", HOSTED_API: { fetch: async () => new Response(slowBody) } as unknown as Fetcher });
+    // The upstream's body is the test's: its first chunk comes with the headers, the rest only
+    // after the test has moved the gateway's timers past the deadline (fake timers: no race).
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    let body!: ReadableStreamDefaultController<Uint8Array>;
+    const stream = new ReadableStream<Uint8Array>({ start: (controller) => void (body = controller) });
+    body.enqueue(new TextEncoder().encode("headers came at once,"));
+    const send = gatewayWith({ UPSTREAM_TIMEOUT_MS: "50", HOSTED_API: { fetch: async () => new Response(stream) } as unknown as Fetcher });
     const res = await send("/anything", { headers: keyed(freshIdentity()) });
     expect(res.status).toBe(200);
-    expect(await res.text()).toBe("headers came at once, the rest after the timeout");
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    expect((await reader.read()).value).toBe("headers came at once,");
+    await vi.advanceTimersByTimeAsync(10 * 50);
+    body.enqueue(new TextEncoder().encode(" the rest after the timeout"));
+    body.close();
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += chunk.value;
+    expect(rest).toBe(" the rest after the timeout");
   });
 
   it("never forwards a denied request", async () => {
