@@ -1,7 +1,7 @@
 /**
  * The variables every local run of the gateway sets on top of its wrangler environment: the
  * Workers-runtime tests (vitest.config.ts), the load test's own gateway, and `npm start` (whose
- * `--var` flags in package.json are held to this list by test/unit/local-bindings.test.ts).
+ * `--var` flags in package.json are held to this list by test/unit/tools/local-bindings.test.ts).
  */
 export const LOCAL_BINDINGS = {
   // workerd cannot emulate Durable Object jurisdictions.

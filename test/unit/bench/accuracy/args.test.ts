@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { BadArgument, DEFAULT_LIMITER_TIMEOUT_MS, DEFAULT_TIME_SCALE, FAULT_NAMES, parseAccuracyArgs, SCENARIO_NAMES } from "../../../../bench/accuracy/args.ts";
+import { targetFor } from "../../../../bench/accuracy/target.ts";
+
+describe("parseAccuracyArgs", () => {
+  it("defaults to every scenario at K = 1, 4, 16, 64 on row 5", () => {
+    expect(parseAccuracyArgs([])).toEqual({ ks: [1, 4, 16, 64], scenarios: [...SCENARIO_NAMES], timeScale: DEFAULT_TIME_SCALE, row: 5, limiterTimeoutMs: DEFAULT_LIMITER_TIMEOUT_MS, help: false });
+  });
+
+  it("reads K, scenarios (in the table's order, aliases expanded), the time scale, the row and --json", () => {
+    const options = parseAccuracyArgs(["--k", "16,4,4", "--scenarios", "warm-many,sequential", "--time-scale", "2.5", "--row", "12", "--json", "out.json"]);
+    expect(options).toMatchObject({ ks: [16, 4], scenarios: ["sequential", "warm-many"], timeScale: 2.5, row: 12, json: "out.json" });
+    expect(parseAccuracyArgs(["--scenarios", "faults"]).scenarios).toEqual([...FAULT_NAMES]);
+    expect(parseAccuracyArgs(["--scenarios", "basic,clock-skew"]).scenarios).toEqual(["sequential", "concurrent", "steady", "warm-many", "clock-skew"]);
+    expect(parseAccuracyArgs(["-h"]).help).toBe(true);
+  });
+
+  it.each([
+    [["--k", "0"], /--k/],
+    [["--k", "4,x"], /--k/],
+    [["--k", "500"], /--k/],
+    [["--scenarios", "burst"], /--scenarios: unknown scenario "burst"/],
+    [["--time-scale", "0"], /--time-scale/],
+    [["--time-scale", "abc"], /--time-scale/],
+    [["--row", "-1"], /--row/],
+    [["--json", ""], /--json/],
+    [["--rounds", "3"], /--rounds/],
+  ])("refuses %j, naming the option", (argv, message) => {
+    expect(() => parseAccuracyArgs(argv)).toThrow(BadArgument);
+    expect(() => parseAccuracyArgs(argv)).toThrow(message);
+  });
+});
+
+describe("targetFor", () => {
+  it("derives the request from the row and checks it meets that row", () => {
+    expect(targetFor(5)).toEqual({ row: 5, name: "repos-key", method: "GET", path: "/repos", count: 100, intervalS: 60 });
+  });
+
+  it("refuses a row not counted per API key, and one not in the table", () => {
+    expect(() => targetFor(1)).toThrow(/counted per ip/);
+    expect(() => targetFor(999)).toThrow(/not in rules\/hosted-api.json/);
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { analyze, type Outcome } from "../../../../bench/accuracy/analysis.ts";
+import { renderReport, verdictLine } from "../../../../bench/accuracy/report.ts";
+import type { AccuracyRun, ScenarioResult } from "../../../../bench/accuracy/run.ts";
+import { targetFor } from "../../../../bench/accuracy/target.ts";
+
+const limit = { count: 2, intervalMs: 1000 };
+const ok = (t: number): Outcome => ({ isolate: 0, sentAt: t, receivedAt: t + 5, status: 200 });
+const refused = (t: number): Outcome => ({ isolate: 0, sentAt: t, receivedAt: t + 5, status: 429, retryAfterMs: 1000 });
+
+function result(isolates: number, outcomes: Outcome[], problems: string[]): ScenarioResult {
+  const timeline = { limit, outcomes, isolates };
+  return { scenario: "sequential", isolates, apiKey: "k", figures: analyze(timeline), problems, notes: [], durationMs: 1, timeline };
+}
+
+const run: AccuracyRun = {
+  target: targetFor(5),
+  limit,
+  timeScale: 60,
+  limiterTimeoutMs: 250,
+  configRefreshMs: 100,
+  isolation: { 1: "one isolate", 4: "4 workers" },
+  results: [result(1, [ok(0), ok(10), refused(20)], []), result(4, [ok(0), refused(10)], ["1 early 429(s)"])],
+};
+
+describe("report", () => {
+  it("says PASS only where every K met the expectation, and names the K that did not", () => {
+    expect(verdictLine({ ...run, results: [run.results[0]!] }, "sequential")).toBe("sequential: PASS at K=1");
+    expect(verdictLine(run, "sequential")).toBe("sequential: FAIL at K=4 of 1,4: K=4 1 early 429(s)");
+  });
+
+  it("prints a table per scenario with a row per K, then the verdicts", () => {
+    const text = renderReport(run);
+    expect(text).toMatch(/│ 1 +│ 3 +│ 2\/2 +│ 2 +│ 1 +│ #3 \(RA 1 s\)/);
+    expect(text).toMatch(/│ 4 +│ 2 +│ 1\/2 +│ 1 +│ 1 +│ #2 \(RA 1 s\)/);
+    expect(text).toMatch(/verdicts:\n {2}sequential: FAIL at K=4/);
+  });
+});
