@@ -1,5 +1,4 @@
-import type { DeploymentRegistry } from "./deployments/registry.ts";
-import type { AgentServerState } from "./state-object.ts";
+import type { AgentServerStateRpc, DeploymentRegistryRpc } from "./state-rpc.ts";
 
 /**
  * What the agent-server emulator reads of its Worker's environment (wrangler.toml): its own
@@ -7,9 +6,9 @@ import type { AgentServerState } from "./state-object.ts";
  */
 export interface AgentServerBindings {
   /** The shared agent server's state (one object), and each deployment's own (one per deployment). */
-  AGENT_SERVER_STATE: DurableObjectNamespace<AgentServerState>;
+  AGENT_SERVER_STATE: DurableObjectNamespace<AgentServerStateRpc>;
   /** Which deployments have an agent server, and their workspaces (deployments/registry.ts). */
-  AGENT_SERVER_DEPLOYMENTS: DurableObjectNamespace<DeploymentRegistry>;
+  AGENT_SERVER_DEPLOYMENTS: DurableObjectNamespace<DeploymentRegistryRpc>;
   /** Pause between the node steps of a run, in ms (default 0). */
   AGENT_SERVER_STEP_DELAY_MS?: string;
   /**

@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AgentServerBindings } from "./env.ts";
+import { deploymentOfObject, RETIRED } from "./state-access.ts";
+import type { AgentServerStateRpc } from "./state-rpc.ts";
 import { AssistantStore } from "./assistants/store.ts";
 import { RunEngine } from "./runs/engine.ts";
 import { RunEventLog } from "./runs/event-log.ts";
@@ -11,7 +13,6 @@ import { ThreadStateStore } from "./threads/state-store.ts";
 import { ThreadStore } from "./threads/store.ts";
 import { ThreadExpiry, threadSweep } from "./threads/ttl.ts";
 import { AlarmClock } from "./alarms.ts";
-// A cycle (the app's routes reach the stores here), used only once objects exist.
 import { createAgentServer } from "./app.ts";
 import { cronAlarm } from "./crons/cron-alarm.ts";
 import { CronStore } from "./crons/cron-store.ts";
@@ -29,7 +30,7 @@ import { ThreadQueries } from "./threads/search-store.ts";
  * Callers reach a store with promise pipelining, one round trip: `using assistants =
  * assistantsOf(c.env); await assistants.patch(id, change)`.
  */
-export class AgentServerState extends DurableObject<AgentServerBindings> {
+export class AgentServerState extends DurableObject<AgentServerBindings> implements AgentServerStateRpc {
   readonly #assistants: AssistantStore;
   readonly #threads: ThreadStore;
   readonly #runs: RunStore;
@@ -144,36 +145,3 @@ export class AgentServerState extends DurableObject<AgentServerBindings> {
     return this.#queue;
   }
 }
-
-const DEPLOYMENT_OBJECT = "deployment:";
-
-/** Why a retired deployment's object resets (the error its `retire` call ends with). */
-export const RETIRED = "deployment deleted: its agent server's state was removed";
-
-/** The name of a deployment's own state object (docs/deployment-agent-servers.md). */
-export const deploymentObjectName = (deploymentId: string) => `${DEPLOYMENT_OBJECT}${deploymentId}`;
-
-/** The deployment a state object belongs to, from its name; undefined for the shared one. */
-function deploymentOfObject(name: string | undefined): string | undefined {
-  return name?.startsWith(DEPLOYMENT_OBJECT) ? name.slice(DEPLOYMENT_OBJECT.length) : undefined;
-}
-
-/**
- * The state object: the shared agent server's (one per emulator), or the deployment's own when
- * the environment names one (`deploymentId`, set by deployments/router.ts). A deployment's
- * assistants and threads are shared by every caller of that deployment, as on the real server.
- */
-export function stateOf(env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) {
-  return env.AGENT_SERVER_STATE.getByName(env.deploymentId === undefined ? "agent-server" : deploymentObjectName(env.deploymentId));
-}
-
-// Each store, for pipelined calls. Declare them with `using`: the stub is disposed when the scope
-// ends, not whenever the garbage collector gets to it (workerd warns about stubs collected that way).
-export const assistantsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).assistants();
-export const threadsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).threads();
-export const runsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).runs();
-export const threadStateOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).threadState();
-export const threadQueriesOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).threadQueries();
-export const itemsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).items();
-export const cronsOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).crons();
-export const runQueueOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_STATE" | "deploymentId">) => stateOf(env).runQueue();

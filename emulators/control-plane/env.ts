@@ -1,5 +1,5 @@
 import type { DeploymentProvisioning } from "../shared/deployment-provisioning.ts";
-import type { ControlPlaneWorkspace } from "./workspace-object.ts";
+import type { ControlPlaneWorkspaceRpc } from "./workspace-rpc.ts";
 
 /**
  * What the control-plane emulator reads of its Worker's environment (wrangler.toml): its own
@@ -7,7 +7,7 @@ import type { ControlPlaneWorkspace } from "./workspace-object.ts";
  */
 export interface ControlPlaneBindings {
   /** One object per workspace. */
-  CONTROL_PLANE_WORKSPACES: DurableObjectNamespace<ControlPlaneWorkspace>;
+  CONTROL_PLANE_WORKSPACES: DurableObjectNamespace<ControlPlaneWorkspaceRpc>;
   /** Milliseconds per revision status step (default 500). */
   CONTROL_PLANE_REVISION_STEP_MS?: string;
   /**

@@ -5,6 +5,7 @@ import { ListenerStore } from "./listeners/store.ts";
 import { OAuthStore } from "./oauth/store.ts";
 import { TemplateStore } from "./templates/store.ts";
 import { WorkspaceSettings } from "./workspace-settings.ts";
+import type { ControlPlaneWorkspaceRpc } from "./workspace-rpc.ts";
 
 /**
  * All control-plane state of one workspace, in one SQLite-backed Durable Object (named by the
@@ -13,7 +14,7 @@ import { WorkspaceSettings } from "./workspace-settings.ts";
  * own; callers reach it over RPC with promise pipelining, e.g.
  * `await workspace.listeners().create(input)` (one round trip).
  */
-export class ControlPlaneWorkspace extends DurableObject<ControlPlaneBindings> {
+export class ControlPlaneWorkspace extends DurableObject<ControlPlaneBindings> implements ControlPlaneWorkspaceRpc {
   readonly #settings = new WorkspaceSettings(this.ctx.storage.sql);
   readonly #listeners = new ListenerStore(this.ctx, this.#settings);
   readonly #templates = new TemplateStore(this.ctx);

@@ -7,7 +7,7 @@ import { valueError } from "../../shared/pydantic/value-error.ts";
 import { validate } from "../../shared/validate.ts";
 import { findGraph } from "../graphs/registry.ts";
 import { AssistantIdParam } from "../ids.ts";
-import { assistantsOf } from "../state-object.ts";
+import { assistantsOf } from "../state-access.ts";
 import { drawGraph } from "./graph-drawing.ts";
 import { graphSchemas } from "./graph-schemas.ts";
 

@@ -3,7 +3,7 @@ import type { AgentServerEnv } from "../env.ts";
 import { answer, unprocessable, answerPage } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { AssistantIdParam } from "../ids.ts";
-import { assistantsOf } from "../state-object.ts";
+import { assistantsOf } from "../state-access.ts";
 import {
   AssistantCount,
   AssistantCreate,

@@ -4,7 +4,7 @@ import { answer, unprocessable, answerPage } from "../../shared/answer.ts";
 import type { JsonObject } from "../../shared/pydantic/json.ts";
 import { validate } from "../../shared/validate.ts";
 import { resolveAssistantRef, ThreadIdParam } from "../ids.ts";
-import { cronsOf } from "../state-object.ts";
+import { cronsOf } from "../state-access.ts";
 import { CronCount, CronCreate, CronIdParam, CronSearch, CronUpdate, ThreadCronCreate, type CronFilter, type CronRequest } from "./schema.ts";
 
 /** POST /threads/{thread_id}/runs/crons: a cron whose runs all go to that thread. */

@@ -1,8 +1,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import type { DeploymentProvisioning as Provisioning } from "../../shared/deployment-provisioning.ts";
 import type { AgentServerBindings } from "../env.ts";
-import { deploymentObjectName, RETIRED } from "../state-object.ts";
-import { registryOf } from "./registry.ts";
+import { deploymentObjectName, registryOf, RETIRED } from "../state-access.ts";
 
 /**
  * The control-plane emulator's way in (its `DEPLOYMENT_AGENT_SERVERS` service binding names this

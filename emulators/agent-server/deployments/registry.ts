@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AgentServerBindings } from "../env.ts";
+import type { DeploymentRegistryRpc } from "../state-rpc.ts";
 
 /**
  * Which deployments have an agent server, and whose workspace owns each: one SQLite-backed object
@@ -8,7 +9,7 @@ import type { AgentServerBindings } from "../env.ts";
  * reached, makes its tables and seeds its assistants). Workspace ids are the control plane's
  * (UUIDs derived from a digest of the credential, never the credential).
  */
-export class DeploymentRegistry extends DurableObject<AgentServerBindings> {
+export class DeploymentRegistry extends DurableObject<AgentServerBindings> implements DeploymentRegistryRpc {
   constructor(ctx: DurableObjectState, env: AgentServerBindings) {
     super(ctx, env);
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS deployments (
@@ -38,6 +39,3 @@ export class DeploymentRegistry extends DurableObject<AgentServerBindings> {
     return this.ctx.storage.sql.exec<{ workspace_id: string }>("SELECT workspace_id FROM deployments WHERE id = ?", deploymentId).toArray()[0]?.workspace_id ?? null;
   }
 }
-
-/** The registry object. */
-export const registryOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_DEPLOYMENTS">) => env.AGENT_SERVER_DEPLOYMENTS.getByName("deployments");

@@ -3,7 +3,7 @@ import { toValidationErrors } from "../../../src/http/fastapi-errors.ts";
 import { canonicalUuid } from "../../../src/rules/uuid.ts";
 import { workspaceCredential } from "../../shared/workspace-credential.ts";
 import type { AgentServerBindings, AgentServerEnv } from "../env.ts";
-import { registryOf } from "./registry.ts";
+import { registryOf } from "../state-access.ts";
 
 /** Where each deployment's agent server is mounted in the emulator's own paths. */
 export const DEPLOYMENTS_PREFIX = "/deployments";

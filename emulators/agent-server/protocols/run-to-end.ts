@@ -2,7 +2,7 @@ import type { JsonValue } from "../../shared/pydantic/json.ts";
 import { ok, type Result } from "../../shared/result.ts";
 import { stepDelayMs } from "../config.ts";
 import type { AgentServerBindings } from "../env.ts";
-import { runsOf } from "../state-object.ts";
+import { runsOf } from "../state-access.ts";
 import { runRequest } from "../runs/request.ts";
 import { RunCreate, RunCreateStateless, type Run } from "../runs/schema.ts";
 

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { AgentServerEnv } from "../env.ts";
 import type { JsonValue } from "../../shared/pydantic/json.ts";
 import type { Result } from "../../shared/result.ts";
-import { runsOf } from "../state-object.ts";
+import { runsOf } from "../state-access.ts";
 
 const encoder = new TextEncoder();
 

@@ -4,7 +4,7 @@ import { answer, refusal, unprocessable } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { stepDelayMs } from "../config.ts";
 import { RunIdParam, ThreadIdParam } from "../ids.ts";
-import { runsOf } from "../state-object.ts";
+import { runsOf } from "../state-access.ts";
 import { CancelQuery, JoinQuery, JoinStreamQuery, readLastEventId, RunListQuery } from "./query-schema.ts";
 import { runRequest } from "./request.ts";
 import { answerRunStream, interruptRun, runPath, settledJson } from "./responses.ts";

@@ -8,7 +8,7 @@ import { uuid } from "../../shared/pydantic/uuid.ts";
 import { valueError } from "../../shared/pydantic/value-error.ts";
 import { validate } from "../../shared/validate.ts";
 import { stepDelayMs } from "../config.ts";
-import { runsOf } from "../state-object.ts";
+import { runsOf } from "../state-access.ts";
 import { RunIdOnlyParam } from "./query-schema.ts";
 import { CancelQuery, JoinStreamQuery, readLastEventId } from "./query-schema.ts";
 import { runRequest } from "./request.ts";

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AgentServerEnv } from "../env.ts";
 import { detail } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
-import { itemsOf } from "../state-object.ts";
+import { itemsOf } from "../state-access.ts";
 import { StoreDelete, StoreGetQuery, StoreListNamespaces, StorePut, StoreSearch } from "./schema.ts";
 
 /**

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { queryIntegerChoice } from "../../shared/pydantic/query.ts";
 import { validate } from "../../shared/validate.ts";
 import type { AgentServerEnv } from "../env.ts";
-import { runQueueOf } from "../state-object.ts";
+import { runQueueOf } from "../state-access.ts";
 import { serverInfo } from "./info.ts";
 import { jsonMetrics, PROMETHEUS_CONTENT_TYPE, prometheusMetrics } from "./metrics.ts";
 

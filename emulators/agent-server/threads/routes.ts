@@ -3,7 +3,7 @@ import type { AgentServerEnv } from "../env.ts";
 import { answer } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { ThreadIdParam } from "../ids.ts";
-import { threadsOf } from "../state-object.ts";
+import { threadsOf } from "../state-access.ts";
 import { ThreadCreate } from "./schema.ts";
 
 /** Routes under /threads (runs: runs/routes.ts). */

@@ -3,7 +3,7 @@ import type { AgentServerEnv } from "../env.ts";
 import { answer, answerPage } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { ThreadIdParam } from "../ids.ts";
-import { threadQueriesOf } from "../state-object.ts";
+import { threadQueriesOf } from "../state-access.ts";
 import { ThreadCount, ThreadPatch, ThreadSearch } from "./search-schema.ts";
 
 /** POST /threads/search, POST /threads/count and PATCH /threads/{thread_id}. */

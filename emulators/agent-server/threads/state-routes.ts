@@ -4,7 +4,7 @@ import { answer, refusal, unprocessable } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
 import { ThreadIdParam } from "../ids.ts";
 import { readLastEventId, ThreadStreamQuery } from "../runs/query-schema.ts";
-import { threadStateOf } from "../state-object.ts";
+import { threadStateOf } from "../state-access.ts";
 import { CheckpointParam, HistoryQuery, SubgraphsQuery, ThreadStateCheckpointRequest, ThreadStateSearch, ThreadStateUpdate } from "./state-schema.ts";
 
 /**

@@ -1,5 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
-import { stateOf, type AgentServerState } from "../../../emulators/agent-server/state-object.ts";
+import { stateOf } from "../../../emulators/agent-server/state-access.ts";
+import type { AgentServerState } from "../../../emulators/agent-server/state-object.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
 
 /**
@@ -8,7 +9,16 @@ import { agentServerEnv } from "../support/emulator-env.ts";
  * time having passed, never on how little.
  */
 export async function advanceClock(ms: number): Promise<void> {
-  await runInDurableObject(stateOf(agentServerEnv), (state: AgentServerState) => state.clock.advance(ms));
+  await runInDurableObject(stateObject(), (state) => state.clock.advance(ms));
+}
+
+/**
+ * A state object's stub typed by its class, for `runInDurableObject` to reach its clock and stores
+ * (the environment types the namespace by its RPC surface, emulators/agent-server/state-rpc.ts).
+ */
+export function stateObject(name?: string): DurableObjectStub<AgentServerState> {
+  const stub = name === undefined ? stateOf(agentServerEnv) : agentServerEnv.AGENT_SERVER_STATE.getByName(name);
+  return stub as unknown as DurableObjectStub<AgentServerState>;
 }
 
 export const MINUTE_MS = 60_000;

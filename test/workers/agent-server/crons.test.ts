@@ -2,8 +2,8 @@
 // firing: the state object's alarm starts each due cron's run through the emulator's own API.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { stateOf, type AgentServerState } from "../../../emulators/agent-server/state-object.ts";
-import { advanceClock } from "./clock.ts";
+import { stateOf } from "../../../emulators/agent-server/state-access.ts";
+import { advanceClock, stateObject } from "./clock.ts";
 import { AGENT_DEFAULT_ID, agentServer, createAssistant, createThread, freshTag, TIMESTAMP, UUID } from "./support.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
 
@@ -175,7 +175,7 @@ describe("cron schedules", () => {
     const disabled = (await createThreadCron(thread.thread_id, { schedule: YEARLY, assistant_id: "agent", enabled: false })).body;
     await passNextRun(due);
 
-    const claimed = await runInDurableObject(stateOf(agentServerEnv), (state: AgentServerState) => [state.crons().claimDue(), state.crons().claimDue()]);
+    const claimed = await runInDurableObject(stateObject(), (state) => [state.crons().claimDue(), state.crons().claimDue()]);
     const mine = claimed[0]!.filter((c) => c.thread_id === thread.thread_id);
     expect(mine).toEqual([{ cron_id: due.cron_id, thread_id: thread.thread_id, on_run_completed: null, payload: expect.objectContaining({ input: { messages: ["tick"] } }) }]);
     expect(claimed[1]!.filter((c) => c.thread_id === thread.thread_id)).toEqual([]);

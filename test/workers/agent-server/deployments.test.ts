@@ -5,11 +5,12 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { deploymentObjectName, type AgentServerState } from "../../../emulators/agent-server/state-object.ts";
+import { deploymentObjectName } from "../../../emulators/agent-server/state-access.ts";
 import type { DeploymentProvisioning } from "../../../emulators/shared/deployment-provisioning.ts";
 import { defaultWorkspaceId } from "../../../emulators/shared/workspace-credential.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
 import { agentServer, contractChecked } from "./support.ts";
+import { stateObject } from "./clock.ts";
 
 const BASE = "https://agent-server.test";
 
@@ -112,8 +113,8 @@ describe("a deployment's agent server", () => {
     const thread = await call("POST", "/threads", {});
     const cron = await call("POST", `/threads/${thread.body.thread_id}/runs/crons`, { schedule: "0 0 1 1 *", assistant_id: "agent", input: { messages: [{ role: "user", content: "tick" }] } });
     expect(cron.status).toBe(200);
-    const state = agentServerEnv.AGENT_SERVER_STATE.getByName(deploymentObjectName(id));
-    await runInDurableObject(state, (object: AgentServerState) => object.clock.advance(Date.parse(cron.body.next_run_date) - Date.parse(cron.body.created_at) + 1000));
+    const state = stateObject(deploymentObjectName(id));
+    await runInDurableObject(state, (object) => object.clock.advance(Date.parse(cron.body.next_run_date) - Date.parse(cron.body.created_at) + 1000));
     expect(await runDurableObjectAlarm(state)).toBe(true);
     const runs = await call("GET", `/threads/${thread.body.thread_id}/runs`);
     expect(runs.body).toHaveLength(1);

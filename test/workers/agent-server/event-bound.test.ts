@@ -5,7 +5,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { EVENTS_PER_THREAD } from "../../../emulators/agent-server/runs/event-log.ts";
-import { stateOf, type AgentServerState } from "../../../emulators/agent-server/state-object.ts";
+import { stateOf } from "../../../emulators/agent-server/state-access.ts";
 import { agentServer, createThread, readEvents, send } from "./support.ts";
 import { createRun, join } from "./run-support.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
@@ -14,7 +14,7 @@ const RUNS = 1_000;
 
 /** The thread's stored events, counted in the state object's table. */
 const storedEvents = (threadId: string) =>
-  runInDurableObject(stateOf(agentServerEnv), (_: AgentServerState, ctx: DurableObjectState) =>
+  runInDurableObject(stateOf(agentServerEnv), (_, ctx: DurableObjectState) =>
     ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM run_events WHERE thread_id = ?", threadId).one().n,
   );
 

@@ -3,7 +3,7 @@
 // go on with `command` (resume, update, goto). Every answer is held to the reference document.
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { stateOf } from "../../../emulators/agent-server/state-object.ts";
+import { stateOf } from "../../../emulators/agent-server/state-access.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
 import { agentServer, readEvents, send } from "./support.ts";
 import { contents, createRun, held, join, openEvents, say, until } from "./run-support.ts";

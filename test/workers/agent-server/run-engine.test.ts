@@ -4,7 +4,7 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { stateOf } from "../../../emulators/agent-server/state-object.ts";
+import { stateOf } from "../../../emulators/agent-server/state-access.ts";
 import { AGENT_SERVER_URL, agentServer, createThread, freshCaller } from "./support.ts";
 import { contents, createRun, getRun, held, join, openEvents, say, until, untilStatus } from "./run-support.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";

@@ -1,7 +1,7 @@
 // The state object: version numbers under concurrency, and nothing lost across a restart.
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { stateOf } from "../../../emulators/agent-server/state-object.ts";
+import { stateOf } from "../../../emulators/agent-server/state-access.ts";
 import { agentServer, createAssistant, createThread, streamRun } from "./support.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
 

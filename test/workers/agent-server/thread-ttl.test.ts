@@ -5,18 +5,16 @@
 // each relies only on time having passed.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { stateOf, type AgentServerState } from "../../../emulators/agent-server/state-object.ts";
-import { advanceClock, MINUTE_MS } from "./clock.ts";
+import { advanceClock, MINUTE_MS, stateObject } from "./clock.ts";
 import { agentServer, createThread, officialClient } from "./support.ts";
 import { join, say } from "./run-support.ts";
-import { agentServerEnv } from "../support/emulator-env.ts";
 
-const state = () => stateOf(agentServerEnv);
+const state = () => stateObject();
 const exists = async (threadId: string) => (await agentServer("GET", `/threads/${threadId}`)).status === 200;
 
 /** Rows the thread still has in each of its tables. */
 const rowsOf = (threadId: string) =>
-  runInDurableObject(state(), (_: AgentServerState, ctx: DurableObjectState) =>
+  runInDurableObject(state(), (_, ctx: DurableObjectState) =>
     Object.fromEntries(
       ["runs", "checkpoints", "run_events", "thread_ttls"].map((table) => [table, ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE thread_id = ?`, threadId).one().n]),
     ),
@@ -69,7 +67,7 @@ describe("thread TTL", () => {
   it("shares the object's one alarm: it is set for the earliest thread expiry while runs and crons need nothing sooner", async () => {
     const thread = await createThread({ ttl: { ttl: 3 } });
     await agentServer("POST", `/threads/${thread.thread_id}/runs/crons`, { body: { schedule: "0 0 1 1 *", assistant_id: "agent" } });
-    const { alarm, expiresAt, machine } = await runInDurableObject(state(), async (s: AgentServerState, ctx: DurableObjectState) => ({
+    const { alarm, expiresAt, machine } = await runInDurableObject(state(), async (s, ctx: DurableObjectState) => ({
       alarm: await ctx.storage.getAlarm(),
       expiresAt: ctx.storage.sql.exec<{ at: number }>("SELECT MIN(expires_at) AS at FROM thread_ttls").one().at,
       machine: s.clock.machineTime(0),

@@ -1,5 +1,5 @@
 import { runInDurableObject } from "cloudflare:test";
-import { stateOf } from "../../../emulators/agent-server/state-object.ts";
+import { stateOf } from "../../../emulators/agent-server/state-access.ts";
 import { agentServerEnv, controlPlaneEnv, THIS_EMULATOR } from "./emulator-env.ts";
 
 /** What one Durable Object has stored: per SQLite table its row count and a digest of its rows. */

@@ -3,7 +3,7 @@ import { graphSchemas } from "../../assistants/graph-schemas.ts";
 import type { AgentServerEnv } from "../../env.ts";
 import { findGraph } from "../../graphs/registry.ts";
 import { resolveAssistantRef } from "../../ids.ts";
-import { assistantsOf } from "../../state-object.ts";
+import { assistantsOf } from "../../state-access.ts";
 import { serverInfo } from "../../system/info.ts";
 
 /** The A2A revision the endpoint speaks (the real server's, and the document's `message/send` and `kind` parts). */

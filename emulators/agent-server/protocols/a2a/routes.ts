@@ -3,7 +3,7 @@ import { uuid } from "../../../shared/pydantic/uuid.ts";
 import { validate } from "../../../shared/validate.ts";
 import type { AgentServerBindings, AgentServerEnv } from "../../env.ts";
 import { AssistantIdParam } from "../../ids.ts";
-import { runsOf } from "../../state-object.ts";
+import { runsOf } from "../../state-access.ts";
 import { accepts, httpRefusal, readRpcMessage, RPC_ERRORS, rpcAnswer, type RpcError } from "../json-rpc.ts";
 import { errorOf, refusalText } from "../mcp/tools.ts";
 import { runToEnd } from "../run-to-end.ts";

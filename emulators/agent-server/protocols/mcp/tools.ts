@@ -5,7 +5,7 @@ import { graphSchemas } from "../../assistants/graph-schemas.ts";
 import type { AgentServerBindings } from "../../env.ts";
 import { findGraph } from "../../graphs/registry.ts";
 import { resolveAssistantRef } from "../../ids.ts";
-import { assistantsOf } from "../../state-object.ts";
+import { assistantsOf } from "../../state-access.ts";
 import { RPC_ERRORS, type RpcError } from "../json-rpc.ts";
 import { runToEnd } from "../run-to-end.ts";
 
