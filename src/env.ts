@@ -63,10 +63,5 @@ declare global {
   namespace Cloudflare {
     // Types `env` from "cloudflare:workers" and "cloudflare:test".
     interface Env extends TollgateEnv {}
-    // Types `exports` from "cloudflare:workers" (the gateway app and its Durable Objects).
-    interface GlobalProps {
-      mainModule: typeof import("./index.ts");
-      durableNamespaces: "RateLimiter" | "ConfigStore" | "MetricsStore";
-    }
   }
 }

@@ -1,4 +1,4 @@
-import { createGateway } from "./gateway/app.ts";
+import { createWorker } from "./worker.ts";
 
 // The gateway's own classes only: the emulators are Workers of their own (emulators/), bound as
 // services in local runs, and none of their code is in this bundle (test/unit/bundle.test.ts).
@@ -6,4 +6,4 @@ export { RateLimiter } from "./durable-objects/rate-limiter.ts";
 export { ConfigStore } from "./durable-objects/config-store.ts";
 export { MetricsStore } from "./durable-objects/metrics-store.ts";
 
-export default createGateway();
+export default createWorker();

@@ -29,7 +29,7 @@ export const GATEWAY_CONFIG = { config: resolve(ROOT, "wrangler.toml"), env: "us
 /**
  * The gateway's admin token, so the bench can read its metrics (decision-mix.ts). It turns on
  * the admin API under /_tollgate/ and nothing else: no shape's route is under it, and the admin
- * API is mounted before the rate limiter. At least 16 characters (src/admin/settings.ts).
+ * API is mounted before the rate limiter. At least 16 characters (src/admin/tokens.ts).
  */
 export const BENCH_ADMIN_TOKEN = "tollgate-bench-admin-token";
 

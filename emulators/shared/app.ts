@@ -1,7 +1,7 @@
 import { Hono, type Env } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { readBodyFirst } from "./request-body.ts";
-import { SettingError } from "./settings.ts";
+import { SettingError } from "../../src/http/setting-error.ts";
 
 /**
  * A Hono app that answers as a FastAPI service does around its routes: every body read before

@@ -1,18 +1,4 @@
-/**
- * A setting (a wrangler variable) of an emulator is unusable. The app renders it as a 500 whose
- * detail is this message, which names the setting, so the fix is in the answer itself. Thrown in
- * the Worker that serves the request, not in a Durable Object: across RPC an error loses its class.
- */
-export class SettingError extends Error {
-  override name = "SettingError";
-  /** The variable to fix, e.g. `AGENT_SERVER_STEP_DELAY_MS`. */
-  readonly setting: string;
-
-  constructor(setting: string, message: string) {
-    super(message);
-    this.setting = setting;
-  }
-}
+import { SettingError } from "../../src/http/setting-error.ts";
 
 /**
  * A whole number of milliseconds from 0 to `max`, read strictly: absent or blank is `fallback`,

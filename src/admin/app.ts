@@ -1,10 +1,9 @@
 import { Hono } from "hono";
-import type { Isolate } from "../gateway/isolate.ts";
-import type { UpstreamName } from "../gateway/routes.ts";
-import type { RuleTable } from "../rules/load.ts";
-import { problemResponse } from "../gateway/problem.ts";
+import type { FrontDoor, GatewayParts } from "../gateway/app.ts";
+import { problemResponse } from "../http/problem.ts";
+import { renderError } from "../http/render-error.ts";
 import { adminAuth, notFound } from "./auth.ts";
-import { adminHostsOf } from "./hosts.ts";
+import { adminDoor, adminHostsOf } from "./hosts.ts";
 import { counterRoutes } from "./routes/counters.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { explainRoutes } from "./routes/explain.ts";
@@ -18,6 +17,27 @@ import type { AdminEnv } from "./types.ts";
 export const ADMIN_PREFIX = "/_tollgate";
 
 /**
+ * The admin API as the gateway's front door (src/worker.ts), on its own hosts only (ADMIN_HOSTS,
+ * docs/admin.md): an admin host serves nothing else, and `ADMIN_PREFIX/` elsewhere is a 404,
+ * never forwarded. It checks the configuration itself (health reports it). The path is the one
+ * Hono routes by (decoded), so the admin API sees the same requests as a mount would.
+ */
+export const adminFrontDoor: FrontDoor = (parts) => {
+  const admin = adminSite(parts).onError((error) => renderError(error));
+  return (request, path, env, ctx) => {
+    const door = adminDoor(env, request.url, isAdminPath(path));
+    if (door === "admin") return admin.fetch(request, env, ctx);
+    if (door === "not-found") return notFound();
+    return undefined;
+  };
+};
+
+/** The paths a mount of the admin API at ADMIN_PREFIX (`ADMIN_PREFIX/*`) matches. */
+function isAdminPath(path: string): boolean {
+  return path.startsWith(ADMIN_PREFIX) && (path.length === ADMIN_PREFIX.length || path.charCodeAt(ADMIN_PREFIX.length) === 0x2f);
+}
+
+/**
  * What an admin host serves (hosts.ts): the admin API under ADMIN_PREFIX, and a 404 for any other
  * path, never upstream content. While ADMIN_HOSTS is wrong, every answer but health's names the
  * mistake (health says it too, with its 503).
@@ -25,7 +45,7 @@ export const ADMIN_PREFIX = "/_tollgate";
  * @example
  * if (adminDoor(env, request.url, isAdminPath(path)) === "admin") return adminSite({ tables, isolate }).fetch(request, env);
  */
-export function adminSite(options: { tables: Readonly<Record<UpstreamName, RuleTable>>; isolate: Isolate }) {
+export function adminSite(options: GatewayParts) {
   return new Hono<AdminEnv>()
     .use("*", async (c, next) => {
       const { mistake } = adminHostsOf(c.env);
@@ -46,7 +66,7 @@ export function adminSite(options: { tables: Readonly<Record<UpstreamName, RuleT
  * @example
  * app.route(ADMIN_PREFIX, adminApi({ tables, isolate }));
  */
-export function adminApi(options: { tables: Readonly<Record<UpstreamName, RuleTable>>; isolate: Isolate }) {
+export function adminApi(options: GatewayParts) {
   const { tables, isolate } = options;
   return new Hono<AdminEnv>()
     .use("*", async (c, next) => {

@@ -2,11 +2,11 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { gatewayConfig } from "../gateway/config.ts";
-import { problemResponse, unauthorized } from "../gateway/problem.ts";
+import { problemResponse } from "../http/problem.ts";
 import { ceilSeconds } from "../gateway/rate-limit-headers.ts";
 import { clientIpKey } from "../rules/client-ip.ts";
 import type { AdminEnv } from "./types.ts";
-import { configuredTokens, type AdminToken } from "./settings.ts";
+import { configuredTokens, type AdminToken } from "./tokens.ts";
 import { recordFailure, standing, throttleAddress } from "./throttle.ts";
 
 const encoder = new TextEncoder();
@@ -118,4 +118,17 @@ function refuseCrossSite(request: Request): void {
       res: problemResponse({ title: "Forbidden", status: 403, detail: "Admin changes are accepted from the gateway's own origin only." }),
     });
   }
+}
+
+/**
+ * 401 for the admin API: no token, or not one of the configured ones (which is never said). A
+ * browser (asking for HTML: the dashboard) is challenged with Basic, so it offers its login
+ * dialog (password: the token); API clients with Bearer. One challenge each: browsers read only
+ * the first challenge of a header line, and the runtime joins repeated lines into one.
+ */
+export function unauthorized(browser = false): Response {
+  return problemResponse(
+    { title: "Unauthorized", status: 401, detail: "The admin API needs Authorization: Bearer <admin token> (a browser: the token as its login password)." },
+    { "www-authenticate": browser ? 'Basic realm="tollgate admin", charset="UTF-8"' : 'Bearer realm="tollgate admin"' },
+  );
 }

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { problemResponse } from "../gateway/problem.ts";
+import { problemResponse } from "../http/problem.ts";
 
 /**
  * The JSON body of an admin request. Only `application/json` is read: a cross-site HTML form

@@ -4,7 +4,8 @@
  * shares an origin with upstream content, whose pages could otherwise read or drive it.
  */
 import type { Env } from "../env.ts";
-import { cachedPerEnv, ConfigError } from "../gateway/config.ts";
+import { cachedPerEnv } from "../gateway/config.ts";
+import { SettingError } from "../http/setting-error.ts";
 import { parseUpstreamHosts, upstreamForHost } from "../gateway/routes.ts";
 
 /** The admin hosts as configured, and what is wrong with them, if anything. */
@@ -12,7 +13,7 @@ export interface AdminHosts {
   /** Exact host names, lower case, without a trailing dot. Empty: the admin API is off. */
   readonly hosts: ReadonlySet<string>;
   /** A mistake in ADMIN_HOSTS: every admin answer names it (health 503, the rest 500). */
-  readonly mistake?: ConfigError;
+  readonly mistake?: SettingError;
 }
 
 const HOST_NAME = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/;
@@ -54,12 +55,13 @@ export const adminHostsOf = cachedPerEnv((env: Env): AdminHosts => {
   try {
     hosts = parseAdminHosts(env.ADMIN_HOSTS);
   } catch (error) {
-    return logged({ hosts: new Set(), mistake: new ConfigError(`gateway misconfigured: ADMIN_HOSTS: ${(error as Error).message}`) });
+    return logged({ hosts: new Set(), mistake: new SettingError("ADMIN_HOSTS", `gateway misconfigured: ADMIN_HOSTS: ${(error as Error).message}`) });
   }
   const shared = hosts.map((host) => [host, upstreamHostOf(env, host)] as const).find(([, upstream]) => upstream !== undefined);
   if (shared) {
     const [host, upstream] = shared;
-    const mistake = new ConfigError(
+    const mistake = new SettingError(
+      "ADMIN_HOSTS",
       `gateway misconfigured: ADMIN_HOSTS: ${host} is also an upstream host (UPSTREAM_HOSTS serves it to ${upstream}); the admin dashboard would share its origin with upstream content. Give the admin API a host of its own.`,
     );
     return logged({ hosts: new Set(hosts), mistake });

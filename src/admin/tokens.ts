@@ -1,6 +1,6 @@
-import { z } from "zod";
 import type { Env } from "../env.ts";
-import { cachedPerEnv, ConfigError } from "../gateway/config.ts";
+import { cachedPerEnv } from "../gateway/config.ts";
+import { SettingError } from "../http/setting-error.ts";
 
 /**
  * What a token may do: "operator" everything, "read" only GET and HEAD (metrics scraping, the
@@ -15,40 +15,9 @@ export interface AdminToken {
   readonly role: AdminRole;
 }
 
-/** The settings for operating the gateway live (docs/operating.md). */
-export interface OperatingSettings {
-  /** How old an isolate's copy of the overrides may get before it reads them again: the bound on applying a change. */
-  readonly configRefreshMs: number;
-  /** Share of admissions (and deny-cache denials) logged, 0..1; every other decision is logged. */
-  readonly decisionLogSample: number;
-  /** How often an isolate hands its metrics to the region's metrics object, at most. */
-  readonly metricsFlushMs: number;
-}
-
 /** Shorter tokens are refused: the admin API can change every limit. */
 export const MIN_TOKEN_LENGTH = 16;
 const NAME = /^[a-z0-9][a-z0-9._-]{0,31}$/;
-
-const number = (fallback: number, schema: z.ZodNumber) => z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), schema);
-
-const SettingsSchema = z.object({
-  CONFIG_REFRESH_MS: number(5_000, z.int().min(100).max(300_000)),
-  DECISION_LOG_SAMPLE: number(0.01, z.number().min(0).max(1)),
-  METRICS_FLUSH_MS: number(10_000, z.int().min(0).max(300_000)),
-});
-
-/**
- * The settings every request uses. A bad one is a misconfiguration like any other: every request
- * answers 500 naming the setting.
- */
-export const operatingSettings = cachedPerEnv((env): OperatingSettings => {
-  const vars = SettingsSchema.safeParse(env);
-  if (!vars.success) {
-    const issue = vars.error.issues[0]!;
-    throw new ConfigError(`gateway misconfigured: ${issue.path.join(".")}: ${issue.message}`);
-  }
-  return { configRefreshMs: vars.data.CONFIG_REFRESH_MS, decisionLogSample: vars.data.DECISION_LOG_SAMPLE, metricsFlushMs: vars.data.METRICS_FLUSH_MS };
-});
 
 /**
  * The admin tokens; empty: the admin API is off (every path but health answers 404). A bad token
@@ -66,12 +35,15 @@ export function adminTokens(single: string | undefined, named: string | undefine
   const tokens: AdminToken[] = [];
   if (single) tokens.push({ name: "admin", token: single, role: "operator" });
   tokens.push(...namedTokens("ADMIN_TOKENS", named, "operator"), ...namedTokens("ADMIN_READ_TOKENS", readOnly, "read"));
-  for (const { name, token } of tokens) {
-    if (token.length < MIN_TOKEN_LENGTH) throw new ConfigError(`gateway misconfigured: the admin token "${name}" is shorter than ${MIN_TOKEN_LENGTH} characters`);
-    if (tokens.filter((t) => t.name === name).length > 1) throw new ConfigError(`gateway misconfigured: the admin token name "${name}" is used twice`);
+  for (const entry of tokens) {
+    const { name, token } = entry;
+    // The variable the entry came from, for the error to name.
+    const setting = entry.role === "read" ? "ADMIN_READ_TOKENS" : entry === tokens[0] && single ? "ADMIN_TOKEN" : "ADMIN_TOKENS";
+    if (token.length < MIN_TOKEN_LENGTH) throw new SettingError(setting, `gateway misconfigured: the admin token "${name}" is shorter than ${MIN_TOKEN_LENGTH} characters`);
+    if (tokens.filter((t) => t.name === name).length > 1) throw new SettingError(setting, `gateway misconfigured: the admin token name "${name}" is used twice`);
     // One token with two names (or two roles) would leave the audit log and the role to chance.
     const twin = tokens.find((t) => t.token === token && t.name !== name);
-    if (twin) throw new ConfigError(`gateway misconfigured: the admin tokens "${name}" and "${twin.name}" are the same token; give each its own`);
+    if (twin) throw new SettingError(setting, `gateway misconfigured: the admin tokens "${name}" and "${twin.name}" are the same token; give each its own`);
   }
   return tokens;
 }
@@ -82,7 +54,7 @@ function namedTokens(setting: string, text: string | undefined, role: AdminRole)
   for (const [index, entry] of (text ?? "").split(",").map((e) => e.trim()).filter(Boolean).entries()) {
     const at = entry.indexOf("=");
     const name = at === -1 ? "" : entry.slice(0, at).trim();
-    if (!NAME.test(name)) throw new ConfigError(`gateway misconfigured: ${setting} entry ${index + 1} is not name=token with a name of lowercase letters, digits, ".", "_" or "-"`);
+    if (!NAME.test(name)) throw new SettingError(setting, `gateway misconfigured: ${setting} entry ${index + 1} is not name=token with a name of lowercase letters, digits, ".", "_" or "-"`);
     tokens.push({ name, token: entry.slice(at + 1).trim(), role });
   }
   return tokens;

@@ -1,6 +1,6 @@
 import type { Env } from "../env.ts";
 import type { Isolate } from "../gateway/isolate.ts";
-import type { AdminRole } from "./settings.ts";
+import type { AdminRole } from "./tokens.ts";
 
 /** Hono environment of the admin API. */
 export interface AdminEnv {

@@ -3,6 +3,7 @@ import { MIN_SECRET_BYTES } from "../rules/identity.ts";
 import { REGIONS, type Region } from "../rules/schema.ts";
 import type { Env } from "../env.ts";
 import type { Algorithm } from "../limiter/index.ts";
+import { SettingError } from "../http/setting-error.ts";
 import { parseUpstreamHosts, type HostRoute, type UpstreamName } from "./routes.ts";
 
 /** An upstream is reached through a service binding locally, or an origin URL in production. */
@@ -46,18 +47,6 @@ export function telemetryCounter(config: Pick<GatewayConfig, "identitiesInTeleme
   return config.identitiesInTelemetry ? counter : undefined;
 }
 
-/**
- * Thrown for a deployment mistake; rendered as a problem whose detail names the setting: 500, or
- * 503 for a setting the gateway may not serve without (a secret not yet put).
- */
-export class ConfigError extends Error {
-  override name = "ConfigError";
-  readonly status: 500 | 503;
-  constructor(message: string, status: 500 | 503 = 500) {
-    super(message);
-    this.status = status;
-  }
-}
 
 
 const millis = (fallback: number) =>
@@ -86,17 +75,17 @@ const BINDINGS: Record<UpstreamName, [binding: keyof Env, origin: keyof Env]> = 
  * too, so every request answers it, and `onMistake` hears of it once. The env of the last call is
  * checked first: in a warm isolate it is every request's.
  */
-export function cachedPerEnv<T>(parse: (env: Env) => T, onMistake?: (error: ConfigError) => void): (env: Env) => T {
-  const cache = new WeakMap<object, T | ConfigError>();
+export function cachedPerEnv<T>(parse: (env: Env) => T, onMistake?: (error: SettingError) => void): (env: Env) => T {
+  const cache = new WeakMap<object, T | SettingError>();
   let lastEnv: object | undefined;
-  let last: T | ConfigError | undefined;
+  let last: T | SettingError | undefined;
   return (env) => {
     let value = env === lastEnv ? last : cache.get(env);
     if (value === undefined) {
       try {
         value = parse(env);
       } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
+        if (!(error instanceof SettingError)) throw error;
         value = error;
         onMistake?.(error);
       }
@@ -104,7 +93,7 @@ export function cachedPerEnv<T>(parse: (env: Env) => T, onMistake?: (error: Conf
     }
     lastEnv = env;
     last = value;
-    if (value instanceof ConfigError) throw value;
+    if (value instanceof SettingError) throw value;
     return value;
   };
 }
@@ -120,18 +109,19 @@ function parseConfig(env: Env): GatewayConfig {
   const vars = VarsSchema.safeParse(env);
   if (!vars.success) {
     const issue = vars.error.issues[0]!;
-    throw new ConfigError(`gateway misconfigured: ${issue.path.join(".")}: ${issue.message}`);
+    throw new SettingError(issue.path.join("."), `gateway misconfigured: ${issue.path.join(".")}: ${issue.message}`);
   }
   const jurisdiction = vars.data.LIMITER_JURISDICTION;
   if (jurisdiction !== "none" && jurisdiction !== vars.data.REGION) {
     // Counting EU identities in US objects (or the reverse) would move identity data across regions.
-    throw new ConfigError(`gateway misconfigured: LIMITER_JURISDICTION "${jurisdiction}" must be the region ("${vars.data.REGION}") or "none"`);
+    throw new SettingError("LIMITER_JURISDICTION", `gateway misconfigured: LIMITER_JURISDICTION "${jurisdiction}" must be the region ("${vars.data.REGION}") or "none"`);
   }
   const { DEV_SETTINGS, TIME_SCALE, LIMITER_ALGORITHM } = vars.data;
   if (DEV_SETTINGS !== "allow" && (TIME_SCALE !== 1 || LIMITER_ALGORITHM !== "sliding-window")) {
     // The us and eu environments set DEV_SETTINGS=refuse: a deployed gateway must enforce the
     // published limits, never scaled ones or a broken counter.
-    throw new ConfigError(
+    throw new SettingError(
+      "DEV_SETTINGS",
       `gateway misconfigured: TIME_SCALE and LIMITER_ALGORITHM are development settings, refused unless DEV_SETTINGS=allow (got TIME_SCALE=${TIME_SCALE}, LIMITER_ALGORITHM=${LIMITER_ALGORITHM})`,
     );
   }
@@ -160,10 +150,10 @@ function parseConfig(env: Env): GatewayConfig {
  */
 function identitySecret(secret: string | undefined): string {
   const put = `npx wrangler secret put IDENTITY_HMAC_SECRET --env <region>, e.g. from \`openssl rand -base64 48\``;
-  if (!secret) throw new ConfigError(`gateway not ready: the secret IDENTITY_HMAC_SECRET is not set (${put})`, 503);
+  if (!secret) throw new SettingError("IDENTITY_HMAC_SECRET", `gateway not ready: the secret IDENTITY_HMAC_SECRET is not set (${put})`, 503);
   const bytes = new TextEncoder().encode(secret).length;
   if (bytes < MIN_SECRET_BYTES) {
-    throw new ConfigError(`gateway not ready: the secret IDENTITY_HMAC_SECRET is ${bytes} bytes; it must be at least ${MIN_SECRET_BYTES} (${put})`, 503);
+    throw new SettingError("IDENTITY_HMAC_SECRET", `gateway not ready: the secret IDENTITY_HMAC_SECRET is ${bytes} bytes; it must be at least ${MIN_SECRET_BYTES} (${put})`, 503);
   }
   return secret;
 }
@@ -175,14 +165,15 @@ function identitySecret(secret: string | undefined): string {
 function routing(kind: "hosts" | "paths", hosts: string | undefined): Routing {
   if (kind === "paths") return { kind };
   if (!hosts?.trim()) {
-    throw new ConfigError(
+    throw new SettingError(
+      "UPSTREAM_HOSTS",
       `gateway misconfigured: UPSTREAM_HOSTS is not set; list the hosts this gateway serves and their upstreams, e.g. "api.example.com=hosted-api, control.example.com=control-plane, *.agents.example.com=agent-server"`,
     );
   }
   try {
     return { kind, hosts: parseUpstreamHosts(hosts) };
   } catch (error) {
-    throw new ConfigError(`gateway misconfigured: UPSTREAM_HOSTS: ${(error as Error).message}`);
+    throw new SettingError("UPSTREAM_HOSTS", `gateway misconfigured: UPSTREAM_HOSTS: ${(error as Error).message}`);
   }
 }
 
@@ -198,16 +189,47 @@ function upstream(env: Env, name: UpstreamName): Upstream {
   const [bindingKey, originKey] = BINDINGS[name];
   const origin = (env[originKey] as string | undefined)?.trim();
   if (!origin) {
-    throw new ConfigError(`gateway misconfigured: ${originKey} is not set; set it to the ${name} upstream's URL, or to "${SERVICE}" to call its service binding (local runs, which bind the emulator Workers)`);
+    throw new SettingError(originKey, `gateway misconfigured: ${originKey} is not set; set it to the ${name} upstream's URL, or to "${SERVICE}" to call its service binding (local runs, which bind the emulator Workers)`);
   }
   if (origin === SERVICE) {
     const fetcher = env[bindingKey] as Fetcher | undefined;
-    if (!fetcher) throw new ConfigError(`gateway misconfigured: ${originKey} is "${SERVICE}" but the ${bindingKey} service binding is missing`);
+    if (!fetcher) throw new SettingError(bindingKey, `gateway misconfigured: ${originKey} is "${SERVICE}" but the ${bindingKey} service binding is missing`);
     return { kind: "binding", fetcher };
   }
   if (!URL.canParse(origin) || !/^https?:$/.test(new URL(origin).protocol)) {
-    throw new ConfigError(`gateway misconfigured: ${originKey} must be an http(s) URL or "${SERVICE}" (got ${JSON.stringify(origin)})`);
+    throw new SettingError(originKey, `gateway misconfigured: ${originKey} must be an http(s) URL or "${SERVICE}" (got ${JSON.stringify(origin)})`);
   }
   const url = new URL(origin);
   return { kind: "origin", origin: url, base: url.origin + url.pathname.replace(/\/+$/, "") };
 }
+
+/** The settings for operating the gateway live (docs/operating.md). */
+export interface OperatingSettings {
+  /** How old an isolate's copy of the overrides may get before it reads them again: the bound on applying a change. */
+  readonly configRefreshMs: number;
+  /** Share of admissions (and deny-cache denials) logged, 0..1; every other decision is logged. */
+  readonly decisionLogSample: number;
+  /** How often an isolate hands its metrics to the region's metrics object, at most. */
+  readonly metricsFlushMs: number;
+}
+
+const number = (fallback: number, schema: z.ZodNumber) => z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), schema);
+
+const OperatingSchema = z.object({
+  CONFIG_REFRESH_MS: number(5_000, z.int().min(100).max(300_000)),
+  DECISION_LOG_SAMPLE: number(0.01, z.number().min(0).max(1)),
+  METRICS_FLUSH_MS: number(10_000, z.int().min(0).max(300_000)),
+});
+
+/**
+ * The settings every request uses. A bad one is a misconfiguration like any other: every request
+ * answers 500 naming the setting.
+ */
+export const operatingSettings = cachedPerEnv((env): OperatingSettings => {
+  const vars = OperatingSchema.safeParse(env);
+  if (!vars.success) {
+    const issue = vars.error.issues[0]!;
+    throw new SettingError(issue.path.join("."), `gateway misconfigured: ${issue.path.join(".")}: ${issue.message}`);
+  }
+  return { configRefreshMs: vars.data.CONFIG_REFRESH_MS, decisionLogSample: vars.data.DECISION_LOG_SAMPLE, metricsFlushMs: vars.data.METRICS_FLUSH_MS };
+});

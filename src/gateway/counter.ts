@@ -1,7 +1,7 @@
 import { Coalescer, DenyCache, LeaseBook, LocalFallback, verdictOf, type Algorithm, type CounterAddress, type FallbackReport, type LeaseRequest, type Limit, type Verdict } from "../limiter/index.ts";
 import type { Env } from "../env.ts";
 import type { Region } from "../rules/schema.ts";
-import type { Clock } from "./isolate.ts";
+import type { Clock } from "./clock.ts";
 
 /**
  * The counter's answer for one request, and who gave it: the counter object, this isolate's lease

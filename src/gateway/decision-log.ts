@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import type { Outcome } from "../admin/metrics/aggregate.ts";
-import { operatingSettings } from "../admin/settings.ts";
+import type { Outcome } from "../metrics/aggregate.ts";
+import { operatingSettings } from "./config.ts";
 import type { Rule } from "../rules/load.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
 import { telemetryCounter, type GatewayConfig } from "./config.ts";

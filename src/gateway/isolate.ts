@@ -1,14 +1,8 @@
+import { systemClock, type Clock } from "./clock.ts";
 import { Counting } from "./counter.ts";
-import { MetricsBuffer } from "./metrics.ts";
-import { OverrideCopies } from "./overrides.ts";
+import { MetricsBuffer } from "./metrics-buffer.ts";
+import { OverrideCopies } from "./override-copies.ts";
 
-/** Where an isolate's time comes from (envoy's TimeSource): tests drive it, the bench skews it. */
-export interface Clock {
-  now(): number;
-}
-
-/** The runtime's clock, read at each call. */
-export const systemClock: Clock = { now: () => Date.now() };
 
 /**
  * Everything one isolate keeps in memory between requests, as one object made with one clock:

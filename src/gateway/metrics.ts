@@ -1,37 +1,10 @@
 import type { Context } from "hono";
 import type { Env } from "../env.ts";
-import { operatingSettings } from "../admin/settings.ts";
-import { emptyBatch, isEmpty, mergeBatch, recordDecision, recordFailure, recordUpstream, statusClass, type DecisionSample, type MetricsBatch, type UpstreamSample } from "../admin/metrics/aggregate.ts";
+import { operatingSettings } from "./config.ts";
+import { recordDecision, recordFailure, recordUpstream, statusClass, type DecisionSample, type UpstreamSample } from "../metrics/aggregate.ts";
 import { telemetryCounter, type GatewayConfig } from "./config.ts";
-import type { Clock } from "./isolate.ts";
+import { flushMetrics } from "./metrics-buffer.ts";
 import type { GatewayEnv } from "./types.ts";
-
-/*
- * Where the counts live: each isolate adds up its own decisions in memory and hands the batch to
- * the region's metrics object at most every METRICS_FLUSH_MS (after a request, in waitUntil), and
- * at once before the admin API reads the totals. So the Prometheus endpoint and the dashboard see
- * every isolate's traffic, and a flood costs the metrics object one call per isolate per period,
- * not one per request. In production each decision is also written to Workers Analytics Engine
- * (the ANALYTICS binding), which is built for one data point per event.
- */
-
-/** An isolate's counts not yet handed to the region's metrics object (src/gateway/isolate.ts). */
-export class MetricsBuffer {
-  pending: MetricsBatch = emptyBatch();
-  lastFlush = Number.NEGATIVE_INFINITY;
-  flushing: Promise<void> | undefined;
-  readonly clock: Clock;
-
-  constructor(clock: Clock) {
-    this.clock = clock;
-  }
-}
-
-/** The region's metrics object, in the region's jurisdiction (its names hold identity digests). */
-export function metricsStore(env: Env, config: Pick<GatewayConfig, "region" | "jurisdiction">) {
-  const namespace = config.jurisdiction ? env.METRICS.jurisdiction(config.jurisdiction) : env.METRICS;
-  return namespace.getByName(`metrics:${config.region}`);
-}
 
 /** Counts one rate-limit decision (and writes it to Analytics Engine when bound). */
 export function countDecision(c: Context<GatewayEnv>, config: GatewayConfig, sample: DecisionSample): void {
@@ -76,34 +49,4 @@ function scheduleFlush(c: Context<GatewayEnv>, config: GatewayConfig, now: numbe
     return; // no execution context (a bare app.fetch): the admin API's read flushes instead
   }
   waitUntil(flushMetrics(buffer, c.env, config));
-}
-
-/**
- * Hands this isolate's counts to the region's metrics object. A batch that fails to arrive is
- * kept and goes with the next flush: counts are never added twice, and never lost while the
- * isolate lives.
- */
-export function flushMetrics(buffer: MetricsBuffer, env: Env, config: GatewayConfig): Promise<void> {
-  buffer.flushing ??= (async () => {
-    buffer.lastFlush = buffer.clock.now();
-    const batch = buffer.pending;
-    buffer.pending = emptyBatch();
-    if (isEmpty(batch)) return;
-    try {
-      await metricsStore(env, config).add(batch);
-    } catch (error) {
-      mergeBatch(batch, buffer.pending);
-      buffer.pending = batch;
-      console.log(JSON.stringify({ event: "metrics_flush_failed", region: config.region, error: String(error) }));
-    }
-  })().finally(() => (buffer.flushing = undefined));
-  return buffer.flushing;
-}
-
-/** Before the admin API reads the totals: this isolate's counts, including those a flush under way missed. */
-export async function flushAll(buffer: MetricsBuffer, env: Env, config: GatewayConfig): Promise<void> {
-  // A flush under way belongs to another request: wait for it on this request's own timer, never
-  // on its promise (workerd refuses a request I/O resumed in another request's context).
-  while (buffer.flushing) await new Promise((resolve) => setTimeout(resolve, 1));
-  await flushMetrics(buffer, env, config);
 }

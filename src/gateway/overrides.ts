@@ -1,5 +1,5 @@
 import type { Env } from "../env.ts";
-import { operatingSettings } from "../admin/settings.ts";
+import { operatingSettings } from "./config.ts";
 import { copyKey, fresh, keepCopy, lastKnownCopy, MAX_COPY_AGE_MS } from "../overrides/last-known.ts";
 import { compileOverrides, resolve, type CompiledOverrides, type Effective } from "../overrides/resolve.ts";
 import { requestDigests, type RequestDigests, type RequestIdentities } from "../overrides/subject.ts";
@@ -9,6 +9,7 @@ import type { PublishedLimit } from "../rules/schema.ts";
 import type { CounterAddress } from "../limiter/index.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { Isolate } from "./isolate.ts";
+import type { Copy, OverrideCopies } from "./override-copies.ts";
 
 /*
  * Each isolate's copy of the region's overrides (docs/operating.md). The bound: a
@@ -31,28 +32,6 @@ import type { Isolate } from "./isolate.ts";
 const RETRY_MS = 1_000;
 
 const NO_OVERRIDES = compileOverrides(EMPTY_SNAPSHOT);
-
-interface Copy {
-  compiled: CompiledOverrides;
-  /** When the read that produced it started (epoch ms by the isolate's clock; the writer's for a data center copy). */
-  readAt: number;
-  /** Not before this time is the object asked again. */
-  nextReadAt: number;
-  /** A request of this isolate is reading the configuration now. */
-  reading: boolean;
-  failing: boolean;
-  /** Where the copy came from: the object itself, or the data center's copy of an earlier read. */
-  from: "object" | "data-center";
-  /** The copy was found too old to enforce (logged once per outage). */
-  expired: boolean;
-}
-
-/** An isolate's copies of the overrides (src/gateway/isolate.ts), by CONFIG binding and region. */
-export class OverrideCopies {
-  readonly copies = new WeakMap<object, Map<string, Copy>>();
-  /** The copy each configuration uses (a configuration belongs to one env, so to one CONFIG binding). */
-  readonly ofConfig = new WeakMap<GatewayConfig, Copy>();
-}
 
 /** The region's configuration object, in the region's jurisdiction like the counters. */
 export function configStore(env: Env, config: Pick<GatewayConfig, "region" | "jurisdiction">) {

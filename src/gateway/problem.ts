@@ -1,28 +1,9 @@
 import type { Rule } from "../rules/load.ts";
 import type { IdentityKind, PublishedLimit, Region } from "../rules/schema.ts";
+import { problemResponse } from "../http/problem.ts";
 
 /** RFC 9457 problem type for an exhausted quota (IANA HTTP Problem Types registry). */
 export const QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
-
-export interface Problem {
-  readonly type?: string;
-  readonly title: string;
-  readonly status: number;
-  /** Always a string a person can act on; clients that only read `detail` keep working. */
-  readonly detail: string;
-  readonly [extension: string]: unknown;
-}
-
-/** An `application/problem+json` response. `type` defaults to "about:blank" as RFC 9457 says. */
-export function problemResponse(problem: Problem, headers?: HeadersInit): Response {
-  const body = { type: "about:blank", ...problem };
-  const response = new Response(JSON.stringify(body), {
-    status: problem.status,
-    headers: { "content-type": "application/problem+json" },
-  });
-  for (const [name, value] of new Headers(headers)) response.headers.set(name, value);
-  return response;
-}
 
 const IDENTITY_NOUN = { "api-key": "API key", "user-ip": "user and client IP", ip: "client IP" } as const;
 
@@ -70,17 +51,4 @@ export function identityBlocked(rule: Rule): Response {
     status: 403,
     detail: `This caller is blocked by the gateway's operator on rule "${rule.name}". Contact the API's operator.`,
   });
-}
-
-/**
- * 401 for the admin API: no token, or not one of the configured ones (which is never said). A
- * browser (asking for HTML: the dashboard) is challenged with Basic, so it offers its login
- * dialog (password: the token); API clients with Bearer. One challenge each: browsers read only
- * the first challenge of a header line, and the runtime joins repeated lines into one.
- */
-export function unauthorized(browser = false): Response {
-  return problemResponse(
-    { title: "Unauthorized", status: 401, detail: "The admin API needs Authorization: Bearer <admin token> (a browser: the token as its login password)." },
-    { "www-authenticate": browser ? 'Basic realm="tollgate admin", charset="UTF-8"' : 'Bearer realm="tollgate admin"' },
-  );
 }

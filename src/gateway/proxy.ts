@@ -3,7 +3,7 @@ import type { GatewayConfig, Upstream } from "./config.ts";
 import { prepareUpstreamHeaders } from "./forwarded-headers.ts";
 import { downstreamHeaders } from "./hop-by-hop.ts";
 import { countUpstream } from "./metrics.ts";
-import { problemResponse } from "./problem.ts";
+import { problemResponse } from "../http/problem.ts";
 import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 

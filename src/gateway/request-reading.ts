@@ -4,7 +4,7 @@ import type { Classifier } from "../rules/classify.ts";
 import { clientIpKey, UNKNOWN_CLIENT } from "../rules/client-ip.ts";
 import { readRequest } from "../rules/read-request.ts";
 import type { GatewayConfig, Routing } from "./config.ts";
-import { problemResponse } from "./problem.ts";
+import { problemResponse } from "../http/problem.ts";
 import { forwardPath, localRoute, scopedRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 

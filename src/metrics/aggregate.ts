@@ -3,7 +3,7 @@
  * metrics.ts) and hands it to the region's metrics object, which adds it to the total
  * (src/durable-objects/metrics-store.ts). Pure: both sides and the Prometheus text share it.
  */
-import type { PublishedLimit } from "../../rules/schema.ts";
+import type { PublishedLimit } from "../rules/schema.ts";
 
 /** Upper bounds (ms) of the latency histogram buckets; a last bucket takes the rest. */
 export const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000] as const;

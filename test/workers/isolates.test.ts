@@ -7,7 +7,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import type { Env } from "../../src/env.ts";
-import { createGateway } from "../../src/gateway/app.ts";
+import { createWorker } from "../../src/worker.ts";
 import { maxInAnyWindow } from "../unit/limiter/reference-model.ts";
 import { memoryLimiter } from "./support/memory-limiter.ts";
 import { freshIdentity } from "./support/requests.ts";
@@ -37,7 +37,7 @@ function cluster(k: number, skewMs: (i: number) => number = () => 0, answerMs = 
   const limiter = memoryLimiter(() => clock.now, undefined, { answered: () => (clock.now += answerMs) });
   // No call may time out however busy the machine: time here is the driven clock's.
   const testEnv = { ...env, ...limiter.env, LIMITER_TIMEOUT_MS: "300000", DECISION_LOG_SAMPLE: "0" } as Env;
-  const make = (i: number) => createGateway({ clock: { now: () => clock.now + skewMs(i) } });
+  const make = (i: number) => createWorker({ clock: { now: () => clock.now + skewMs(i) } });
   const gateways = Array.from({ length: k }, (_, i) => make(i));
   const apiKey = freshIdentity().apiKey;
   const seen: Seen[] = [];

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { SettingError } from "../../shared/settings.ts";
+import { SettingError } from "../../../src/http/setting-error.ts";
 import type { ControlPlaneEnv } from "../auth.ts";
 import { DEPLOYMENT_ID_PLACEHOLDER } from "./agent-servers.ts";
 

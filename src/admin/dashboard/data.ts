@@ -1,4 +1,4 @@
-import { quantileBound, SERIES_BUCKET_MS, SERIES_KEEP_MS, type Histogram, type MetricsBatch } from "../metrics/aggregate.ts";
+import { quantileBound, SERIES_BUCKET_MS, SERIES_KEEP_MS, type Histogram, type MetricsBatch } from "../../metrics/aggregate.ts";
 import type { EffectiveTable } from "../../overrides/effective-table.ts";
 import type { AuditEntry, Override } from "../../overrides/types.ts";
 import { appliesOn } from "../../overrides/scope.ts";

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { gatewayConfig } from "../../gateway/config.ts";
-import { flushAll, metricsStore } from "../../gateway/metrics.ts";
+import { flushAll, metricsStore } from "../../gateway/metrics-buffer.ts";
 import { configStore, currentOverrides } from "../../gateway/overrides.ts";
 import { effectiveTables } from "../../overrides/effective-table.ts";
 import type { RuleTable } from "../../rules/load.ts";

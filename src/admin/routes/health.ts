@@ -1,8 +1,9 @@
 import { Hono } from "hono";
-import { ConfigError, gatewayConfig } from "../../gateway/config.ts";
+import { gatewayConfig, operatingSettings } from "../../gateway/config.ts";
+import { SettingError } from "../../http/setting-error.ts";
 import { adminHostsOf } from "../hosts.ts";
 import { overridesOutage } from "../../gateway/overrides.ts";
-import { operatingSettings } from "../settings.ts";
+
 import type { AdminEnv } from "../types.ts";
 
 /**
@@ -25,7 +26,7 @@ export const healthRoutes = new Hono<AdminEnv>().get("/health", async (c) => {
     if (mistake) throw mistake;
   } catch (error) {
     // The operator's next step: which setting is missing or wrong (a secret's name, never its value).
-    unavailable = error instanceof ConfigError ? error.message : "the gateway's configuration could not be read";
+    unavailable = error instanceof SettingError ? error.message : "the gateway's configuration could not be read";
   }
   const headers = { "cache-control": "no-store" };
   if (unavailable !== undefined) return c.json({ status: "unavailable", detail: unavailable }, 503, headers);

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { gatewayConfig } from "../../gateway/config.ts";
-import { flushAll, metricsStore } from "../../gateway/metrics.ts";
+import { flushAll, metricsStore } from "../../gateway/metrics-buffer.ts";
 import { prometheusText } from "../metrics/prometheus.ts";
 import type { AdminEnv } from "../types.ts";
 

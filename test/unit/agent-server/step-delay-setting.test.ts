@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { stepDelayMs } from "../../../emulators/agent-server/config.ts";
-import { SettingError } from "../../../emulators/shared/settings.ts";
+import { SettingError } from "../../../src/http/setting-error.ts";
 
 describe("AGENT_SERVER_STEP_DELAY_MS", () => {
   it("defaults to 0 and takes whole milliseconds up to a minute", () => {

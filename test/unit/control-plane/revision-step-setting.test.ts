@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { DEFAULT_STEP_MS } from "../../../emulators/control-plane/deployments/lifecycle.ts";
 import { revisionStepMs } from "../../../emulators/control-plane/settings.ts";
-import { SettingError } from "../../../emulators/shared/settings.ts";
+import { SettingError } from "../../../src/http/setting-error.ts";
 
 describe("CONTROL_PLANE_REVISION_STEP_MS", () => {
   test.each([

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { answer } from "../../../emulators/shared/answer.ts";
 import { createEmulatorApp } from "../../../emulators/shared/app.ts";
 import { invalid, ok, refuse } from "../../../emulators/shared/result.ts";
-import { SettingError } from "../../../emulators/shared/settings.ts";
+import { SettingError } from "../../../src/http/setting-error.ts";
 
 function app() {
   const emulator = createEmulatorApp("test_emulator");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { millisecondsSetting, SettingError } from "../../../emulators/shared/settings.ts";
+import { SettingError } from "../../../src/http/setting-error.ts";
+import { millisecondsSetting } from "../../../emulators/shared/settings.ts";
 
 const read = (raw: string | undefined) => millisecondsSetting("SOME_DELAY_MS", raw, { fallback: 7, max: 1000 });
 

@@ -1,7 +1,7 @@
 // Admin tokens: how they are configured, named and given a role, and how a presented one is matched.
 import { describe, expect, it } from "vitest";
 import { matchToken, presentedToken } from "../../../src/admin/auth.ts";
-import { adminTokens } from "../../../src/admin/settings.ts";
+import { adminTokens } from "../../../src/admin/tokens.ts";
 
 describe("admin tokens", () => {
   it("name ADMIN_TOKEN \"admin\" and ADMIN_TOKENS by their own names", () => {

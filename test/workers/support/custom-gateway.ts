@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import type { Env } from "../../../src/env.ts";
-import { createGateway } from "../../../src/gateway/app.ts";
-import type { Clock } from "../../../src/gateway/isolate.ts";
+import { createWorker } from "../../../src/worker.ts";
+import type { Clock } from "../../../src/gateway/clock.ts";
 import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/rate-limiter.ts";
 import type { Classifier } from "../../../src/rules/classify.ts";
 
@@ -11,7 +11,7 @@ import type { Classifier } from "../../../src/rules/classify.ts";
  * returned function takes a path (sent to https://gateway.test) or a whole URL (another host).
  */
 export function gatewayWith(overrides: Partial<Env>, classifier?: Classifier, clock?: Clock) {
-  const app = createGateway({ ...(classifier && { classifier }), ...(clock && { clock }) });
+  const app = createWorker({ ...(classifier && { classifier }), ...(clock && { clock }) });
   const testEnv = { ...env, ...overrides } as Env;
   return async (path: string, init: RequestInit = {}) => {
     const ctx = createExecutionContext();

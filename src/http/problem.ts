@@ -1,0 +1,20 @@
+/** RFC 9457 problem details: the shape of every error the gateway and its admin API make themselves. */
+export interface Problem {
+  readonly type?: string;
+  readonly title: string;
+  readonly status: number;
+  /** Always a string a person can act on; clients that only read `detail` keep working. */
+  readonly detail: string;
+  readonly [extension: string]: unknown;
+}
+
+/** An `application/problem+json` response. `type` defaults to "about:blank" as RFC 9457 says. */
+export function problemResponse(problem: Problem, headers?: HeadersInit): Response {
+  const body = { type: "about:blank", ...problem };
+  const response = new Response(JSON.stringify(body), {
+    status: problem.status,
+    headers: { "content-type": "application/problem+json" },
+  });
+  for (const [name, value] of new Headers(headers)) response.headers.set(name, value);
+  return response;
+}
