@@ -1,8 +1,4 @@
 import type { ValidationError } from "../../src/http/fastapi-errors.ts";
-import type { JsonObject, JsonValue } from "./pydantic/json.ts";
-
-/** A FastAPI validation error typed for RPC (its `input` and `ctx` came from request JSON). */
-export type WireValidationError = Omit<ValidationError, "input" | "ctx"> & { readonly input?: JsonValue; readonly ctx?: JsonObject };
 
 /** The statuses a refusal with a message may have; 422 always carries validation errors. */
 export type RefusalStatus = 400 | 403 | 404 | 409;
@@ -15,7 +11,7 @@ export type RefusalStatus = 400 | 403 | 404 | 409;
 export type Result<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly status: RefusalStatus; readonly detail: string }
-  | { readonly ok: false; readonly status: 422; readonly detail: readonly WireValidationError[] };
+  | { readonly ok: false; readonly status: 422; readonly detail: readonly ValidationError[] };
 
 /** The refusing half of a {@link Result}. */
 export type Refusal = Extract<Result<unknown>, { ok: false }>;
@@ -26,4 +22,4 @@ export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
 export const refuse = (status: RefusalStatus, detail: string): Result<never> => ({ ok: false, status, detail });
 
 /** A 422 the request itself did not show, found by a store (a context the graph refuses). */
-export const invalid = (errors: readonly ValidationError[]): Result<never> => ({ ok: false, status: 422, detail: errors as readonly WireValidationError[] });
+export const invalid = (errors: readonly ValidationError[]): Result<never> => ({ ok: false, status: 422, detail: errors });

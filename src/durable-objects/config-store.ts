@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { boundConfig, endOverride, expire, nextExpiry, setOverride, type AuditRecord } from "../overrides/changes.ts";
-import type { FieldError } from "../overrides/request.ts";
+import type { ValidationError } from "../http/fastapi-errors.ts";
 import { EMPTY_SNAPSHOT, type AuditEntry, type ConfigSnapshot, type Override, type OverrideChange } from "../overrides/types.ts";
 
 /** Audit entries kept; the oldest go first past this. */
@@ -12,7 +12,7 @@ const auditKey = (seq: number) => `audit:${String(seq).padStart(12, "0")}`;
 
 export type SetResult =
   | { readonly ok: true; readonly override: Override; readonly previous?: Override; readonly snapshot: ConfigSnapshot }
-  | { readonly ok: false; readonly detail: readonly FieldError[] };
+  | { readonly ok: false; readonly detail: readonly ValidationError[] };
 
 export type EndResult = { readonly ok: true; readonly ended: Override; readonly snapshot: ConfigSnapshot } | { readonly ok: false };
 

@@ -3,13 +3,25 @@ import type { z } from "zod";
 /** Where a value came from, as FastAPI writes the first element of `loc`. */
 export type Location = "path" | "query" | "body" | "header";
 
-/** One entry of FastAPI's HTTPValidationError `detail` (pydantic v2 error shape). */
+/**
+ * A value read from a request: JSON, or the text of a path, query or header. Typed shallowly
+ * (`object` below the top) because Durable Object RPC refuses `unknown` and cannot follow a
+ * recursive JSON type; the emulators' request bodies use the same type (emulators/shared/pydantic/json.ts).
+ */
+export type JsonValue = string | number | boolean | null | object;
+export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * One entry of FastAPI's HTTPValidationError `detail` (pydantic v2 error shape): where
+ * (`["body", "limits", "us", "count"]`), what, which kind, and what was sent (`input`) and the
+ * rule's figures (`ctx`) when FastAPI writes them. JSON-typed, so it crosses RPC as it is.
+ */
 export interface ValidationError {
   readonly type: string;
   readonly loc: ReadonlyArray<string | number>;
   readonly msg: string;
-  readonly input?: unknown;
-  readonly ctx?: Record<string, unknown>;
+  readonly input?: JsonValue;
+  readonly ctx?: JsonObject;
 }
 
 /**
@@ -23,11 +35,11 @@ export function toValidationErrors(issues: readonly z.core.$ZodIssue[], location
     const loc = [location, ...issue.path.map((p) => (typeof p === "number" ? p : String(p)))];
     const value = valueAt(input, issue.path);
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => ({ type: "extra_forbidden", loc: [...loc, key], msg: "Extra inputs are not permitted", input: valueAt(value, [key]) }));
+      return issue.keys.map((key) => ({ type: "extra_forbidden", loc: [...loc, key], msg: "Extra inputs are not permitted", ...quoted(valueAt(value, [key])) }));
     }
     // Keys in FastAPI's order: type, loc, msg, input, ctx.
     const { type, msg, ctx } = describe(issue, location, value);
-    return [{ type, loc, msg, ...(value === undefined ? {} : { input: value }), ...(ctx ? { ctx } : {}) }];
+    return [{ type, loc, msg, ...quoted(value), ...(ctx ? { ctx } : {}) }];
   });
 }
 
@@ -110,6 +122,12 @@ function bound(origin: string, limit: number | bigint, inclusive: boolean, side:
   return inclusive
     ? { type: "less_than_equal", msg: `Input should be less than or equal to ${n}`, ctx: { le: n } }
     : { type: "less_than", msg: `Input should be less than ${n}`, ctx: { lt: n } };
+}
+
+/** The `input` an error quotes: the value sent, left out when nothing was (a missing field). */
+function quoted(value: unknown): { input?: JsonValue } {
+  // Request values come from JSON.parse or are text: JSON by construction.
+  return value === undefined ? {} : { input: value as JsonValue };
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

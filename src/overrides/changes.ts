@@ -1,5 +1,5 @@
 import { exemptionEnd, MAX_EXEMPTION_S, MAX_LIFETIME_S, withinBounds } from "./bounds.ts";
-import type { FieldError } from "./request.ts";
+import type { ValidationError } from "../http/fastapi-errors.ts";
 import { describeSubject } from "./subject.ts";
 import type { AuditEntry, ConfigSnapshot, Override, OverrideChange } from "./types.ts";
 
@@ -38,7 +38,7 @@ function targetKey(o: Override | OverrideChange): string {
  * Records `change` as a new override, replacing the one with the same target (the audit entry
  * keeps the replaced one as `previous`). An expiry not after `now` is refused.
  */
-export function setOverride(config: ConfigSnapshot, change: OverrideChange, ctx: ChangeContext): Changed | { ok: false; detail: FieldError[] } {
+export function setOverride(config: ConfigSnapshot, change: OverrideChange, ctx: ChangeContext): Changed | { ok: false; detail: ValidationError[] } {
   const { expiresInSeconds, expiresAt: at, ...rest } = change;
   const expiresAt = expiresInSeconds !== undefined ? ctx.now + expiresInSeconds * 1000 : at;
   const field = expiresInSeconds !== undefined ? "expiresInSeconds" : "expiresAt";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { toValidationErrors } from "../http/fastapi-errors.ts";
+import { toValidationErrors, type ValidationError } from "../http/fastapi-errors.ts";
 import { loadRuleTable, RuleTableError, type RuleTable } from "../rules/load.ts";
 import { REGIONS, RuleFileSchema } from "../rules/schema.ts";
 import { FORGEABLE, MAX_COUNT, MAX_INTERVAL_S, noLaxer } from "./bounds.ts";
@@ -7,14 +7,7 @@ import { appliesOn, COUNTED_BY } from "./scope.ts";
 import { subjectOf } from "./subject.ts";
 import { SUBJECT_KINDS, type IdentityOverride, type OverrideChange, type RegionLimits, type SubjectKind } from "./types.ts";
 
-/** One refusal, as FastAPI writes them: where (`["body", "limits", "us", "count"]`), what, which kind. */
-export interface FieldError {
-  readonly loc: ReadonlyArray<string | number>;
-  readonly msg: string;
-  readonly type: string;
-}
-
-export type ParsedChange = { readonly ok: true; readonly change: OverrideChange } | { readonly ok: false; readonly detail: readonly FieldError[] };
+export type ParsedChange = { readonly ok: true; readonly change: OverrideChange } | { readonly ok: false; readonly detail: readonly ValidationError[] };
 
 // The table's own field schemas: an override's limit or mode is checked exactly as a row's is,
 // and its limit within the bounds besides (bounds.ts says why these).
@@ -123,14 +116,14 @@ export function parseOverrideRequest(body: unknown, tables: Readonly<Record<stri
  * (scope.ts, bounds.ts): a named rule that does not count the subject, or a `user-id` limit laxer
  * than the published limit of a user rule it applies to.
  */
-function scopeProblems(tables: Readonly<Record<string, RuleTable>>, ruleId: number | undefined, kind: SubjectKind, action: IdentityOverride["action"], given: RegionLimitsInput | undefined): FieldError[] {
+function scopeProblems(tables: Readonly<Record<string, RuleTable>>, ruleId: number | undefined, kind: SubjectKind, action: IdentityOverride["action"], given: RegionLimitsInput | undefined): ValidationError[] {
   const rules = Object.values(tables).flatMap((t) => t.rules).filter((r) => ruleId === undefined || r.id === ruleId);
   const named = rules[0];
   if (ruleId !== undefined && named && !appliesOn({ subject: { kind, digest: "" }, action }, named.identity)) {
     return [{ loc: ["body", "rule"], msg: `rule ${ruleId} counts by ${named.identity}: a ${kind} override applies only on rules counting ${COUNTED_BY[kind].join(" or ")}`, type: "value_error" }];
   }
   if (!FORGEABLE.has(kind) || action !== "limit" || !given) return [];
-  const problems: FieldError[] = [];
+  const problems: ValidationError[] = [];
   for (const region of REGIONS) {
     const limit = given[region];
     if (!limit) continue;
@@ -149,7 +142,7 @@ function scopeProblems(tables: Readonly<Record<string, RuleTable>>, ruleId: numb
 
 type RegionLimitsInput = Partial<Record<(typeof REGIONS)[number], { count: number; interval: number } | undefined>>;
 
-function refuse(detail: FieldError[]): ParsedChange {
+function refuse(detail: ValidationError[]): ParsedChange {
   return { ok: false, detail };
 }
 

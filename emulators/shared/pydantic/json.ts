@@ -1,12 +1,12 @@
 import { z } from "zod";
+import type { JsonObject, JsonValue } from "../../../src/http/fastapi-errors.ts";
 
 /**
- * JSON values: what request bodies hold and what crosses RPC to a Durable Object. Typed shallowly
- * (`object` below the top) because RPC's types refuse `unknown` and cannot follow a recursive
- * JSON type ("excessively deep"); the values themselves always come from JSON.parse.
+ * JSON values: what request bodies hold and what crosses RPC to a Durable Object, typed where the
+ * validation errors that quote them are (shallowly: RPC's types refuse `unknown` and cannot follow
+ * a recursive JSON type); the values themselves always come from JSON.parse.
  */
-export type JsonValue = string | number | boolean | null | object;
-export type JsonObject = { [key: string]: JsonValue };
+export type { JsonObject, JsonValue };
 
 // The schemas below check the top level only. What is inside came from JSON.parse, so it is JSON
 // already; `z.json()` would check it again recursively, several stack frames per level, which is
