@@ -1,4 +1,4 @@
-import { Coalescer, DenyCache, LeaseBook, LocalFallback, verdictOf, type Algorithm, type CounterAddress, type FallbackReport, type LeaseRequest, type Limit, type Verdict } from "../limiter/index.ts";
+import { Coalescer, DenyCache, LeaseBook, LocalFallback, verdictOf, type Algorithm, type CounterAddress, type DecidedBy, type FallbackReport, type LeaseRequest, type Limit, type Verdict } from "../limiter/index.ts";
 import type { Env } from "../env.ts";
 import type { Region } from "../rules/schema.ts";
 import type { Clock } from "./clock.ts";
@@ -9,7 +9,7 @@ import type { Clock } from "./clock.ts";
  * slow; `failure` says how). The one decision type from the counter to the headers.
  */
 export interface Counted extends Verdict {
-  readonly decidedBy: "object" | "lease" | "deny-cache" | "local-fallback";
+  readonly decidedBy: DecidedBy;
   readonly failure?: string;
 }
 

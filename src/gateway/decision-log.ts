@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { Outcome } from "../metrics/aggregate.ts";
 import { operatingSettings } from "./config.ts";
+import type { DecidedBy } from "../limiter/index.ts";
 import type { Rule } from "../rules/load.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
 import { telemetryCounter, type GatewayConfig } from "./config.ts";
@@ -16,7 +17,7 @@ export interface DecisionLine {
   readonly rule: number;
   /** `<region>:<rule>:<identity digest>`; left out in the EU (config.ts, identitiesInTelemetry). */
   readonly counter?: string;
-  readonly decidedBy?: "object" | "lease" | "deny-cache" | "local-fallback";
+  readonly decidedBy?: DecidedBy;
   /** The effective limit, `count/interval` in seconds. */
   readonly limit?: string;
   readonly remaining?: number;

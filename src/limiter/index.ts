@@ -3,7 +3,7 @@
  * policy that lets a Durable Object survive restarts without over-admitting.
  * No platform imports, no clock: callers pass `now` in.
  */
-export type { Decision, Limit, Verdict } from "./types.ts";
+export type { DecidedBy, Decision, Limit, Verdict } from "./types.ts";
 export { verdictOf } from "./types.ts";
 export { Counter, MemoryCounterStore, SETTLE_MS } from "./counter.ts";
 export type { CounterStore, Decided, DecideExtras, Inspection, StoredCounter } from "./counter.ts";

@@ -33,6 +33,12 @@ export interface Decision {
 }
 
 /**
+ * Who decided a request: the counter object, the isolate's lease (lease.ts) or deny cache
+ * (deny-cache.ts), or the isolate's local window while the object could not answer (fallback.ts).
+ */
+export type DecidedBy = "object" | "lease" | "deny-cache" | "local-fallback";
+
+/**
  * A Decision as it travels from the counter object to the gateway: durations instead of
  * instants, so the caller never mixes its clock with the object's.
  */

@@ -3,6 +3,7 @@
  * metrics.ts) and hands it to the region's metrics object, which adds it to the total
  * (src/durable-objects/metrics-store.ts). Pure: both sides and the Prometheus text share it.
  */
+import type { DecidedBy } from "../limiter/index.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
 
 /** Upper bounds (ms) of the latency histogram buckets; a last bucket takes the rest. */
@@ -88,7 +89,7 @@ export interface DecisionSample {
   readonly rule: number;
   readonly ruleName: string;
   readonly outcome: Outcome;
-  readonly decidedBy?: "object" | "lease" | "deny-cache" | "local-fallback";
+  readonly decidedBy?: DecidedBy;
   /** The counter failed (the request was decided locally, or refused failing closed). */
   readonly failed?: boolean;
   readonly counterMs?: number;
