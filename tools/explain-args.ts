@@ -3,7 +3,7 @@
 import { clientIpKey, UNKNOWN_CLIENT } from "../src/rules/client-ip.ts";
 import { METHODS, REGIONS, type Region } from "../src/rules/schema.ts";
 import { UPSTREAMS, type UpstreamName } from "../src/gateway/routes.ts";
-import { BadArgument, parseOptions } from "./cli.ts";
+import { BadArgument, parseOptions } from "./kit/args.ts";
 
 export const HELP = `usage: npm run explain -- METHOD PATH [options]
 

@@ -5,7 +5,7 @@
 // and the hashed counter key, using the same modules the gateway runs.
 import { explainReport } from "../src/admin/explain-report.ts";
 import { ruleTables } from "../src/rules/tables.ts";
-import { BadArgument, refusal } from "./cli.ts";
+import { BadArgument, refusal } from "./kit/args.ts";
 import { HELP, parseExplainArgs, type ExplainArgs } from "./explain-args.ts";
 
 function fail(error: BadArgument): never {

@@ -1,6 +1,7 @@
 // Pure: command-line arguments of `npm run bench:accuracy`. Every refusal is a BadArgument naming
-// the option (the shared CLI helper prints it as one line).
-import { BadArgument, parseOptions } from "../../tools/cli.ts";
+// the option (tools/kit/ prints it as one line).
+import { BadArgument, fileOption, numberOption, parseOptions } from "../../tools/kit/args.ts";
+import { exitStatusText } from "../../tools/kit/verdict.ts";
 
 export { BadArgument };
 
@@ -47,13 +48,10 @@ early 429s and whether Retry-After was honoured, then a one-line verdict per sce
   --limiter-timeout-ms N  LIMITER_TIMEOUT_MS for the run (default ${DEFAULT_LIMITER_TIMEOUT_MS})
   --json FILE           also write the raw figures and timelines to FILE
 
-Exit status: 0 when every scenario met its expectation, 1 when one did not, 2 for a bad argument,
-3 when the run could not be made.`;
+${exitStatusText({ pass: "every scenario met its expectation", fail: "one did not", couldNotRun: "the run could not be made" })}`;
 
-function positiveInteger(option: string, raw: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new BadArgument(`--${option}: expected a whole number from 1 to ${max}, got "${raw}"`);
-  return Number(raw);
-}
+/** A whole number from 1 to `max`. */
+const positiveInteger = (option: string, raw: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER) => numberOption(option, raw, fallback, { integer: true, min: 1, max });
 
 export function parseScenarios(raw: string): ScenarioName[] {
   const names: ScenarioName[] = [];
@@ -78,18 +76,18 @@ export function parseAccuracyArgs(argv: readonly string[]): AccuracyOptions {
     json: { type: "string" },
     help: { type: "boolean", short: "h" },
   });
-  const ks = values.k === undefined ? [...DEFAULT_KS] : [...new Set(values.k.split(",").map((k) => positiveInteger("k", k.trim(), MAX_ISOLATES)))];
-  const timeScale = values["time-scale"] === undefined ? DEFAULT_TIME_SCALE : Number(values["time-scale"]);
-  // The gateway's own bounds on TIME_SCALE (src/gateway/config.ts).
-  if (!Number.isFinite(timeScale) || timeScale <= 0 || timeScale > 3600) throw new BadArgument(`--time-scale: expected a number above 0 and at most 3600, got "${values["time-scale"]}"`);
-  if (values.json === "") throw new BadArgument("--json: expected a file name");
+  // In the order given, each once.
+  const ks = values.k === undefined ? [...DEFAULT_KS] : [...new Set(values.k.split(",").map((k) => positiveInteger("k", k.trim(), 0, MAX_ISOLATES)))];
+  // The gateway's own bounds on TIME_SCALE.
+  const timeScale = numberOption("time-scale", values["time-scale"], DEFAULT_TIME_SCALE, { max: 3600 });
+  const json = fileOption("json", values.json);
   return {
     ks,
     scenarios: values.scenarios === undefined ? [...SCENARIO_NAMES] : parseScenarios(values.scenarios),
     timeScale,
-    row: values.row === undefined ? 5 : positiveInteger("row", values.row),
-    limiterTimeoutMs: values["limiter-timeout-ms"] === undefined ? DEFAULT_LIMITER_TIMEOUT_MS : positiveInteger("limiter-timeout-ms", values["limiter-timeout-ms"], 60_000),
-    ...(values.json !== undefined && { json: values.json }),
+    row: positiveInteger("row", values.row, 5),
+    limiterTimeoutMs: positiveInteger("limiter-timeout-ms", values["limiter-timeout-ms"], DEFAULT_LIMITER_TIMEOUT_MS, 60_000),
+    ...(json !== undefined && { json }),
     help: values.help ?? false,
   };
 }

@@ -1,7 +1,8 @@
 // Pure: the printed report (cli-table3, no colour, so it reads the same in a log or in
 // docs/accuracy.md), a table per scenario with a row per K, then one verdict line per scenario;
 // and the JSON one.
-import Table from "cli-table3";
+import { textTable } from "../../tools/kit/report.ts";
+import { runVerdict, type RunVerdict } from "../../tools/kit/verdict.ts";
 import type { AccuracyRun, ScenarioResult } from "./run.ts";
 import { SCENARIOS } from "./run.ts";
 
@@ -34,10 +35,9 @@ const HEAD = ["K", "sent", "in window", "admitted", "429s", "first 429", "fulles
 export function renderScenario(run: AccuracyRun, name: string): string {
   const scenario = SCENARIOS.get(name)!;
   const results = run.results.filter((r) => r.scenario === name);
-  const table = new Table({ head: HEAD, style: { head: [], border: [], compact: true }, wordWrap: true, colWidths: [4, 6, 11, 10, 6, 17, 9, 6, 7, 9, 20, 40] });
-  for (const r of results) table.push(row(r, run.limit.count));
+  const table = textTable({ head: HEAD, rows: results.map((r) => row(r, run.limit.count)), wrap: true, widths: [4, 6, 11, 10, 6, 17, 9, 6, 7, 9, 20, 40] });
   const notes = results.flatMap((r) => r.notes.map((note) => `  K=${r.isolates}: ${note}`));
-  return [`${name}: ${scenario.does}`, `  expected: ${scenario.expects}`, table.toString(), ...notes].join("\n");
+  return [`${name}: ${scenario.does}`, `  expected: ${scenario.expects}`, table, ...notes].join("\n");
 }
 
 /** One line per scenario: met everywhere, or where it was not. */
@@ -58,12 +58,13 @@ export function renderReport(run: AccuracyRun): string {
     ...Object.entries(run.isolation).map(([k, text]) => `K=${k}: ${text}`),
   ];
   const verdicts = ["verdicts:", ...names.map((name) => `  ${verdictLine(run, name)}`)].join("\n");
-  return [header.join("\n"), ...names.map((name) => renderScenario(run, name)), verdicts].join("\n\n");
+  return [header.join("\n"), ...names.map((name) => renderScenario(run, name)), verdicts, accuracyVerdict(run)].join("\n\n");
 }
 
-export const everyScenarioMet = (run: AccuracyRun): boolean => run.results.every((r) => r.problems.length === 0);
+/** PASS when every scenario met its expectation at every K. */
+export const accuracyVerdict = (run: AccuracyRun): RunVerdict => runVerdict(run.results.some((r) => r.problems.length > 0));
 
 /** The raw figures and timelines, for a later look or another analysis. */
 export function jsonReport(run: AccuracyRun): unknown {
-  return { ...run, verdicts: [...new Set(run.results.map((r) => r.scenario))].map((name) => verdictLine(run, name)) };
+  return { ...run, verdicts: [...new Set(run.results.map((r) => r.scenario))].map((name) => verdictLine(run, name)), verdict: accuracyVerdict(run) };
 }

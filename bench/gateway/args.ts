@@ -1,6 +1,7 @@
 // Pure: command-line arguments of `npm run bench:gateway` to bench options. Every refusal is a
-// BadArgument naming the option (the shared CLI helper prints it as one line).
-import { BadArgument, parseOptions } from "../../tools/cli.ts";
+// BadArgument naming the option (tools/kit/ prints it as one line).
+import { BadArgument, choiceOption, numberedList, numberOption, parseOptions } from "../../tools/kit/args.ts";
+import { exitStatusText } from "../../tools/kit/verdict.ts";
 import { SHAPE_NAMES, type ShapeName } from "./shape-names.ts";
 import { TARGET_NAMES, type TargetName } from "./target-names.ts";
 import { ROUTES } from "./routes.ts";
@@ -72,8 +73,11 @@ examples:
   npm run bench:gateway -- --serving wrangler-dev --targets bare,gateway --rounds 2
   npm run -s bench:gateway -- --json > bench-gateway.json
 
-exit status: 0 measured; 1 the gateway or the bare Worker answered otherwise than expected (the
-gateway over-admitting in the burst included); 2 bad arguments; 3 a target could not start`;
+${exitStatusText({
+  pass: "measured",
+  fail: "the gateway or the bare Worker answered otherwise than expected (the gateway over-admitting in the burst included)",
+  couldNotRun: "a target could not start",
+})}`;
 
 export interface BenchOptions {
   readonly rounds: number;
@@ -130,22 +134,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const values: Record<string, string | boolean | undefined> = parseOptions(argv, OPTIONS).values;
   const str = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
 
-  const integer = (name: keyof typeof OPTIONS, fallback: number, min: number, max: number) => {
-    const raw = str(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (raw.trim() === "" || !Number.isFinite(value)) throw new BadArgument(`--${name}: "${raw}" is not a number`);
-    if (!Number.isInteger(value)) throw new BadArgument(`--${name}: "${raw}" must be a whole number`);
-    if (value < min) throw new BadArgument(`--${name}: must be at least ${min} (got ${raw})`);
-    if (value > max) throw new BadArgument(`--${name}: must be at most ${max} (got ${raw})`);
-    return value;
-  };
-
-  const serving = str("serving") ?? DEFAULTS.serving;
-  if (!(SERVINGS as readonly string[]).includes(serving)) throw new BadArgument(`--serving: must be one of ${SERVINGS.join(", ")} (got "${serving}")`);
-
-  const storage = str("storage") ?? DEFAULTS.storage;
-  if (!(STORAGES as readonly string[]).includes(storage)) throw new BadArgument(`--storage: must be one of ${STORAGES.join(", ")} (got "${storage}")`);
+  const integer = (name: keyof typeof OPTIONS, fallback: number, min: number, max: number) => numberOption(name, str(name), fallback, { integer: true, min, max });
+  const serving = choiceOption<Serving>("serving", str("serving"), DEFAULTS.serving, SERVINGS);
+  const storage = choiceOption<Storage>("storage", str("storage"), DEFAULTS.storage, STORAGES);
 
   const targets = parseTargets(str("targets"));
   const shapes = parseShapes(str("shapes"));
@@ -163,8 +154,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
 
   return {
     rounds,
-    serving: serving as Serving,
-    storage: storage as Storage,
+    serving,
+    storage,
     targets,
     shapes,
     keys,
@@ -194,18 +185,13 @@ export function parseTargets(raw: string | undefined): TargetName[] {
 /** "1,2,6", "1-4", "all" -> shape names in table order. */
 export function parseShapes(raw: string | undefined): ShapeName[] {
   if (raw === undefined || raw.trim() === "all") return [...SHAPE_NAMES];
-  const picked = new Set<number>();
-  for (const part of raw.split(",").map((p) => p.trim())) {
-    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
-    if (!m) throw new BadArgument(`--shapes: "${part}" is not a shape number (1-${SHAPE_NAMES.length}), a range like 1-4, or all`);
-    const from = Number(m[1]);
-    const to = m[2] === undefined ? from : Number(m[2]);
-    if (to < from) throw new BadArgument(`--shapes: range "${part}" runs backwards`);
-    for (let n = from; n <= to; n++) {
-      if (n < 1 || n > SHAPE_NAMES.length) throw new BadArgument(`--shapes: ${n} is not a shape (1-${SHAPE_NAMES.length})`);
-      picked.add(n);
-    }
-  }
+  const picked = new Set(
+    numberedList("shapes", raw, {
+      noun: `shape number (1-${SHAPE_NAMES.length})`,
+      example: "1-4",
+      unknown: (n) => (n < 1 || n > SHAPE_NAMES.length ? `${n} is not a shape (1-${SHAPE_NAMES.length})` : undefined),
+    }),
+  );
   // Shape 2 re-sends shape 1's keys: without 1 it would measure new keys, not warm ones.
   if (picked.has(2) && !picked.has(1)) throw new BadArgument(`--shapes: shape 2 (warm keys) re-sends shape 1's keys, so it needs shape 1 too`);
   return SHAPE_NAMES.filter((_, i) => picked.has(i + 1));

@@ -1,12 +1,12 @@
 // Pure: the printed report (cli-table3, no colour, so it reads the same in a log or a README) and
 // the JSON one. Over-admission gets its own banner above everything else: it is a broken limit,
 // not a slow one.
-import Table from "cli-table3";
+import { textTable, type Align, type Cell } from "../../tools/kit/report.ts";
 import type { BenchOptions, Storage } from "./args.ts";
 import type { BenchResult } from "./bench.ts";
 import { SHAPE_INFO } from "./shape-names.ts";
 import type { Spread } from "./stats.ts";
-import { issueTargets, summarize, summarizeDecisions, type DecisionMixRow, type SummaryRow } from "./summary.ts";
+import { benchVerdict, issueTargets, summarize, summarizeDecisions, type DecisionMixRow, type SummaryRow } from "./summary.ts";
 import { TARGET_TITLES } from "./target-names.ts";
 
 const STORAGE_TITLES: Readonly<Record<Storage, string>> = {
@@ -46,15 +46,12 @@ export function renderTable(rows: readonly SummaryRow[]): string {
   // The instructions column only when some run counted them (--instructions).
   const instructions = instructionsCounted(rows);
   const head = ["shape", "target", "req/s", "x bare", "p50 ms", "p99 ms", "CPU ms/req", "CPU x bare", ...(instructions ? ["instr x bare"] : []), "answers"];
-  const table = new Table({
-    head,
-    style: { head: [], border: [], compact: true },
-    colAligns: [...head.slice(0, -1).map((_, i): "left" | "right" => (i < 2 ? "left" : "right")), "left"],
-  });
+  const aligns = head.map((_, i): Align => (i < 2 || i === head.length - 1 ? "left" : "right"));
+  const lines: Cell[][] = [];
   let previous: string | undefined;
   for (const row of rows) {
-    if (previous !== undefined && previous !== row.shape) table.push([{ colSpan: head.length, content: "" }]);
-    table.push([
+    if (previous !== undefined && previous !== row.shape) lines.push([{ colSpan: head.length, content: "" }]);
+    lines.push([
       previous === row.shape ? "" : shapeLabel(row),
       row.target,
       formatSpread(row.reqPerSec, formats.rate),
@@ -68,7 +65,7 @@ export function renderTable(rows: readonly SummaryRow[]): string {
     ]);
     previous = row.shape;
   }
-  return table.toString();
+  return textTable({ head, aligns, rows: lines });
 }
 
 /** The loud part: every target and round that admitted more than the rule's count. */
@@ -155,6 +152,7 @@ export function renderReport(result: BenchResult, options: BenchOptions): string
     ...(caveats.length > 0 ? ["", "caveats:", ...caveats] : []),
     "",
     `wall time ${result.wallSeconds.toFixed(1)} s`,
+    benchVerdict(rows),
   ].join("\n");
 }
 
@@ -176,5 +174,5 @@ function instructionsCounted(rows: readonly SummaryRow[]): boolean {
 
 export function jsonReport(result: BenchResult, options: BenchOptions): unknown {
   const rows = summarize(result.runs, options.shapes, options.targets);
-  return { ...result, options, summary: rows, decidedBy: summarizeDecisions(result.runs, options.shapes), issueTargets: issueTargets(rows) };
+  return { ...result, options, summary: rows, decidedBy: summarizeDecisions(result.runs, options.shapes), issueTargets: issueTargets(rows), verdict: benchVerdict(rows) };
 }

@@ -7,6 +7,7 @@ import type { ShapeName } from "./shape-names.ts";
 import { pairedRatios, spread, type Spread } from "./stats.ts";
 import type { TargetName } from "./target-names.ts";
 import type { BurstVerdict } from "./verdict.ts";
+import { runVerdict, type RunVerdict } from "../../tools/kit/verdict.ts";
 
 export interface SummaryRow {
   readonly shape: ShapeName;
@@ -85,6 +86,12 @@ export function summarize(runs: readonly RunRecord[], shapes: readonly ShapeName
   }
   return rows;
 }
+
+/**
+ * FAIL when the gateway or the bare Worker answered otherwise than a shape demands. The peer's
+ * answers are findings about the peer; the gateway's and the baseline's are ours.
+ */
+export const benchVerdict = (rows: readonly SummaryRow[]): RunVerdict => runVerdict(rows.some((r) => r.target !== "peer" && r.problems.length > 0));
 
 /** One of issue 10's "done when" figures, judged on the gateway's row. */
 export interface TargetCheck {

@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { REGIONS, type Region } from "../../src/rules/schema.ts";
-import { BadArgument, parseOptions } from "../cli.ts";
+import { BadArgument, parseOptions } from "../kit/args.ts";
 import { isRegion } from "./environment.ts";
 
 /** What each exit status of both commands means (also in their --help and docs/deploying.md). */

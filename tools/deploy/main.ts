@@ -4,7 +4,7 @@
 // Deploys one region's Worker from the repository alone (docs/deploying.md): the plan is printed
 // first, and with --dry-run only the plan, with no network and no login.
 import { setTimeout as sleep } from "node:timers/promises";
-import { commandOptions } from "../cli.ts";
+import { commandOptions } from "../kit/args.ts";
 import { DEPLOY_HELP, EXIT, parseDeployArgs, parseRollbackArgs, ROLLBACK_HELP } from "./args.ts";
 import { checkDeployment } from "./configuration.ts";
 import { readEnvironment, type Environment } from "./environment.ts";

@@ -1,7 +1,8 @@
 // Pure: command-line arguments to load-test options. Every refusal names the bad option.
-import { BadArgument, parseOptions } from "../cli.ts";
+import type { Algorithm } from "../../src/limiter/index.ts";
 import { REGIONS, type Region } from "../../src/rules/schema.ts";
-import type { LimiterAlgorithm } from "./gateway.ts";
+import { exitStatusText } from "../kit/verdict.ts";
+import { BadArgument, choiceOption, fileOption, numberedList, numberOption, parseOptions, type NumberBounds } from "../kit/args.ts";
 import type { PlanOptions } from "./plan.ts";
 
 export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--region us|eu] [--time-scale K | --target URL]
@@ -36,8 +37,7 @@ examples:
   npm run loadtest -- --rules all --region eu --time-scale 60 --json results.json
   npm run loadtest -- --rules 28 --target http://127.0.0.1:8787
 
-exit status: 0 no rule failed (each held or unjudged), 1 a rule failed or erred, 2 bad arguments,
-3 the run could not start`;
+${exitStatusText({ pass: "no rule failed (each held or unjudged)", fail: "a rule failed or erred", couldNotRun: "the gateway did not start or did not answer as one" })}`;
 
 /** The plan's own options (less what the run decides itself), plus what only the command has. */
 export interface CliOptions extends Omit<PlanOptions, "varyIp" | "runId"> {
@@ -53,7 +53,7 @@ export interface CliOptions extends Omit<PlanOptions, "varyIp" | "runId"> {
   readonly wide: boolean;
   readonly progress: boolean;
   /** Test only (not in the usage text): run the local gateway with a deliberately broken counter. */
-  readonly algorithm: LimiterAlgorithm;
+  readonly algorithm: Algorithm;
   readonly help: boolean;
 }
 
@@ -72,6 +72,9 @@ export const DEFAULTS = {
 } as const;
 
 export { BadArgument };
+
+/** The counters --limiter-algorithm may pick (the broken one only for the test that catches it). */
+const ALGORITHMS: readonly Algorithm[] = ["sliding-window", "fixed-window"];
 
 const OPTIONS = {
   rules: { type: "string" },
@@ -105,20 +108,9 @@ export function parseCli(argv: readonly string[], ruleIds: readonly number[]): C
   const values: Record<string, string | boolean | undefined> = parseOptions(argv, OPTIONS).values;
   const str = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
 
-  const number = (name: keyof typeof OPTIONS, fallback: number, check: { integer?: boolean; min?: number; max?: number; above?: number } = {}) => {
-    const raw = str(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    const { integer = false, min, max, above = 0 } = check;
-    if (raw.trim() === "" || !Number.isFinite(value)) throw new BadArgument(`--${name}: "${raw}" is not a number`);
-    if (integer && !Number.isInteger(value)) throw new BadArgument(`--${name}: "${raw}" must be a whole number`);
-    if (min !== undefined ? value < min : !(value > above)) throw new BadArgument(`--${name}: must be ${min !== undefined ? `at least ${min}` : `greater than ${above}`} (got ${raw})`);
-    if (max !== undefined && value > max) throw new BadArgument(`--${name}: must be at most ${max} (got ${raw})`);
-    return value;
-  };
+  const number = (name: keyof typeof OPTIONS, fallback: number, bounds?: NumberBounds) => numberOption(name, str(name), fallback, bounds);
 
-  const region = str("region") ?? DEFAULTS.region;
-  if (!(REGIONS as readonly string[]).includes(region)) throw new BadArgument(`--region: must be one of ${REGIONS.join(", ")} (got "${region}")`);
+  const region = choiceOption<Region>("region", str("region"), DEFAULTS.region, REGIONS);
 
   let target: URL | undefined;
   const rawTarget = str("target");
@@ -134,21 +126,15 @@ export function parseCli(argv: readonly string[], ruleIds: readonly number[]): C
   if (target && timeScale !== 1) {
     throw new BadArgument(`--time-scale: only the local gateway the tool starts can be scaled (the us and eu environments refuse TIME_SCALE); with --target it must be 1`);
   }
-  const algorithm = str("limiter-algorithm") ?? "sliding-window";
-  if (algorithm !== "sliding-window" && algorithm !== "fixed-window") throw new BadArgument(`--limiter-algorithm: must be sliding-window or fixed-window (got "${algorithm}")`);
+  const algorithm = choiceOption<Algorithm>("limiter-algorithm", str("limiter-algorithm"), "sliding-window", ALGORITHMS);
   if (target && algorithm !== "sliding-window") throw new BadArgument(`--limiter-algorithm: applies only to the local gateway the tool starts, not to --target`);
 
   const rulesRaw = str("rules") ?? "all";
   const rules = rulesRaw === "all" ? ("all" as const) : parseRuleList(rulesRaw, ruleIds);
 
-  for (const name of ["json", "report", "answers"] as const) {
-    const file = str(name);
-    if (file !== undefined && file.trim() === "") throw new BadArgument(`--${name}: needs a file name`);
-  }
-
   return {
     rules,
-    region: region as Region,
+    region,
     target,
     timeScale,
     load: number("load", DEFAULTS.load, { max: 1000 }),
@@ -160,9 +146,9 @@ export function parseCli(argv: readonly string[], ruleIds: readonly number[]): C
     burstCap: number("burst-cap", DEFAULTS.burstCap, { integer: true, min: 3, max: 100_000 }),
     connections: number("connections", DEFAULTS.connections, { integer: true, min: 1, max: 4096 }),
     pipelining: number("pipelining", DEFAULTS.pipelining, { integer: true, min: 1, max: 128 }),
-    json: str("json"),
-    report: str("report"),
-    answers: str("answers"),
+    json: fileOption("json", str("json")),
+    report: fileOption("report", str("report")),
+    answers: fileOption("answers", str("answers")),
     wide: Boolean(values.wide),
     progress: !values["no-progress"],
     algorithm,
@@ -170,20 +156,12 @@ export function parseCli(argv: readonly string[], ruleIds: readonly number[]): C
   };
 }
 
-/** "12,28", "1-5,9", "all" -> sorted distinct rows. */
+/** "12,28", "1-5,9" -> sorted distinct rows. */
 export function parseRuleList(raw: string, ruleIds: readonly number[]): number[] {
   const known = new Set(ruleIds);
-  const out = new Set<number>();
-  for (const part of raw.split(",").map((p) => p.trim())) {
-    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
-    if (!m) throw new BadArgument(`--rules: "${part}" is not a row number, a range like 1-5, or all`);
-    const from = Number(m[1]);
-    const to = m[2] === undefined ? from : Number(m[2]);
-    if (to < from) throw new BadArgument(`--rules: range "${part}" runs backwards`);
-    for (let id = from; id <= to; id++) {
-      if (!known.has(id)) throw new BadArgument(`--rules: ${id} is not a row of the table (rows ${Math.min(...ruleIds)}..${Math.max(...ruleIds)})`);
-      out.add(id);
-    }
-  }
-  return [...out].sort((a, b) => a - b);
+  return numberedList("rules", raw, {
+    noun: "row number",
+    example: "1-5",
+    unknown: (id) => (known.has(id) ? undefined : `${id} is not a row of the table (rows ${Math.min(...ruleIds)}..${Math.max(...ruleIds)})`),
+  });
 }

@@ -3,19 +3,18 @@
 // settings the load test needs. Counters live in memory: nothing is written to .wrangler/state.
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Algorithm } from "../../src/limiter/index.ts";
 import type { Region } from "../../src/rules/schema.ts";
 import { EMULATOR_NAMES } from "../emulator-workers.ts";
 import { LOCAL_BINDINGS } from "../local-bindings.ts";
 import { localSecret } from "../local-secret.ts";
 import { serveWithWranglerDev } from "../wrangler-dev.ts";
 
-export type LimiterAlgorithm = "sliding-window" | "fixed-window";
-
 export interface LocalGatewayOptions {
   readonly region: Region;
   readonly timeScale: number;
   /** "fixed-window" only to prove the tool catches a broken limiter. */
-  readonly algorithm?: LimiterAlgorithm;
+  readonly algorithm?: Algorithm;
   /** 0 (default): any free port. */
   readonly port?: number;
 }

@@ -5,11 +5,14 @@ import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { Pool } from "undici";
 import { allRules, classifiers, tableOfRule } from "../../src/rules/tables.ts";
+import type { Algorithm } from "../../src/limiter/index.ts";
 import type { Region } from "../../src/rules/schema.ts";
+import { CouldNotRun } from "../kit/command.ts";
+import { runVerdict, type RunVerdict } from "../kit/verdict.ts";
 import { analyzeRule, type RuleFigures } from "./analysis.ts";
 import type { Answer } from "./answer.ts";
 import { BadArgument } from "./args.ts";
-import { startLocalGateway, type LimiterAlgorithm, type LocalGateway } from "./gateway.ts";
+import { startLocalGateway, type LocalGateway } from "./gateway.ts";
 import { parsePolicy } from "./headers.ts";
 import { failsRun } from "./outcome.ts";
 import { planRun, type Plan, type PlanOptions, type RulePlan } from "./plan.ts";
@@ -25,16 +28,11 @@ export interface LoadTestOptions extends Omit<PlanOptions, "varyIp" | "runId"> {
   readonly connections: number;
   readonly pipelining: number;
   /** Local gateway only: "fixed-window" is the deliberately broken counter. */
-  readonly algorithm?: LimiterAlgorithm;
+  readonly algorithm?: Algorithm;
   /** Writes every answer (JSON lines: rule, kind, identity, send/receive ms, status, r, Retry-After, error). */
   readonly answersFile?: string;
   /** Called once traffic starts, with the live progress (for the display). */
   readonly onStart?: (plan: Plan, progress: Progress) => void;
-}
-
-/** The run could not start or could not talk to the gateway (exit 3). */
-export class SetupError extends Error {
-  override name = "SetupError";
 }
 
 export interface RuleResult {
@@ -58,13 +56,11 @@ export interface RuleResult {
 }
 
 export interface LoadTestResult {
-  /** No rule failed or erred (each held or was unjudged). */
-  readonly pass: boolean;
-  /** 0 no rule failed, 1 at least one failed or erred. */
-  readonly exitCode: 0 | 1;
+  /** PASS when no rule failed or erred (each held or was unjudged). */
+  readonly verdict: RunVerdict;
   readonly region: Region;
   readonly timeScale: number;
-  readonly algorithm: LimiterAlgorithm;
+  readonly algorithm: Algorithm;
   readonly gateway: { readonly kind: "local" | "target"; readonly url: string };
   readonly clientIpVaried: boolean;
   readonly notes: readonly string[];
@@ -124,7 +120,7 @@ async function preflight(baseUrl: URL, plan: Plan, timeScale: number): Promise<v
       try {
         res = await pool.request({ method: rp.request.method, path: prefix + rp.request.path, headers });
       } catch (error) {
-        throw new SetupError(`the gateway at ${baseUrl.origin} did not answer: ${(error as Error).message}`);
+        throw new CouldNotRun(`the gateway at ${baseUrl.origin} did not answer: ${(error as Error).message}`);
       }
       const body = await res.body.text();
       const h = (name: string) => {
@@ -132,15 +128,15 @@ async function preflight(baseUrl: URL, plan: Plan, timeScale: number): Promise<v
         return Array.isArray(v) ? v.join(", ") : v;
       };
       if (res.statusCode !== 429 && (res.statusCode < 200 || res.statusCode >= 300)) {
-        throw new SetupError(`row ${rp.rule.id}: ${rp.request.method} ${rp.request.path} answered ${res.statusCode}: ${body.slice(0, 300)}`);
+        throw new CouldNotRun(`row ${rp.rule.id}: ${rp.request.method} ${rp.request.path} answered ${res.statusCode}: ${body.slice(0, 300)}`);
       }
       const scale = Number(h("x-tollgate-time-scale") ?? 1);
       if (scale !== timeScale) {
-        throw new SetupError(`the gateway applies time scale ${scale}, the tool assumed ${timeScale}` + (timeScale === 1 ? " (a --target running with TIME_SCALE cannot be checked against the published windows)" : ""));
+        throw new CouldNotRun(`the gateway applies time scale ${scale}, the tool assumed ${timeScale}` + (timeScale === 1 ? " (a --target running with TIME_SCALE cannot be checked against the published windows)" : ""));
       }
       const policy = parsePolicy(h("ratelimit-policy"));
-      if (!policy) throw new SetupError(`row ${rp.rule.id}: the answer carries no RateLimit-Policy header: is ${baseUrl.origin} a tollgate gateway?`);
-      if (policy.name !== rp.rule.name) throw new SetupError(`row ${rp.rule.id}: ${rp.request.method} ${rp.request.path} met "${policy.name}" on the gateway, not "${rp.rule.name}": is it running this rule table?`);
+      if (!policy) throw new CouldNotRun(`row ${rp.rule.id}: the answer carries no RateLimit-Policy header: is ${baseUrl.origin} a tollgate gateway?`);
+      if (policy.name !== rp.rule.name) throw new CouldNotRun(`row ${rp.rule.id}: ${rp.request.method} ${rp.request.path} met "${policy.name}" on the gateway, not "${rp.rule.name}": is it running this rule table?`);
       if (policy.quota !== rp.count || policy.window !== rp.intervalS) {
         throw new BadArgument(`--region: the gateway enforces ${policy.quota}/${policy.window} s for row ${rp.rule.id}, the ${plan.options.region} limit is ${rp.count}/${rp.intervalS} s`);
       }
@@ -167,7 +163,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     try {
       gateway = await startLocalGateway({ region: options.region, timeScale: options.timeScale, algorithm });
     } catch (error) {
-      throw new SetupError(`could not start the local gateway: ${(error as Error).message}`);
+      throw new CouldNotRun(`the local gateway did not start: ${(error as Error).message}`);
     }
     baseUrl = gateway.url;
   }
@@ -181,10 +177,8 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     if (options.answersFile) await writeAnswers(options.answersFile, answers);
 
     const results = plan.rules.map((rp) => toRuleResult(rp, answers.get(rp.rule.id) ?? [], execution.progress));
-    const pass = results.every((r) => !failsRun(r.judgement.outcome));
     return {
-      pass,
-      exitCode: pass ? 0 : 1,
+      verdict: runVerdict(results.some((r) => failsRun(r.judgement.outcome))),
       region: options.region,
       timeScale: options.timeScale,
       algorithm,

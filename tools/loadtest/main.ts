@@ -2,15 +2,16 @@
 // npm run loadtest -- [--rules 12,28|all] [--region us|eu] [--time-scale K | --target URL] [--json FILE] [--report FILE] ...
 //
 // Verifies the gateway's rate limits under load, rule by rule, from the same rule table and pure
-// modules the gateway runs. Exit status: 0 every tested rule held, 1 a rule failed, 2 bad
-// arguments, 3 the run could not start (gateway did not start or answer as a tollgate gateway).
+// modules the gateway runs. Arguments, verdict and exit status as every measuring command's
+// (tools/kit/).
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { allRules } from "../../src/rules/tables.ts";
-import { refusal } from "../cli.ts";
-import { BadArgument, parseCli, USAGE, type CliOptions } from "./args.ts";
-import { runLoadTest, SetupError, type LoadTestResult } from "./loadtest.ts";
+import { runCommand } from "../kit/command.ts";
+import { writeJson } from "../kit/report.ts";
+import { parseCli, USAGE, type CliOptions } from "./args.ts";
+import { runLoadTest, type LoadTestResult } from "./loadtest.ts";
 import { startDisplay, type Display } from "./progress.ts";
 import { renderReport } from "./report.ts";
 import { renderSummary } from "./summary.ts";
@@ -23,12 +24,7 @@ export async function chartJsSource(): Promise<string> {
 
 async function writeOutputs(result: LoadTestResult, cli: Pick<CliOptions, "json" | "report">): Promise<string[]> {
   const written: string[] = [];
-  if (cli.json) {
-    const file = resolve(cli.json);
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify(result, null, 2) + "\n");
-    written.push(`results: ${file}`);
-  }
+  if (cli.json) written.push(`results: ${await writeJson(cli.json, result)}`);
   if (cli.report) {
     const file = resolve(cli.report);
     await mkdir(dirname(file), { recursive: true });
@@ -38,35 +34,20 @@ async function writeOutputs(result: LoadTestResult, cli: Pick<CliOptions, "json"
   return written;
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  let cli: CliOptions;
-  try {
-    cli = parseCli(argv, allRules.map((r) => r.id));
-  } catch (error) {
-    if (error instanceof BadArgument) {
-      console.error(refusal("loadtest", error));
-      return 2;
-    }
-    throw error;
-  }
-  if (cli.help) {
-    console.log(USAGE);
-    return 0;
-  }
+let display: Display | undefined;
+const stopDisplay = () => {
+  display?.stop();
+  display = undefined;
+};
 
-  let display: Display | undefined;
-  const stopDisplay = () => {
-    display?.stop();
-    display = undefined;
-  };
+async function run(cli: CliOptions): Promise<LoadTestResult> {
   process.once("SIGINT", () => {
     stopDisplay();
     console.error("loadtest: interrupted");
     process.exit(130);
   });
-
   try {
-    const result = await runLoadTest({
+    return await runLoadTest({
       rules: cli.rules,
       region: cli.region,
       ...(cli.target ? { target: cli.target } : {}),
@@ -91,24 +72,24 @@ async function main(argv: readonly string[]): Promise<number> {
         if (cli.progress) display = startDisplay(plan, progress);
       },
     });
+  } finally {
     stopDisplay();
-    console.log(renderSummary(result, { wide: cli.wide }));
-    for (const line of await writeOutputs(result, cli)) console.log(line);
-    return result.exitCode;
-  } catch (error) {
-    stopDisplay();
-    if (error instanceof BadArgument) {
-      console.error(refusal("loadtest", error));
-      return 2;
-    }
-    if (error instanceof SetupError) {
-      console.error(`loadtest: ${error.message}`);
-      return 3;
-    }
-    throw error;
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+const status = await runCommand(
+  {
+    tool: "loadtest",
+    usage: USAGE,
+    parse: (argv) => parseCli(argv, allRules.map((r) => r.id)),
+    run,
+    report: async (result, cli) => {
+      console.log(renderSummary(result, { wide: cli.wide }));
+      for (const line of await writeOutputs(result, cli)) console.log(line);
+      return result.verdict;
+    },
+  },
+  process.argv.slice(2),
+);
 // undici keeps idle sockets and wrangler may keep handles: the run is over, leave now.
-process.exit();
+process.exit(status);

@@ -196,7 +196,7 @@ export function renderReport(result: LoadTestResult, chartJs: string): string {
 <h1>${escapeHtml(title)}</h1>
 <div class="meta">${escapeHtml(result.gateway.kind === "local" ? "local gateway started by the tool" : `target ${result.gateway.url}`)} ·
 limiter ${escapeHtml(result.algorithm)} · started ${escapeHtml(result.startedAt)} · traffic ${result.trafficTimeS} s · wall time ${result.wallTimeS} s</div>
-<div class="verdict ${result.pass ? "pass" : "fail"}">${result.pass ? "PASS" : "FAIL"}: ${outcomes} of ${result.rules.length} rule(s) · limit reached in ${reached}</div>
+<div class="verdict ${result.verdict.toLowerCase()}">${result.verdict}: ${outcomes} of ${result.rules.length} rule(s) · limit reached in ${reached}</div>
 <ul class="notes">${result.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>
 ${howToRead()}
 ${summaryTable(result)}

@@ -1,7 +1,7 @@
 // The summary printed at the end of a run: one table row per rule (cli-table3), then each rule's
 // verdict line with its reason, the notes and the totals. By default every line fits 100 columns;
 // `--wide` adds the rates, window, under-admission and latency columns (see report.ts for all).
-import Table from "cli-table3";
+import { textTable, wrap, type Align } from "../kit/report.ts";
 import { formatWindow } from "./answer.ts";
 import type { LoadTestResult, RuleResult } from "./loadtest.ts";
 import { OUTCOME_MEANINGS, OUTCOMES, tally, verdictLine, type Judgement } from "./outcome.ts";
@@ -16,7 +16,7 @@ const name = (s: string) => (s.length > NAME_WIDTH ? `${s.slice(0, NAME_WIDTH - 
 
 interface Column {
   readonly head: string;
-  readonly align: "left" | "right" | "center";
+  readonly align: Align;
   readonly cell: (r: RuleResult) => string;
   /** Shown only with --wide. */
   readonly wide?: boolean;
@@ -38,21 +38,6 @@ const COLUMNS: readonly Column[] = [
   { head: "err", align: "right", cell: (r) => String(r.figures.errors) },
   { head: "outcome", align: "left", cell: (r) => r.judgement.outcome },
 ];
-
-/** Greedy word wrap; a line's own leading spaces are kept and continuation lines indented past them. */
-export function wrap(text: string, width: number): string[] {
-  const lead = /^ */.exec(text)![0];
-  const indent = `${lead}    `;
-  const lines: string[] = [];
-  let line = lead;
-  for (const word of text.slice(lead.length).split(" ")) {
-    if (line.trim() && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = indent + word;
-    } else line = line.trim() ? `${line} ${word}` : line + word;
-  }
-  return [...lines, line];
-}
 
 /**
  * The rule's verdict line, then its retry client's (a word column of the table, so always with its
@@ -78,12 +63,7 @@ export interface SummaryOptions {
 export function renderSummary(result: LoadTestResult, options: SummaryOptions = {}): string {
   const wide = options.wide ?? false;
   const columns = COLUMNS.filter((c) => wide || !c.wide);
-  const table = new Table({
-    head: columns.map((c) => c.head),
-    style: { head: [], border: [], compact: true },
-    colAligns: columns.map((c) => c.align),
-  });
-  for (const r of result.rules) table.push(columns.map((c) => c.cell(r)));
+  const table = textTable({ head: columns.map((c) => c.head), aligns: columns.map((c) => c.align), rows: result.rules.map((r) => columns.map((c) => c.cell(r))) });
 
   const outcomes = result.rules.map((r) => r.judgement.outcome);
   const seen = OUTCOMES.filter((o) => outcomes.includes(o) || result.rules.some((r) => r.judgement.checks.retry.outcome === o));
@@ -101,5 +81,5 @@ export function renderSummary(result: LoadTestResult, options: SummaryOptions = 
       `traffic ${result.trafficTimeS} s (planned ${result.plannedTimeS} s), wall time ${result.wallTimeS} s.`,
   ];
   const fit = (t: string) => (wide ? [t] : wrap(t, SUMMARY_WIDTH));
-  return [...fit(title), table.toString(), ...text.flatMap(fit), result.pass ? "PASS" : "FAIL"].join("\n");
+  return [...fit(title), table, ...text.flatMap(fit), result.verdict].join("\n");
 }

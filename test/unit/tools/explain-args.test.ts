@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BadArgument, refusal } from "../../../tools/cli.ts";
+import { BadArgument, refusal } from "../../../tools/kit/args.ts";
 import { HELP, parseExplainArgs } from "../../../tools/explain-args.ts";
 
 const refused = (argv: string[]) => {

@@ -6,6 +6,7 @@
 // enough against this machine's latencies that the bursts (2/3 of a window apart) and the
 // RateLimit check catch a fixed window at any phase; see plan.ts and analysis.ts.
 import { describe, expect, it } from "vitest";
+import { exitStatusOf } from "../../../../tools/kit/verdict.ts";
 import { DEFAULTS } from "../../../../tools/loadtest/args.ts";
 import { runLoadTest, type LoadTestOptions } from "../../../../tools/loadtest/loadtest.ts";
 
@@ -23,8 +24,8 @@ describe("npm run loadtest catches a limiter that breaks the limits", () => {
   it("reports row 12 failed against the fixed-window counter (exit status 1)", { timeout: 120_000 }, async () => {
     const result = await runLoadTest(options("fixed-window", [12]));
     expect(result.algorithm).toBe("fixed-window");
-    expect(result.pass).toBe(false);
-    expect(result.exitCode).toBe(1);
+    expect(result.verdict).toBe("FAIL");
+    expect(exitStatusOf(result.verdict)).toBe(1);
     for (const rule of result.rules) {
       expect(rule.judgement.outcome, `row ${rule.rule}`).toBe("failed");
       expect(rule.figures.limitReached).toBe(true);
@@ -36,7 +37,8 @@ describe("npm run loadtest catches a limiter that breaks the limits", () => {
 
   it("reports the same rows held against the real sliding window (exit status 0)", { timeout: 120_000 }, async () => {
     const result = await runLoadTest(options("sliding-window"));
-    expect(result.exitCode).toBe(0);
+    expect(result.verdict).toBe("PASS");
+    expect(exitStatusOf(result.verdict)).toBe(0);
     for (const rule of result.rules) {
       // Only what was provably decided is asserted: on a loaded machine answers slower than a
       // window leave it "unjudged" (with the reason), which is not a violation.

@@ -4,6 +4,7 @@ import { FixedWindow, SlidingWindow } from "../../../../src/limiter/index.ts";
 import { analyzeRule } from "../../../../tools/loadtest/analysis.ts";
 import type { Answer } from "../../../../tools/loadtest/answer.ts";
 import type { LoadTestResult, RuleResult } from "../../../../tools/loadtest/loadtest.ts";
+import { runVerdict } from "../../../../tools/kit/verdict.ts";
 import { failsRun } from "../../../../tools/loadtest/outcome.ts";
 import { retryPromise } from "../../../../tools/loadtest/retry.ts";
 import { mulberry32, simulate, toolTraffic, type Limiter, type Network } from "./simulate.ts";
@@ -96,10 +97,8 @@ export const CANNED_RULES: readonly CannedRule[] = [
 /** A run of the canned rules, as `runLoadTest` would return it. */
 export function cannedResult(): LoadTestResult {
   const rules = CANNED_RULES.map(ruleResult);
-  const pass = rules.every((r) => !failsRun(r.judgement.outcome));
   return {
-    pass,
-    exitCode: pass ? 0 : 1,
+    verdict: runVerdict(rules.some((r) => failsRun(r.judgement.outcome))),
     region: "us",
     timeScale: TIME_SCALE,
     algorithm: "sliding-window",
