@@ -69,7 +69,7 @@ export class AgentServerState extends DurableObject<AgentServerBindings> impleme
     const checkpoints = new CheckpointLedger(ctx.storage.sql);
     const events = new RunEventLog(ctx.storage.sql);
     const waitUntil = (work: Promise<unknown>) => ctx.waitUntil(work);
-    this.#engine = new RunEngine({ storage: ctx.storage, runs: runTable, threads: this.#threads, checkpoints, events, changed: () => this.#alarm.rearm() });
+    this.#engine = new RunEngine({ storage: ctx.storage, runs: runTable, threads: this.#threads, checkpoints, events, clock: this.clock, changed: () => this.#alarm.rearm() });
     this.#runs = new RunStore({ storage: ctx.storage, waitUntil, table: runTable, threads: this.#threads, assistants: this.#assistants, events, engine: this.#engine });
     this.#threadState = new ThreadStateStore({ storage: ctx.storage, waitUntil, threads: this.#threads, checkpoints, runs: runTable, events });
     this.#threadQueries = new ThreadQueries(ctx.storage, this.#threads);

@@ -12,7 +12,8 @@ import { prepareWorkspace, seedMissing } from "./support/emulator-seed.ts";
 import { snapshotEmulators, storedData } from "./support/emulator-state.ts";
 import { requestPlan, type RequestPlan } from "./support/fuzz.ts";
 import { buildRequest } from "./support/fuzz-request.ts";
-import { agentServerEnv, THIS_EMULATOR } from "./support/emulator-env.ts";
+import { THIS_EMULATOR } from "./support/emulator-env.ts";
+import { stateObject } from "./agent-server/clock.ts";
 
 /** Requests per route: with 32 routes, 640 requests per region, about 10 s on a 2-core machine. */
 const RUNS_PER_ROUTE = 20;
@@ -91,19 +92,16 @@ function expectDetail(text: string, where: string): void {
 
 /**
  * Waits for the agent server's runs started by earlier requests to end (they run in the
- * background), and removes what earlier requests made that time alone would change: crons (their
- * alarms start runs) and store items with a TTL (their alarm deletes them).
+ * background: each is awaited as join awaits it, on the engine's word), and removes what earlier
+ * requests made that time alone would change: crons (their alarms start runs) and store items
+ * with a TTL (their alarm deletes them).
  */
 async function agentServerAtRest(): Promise<void> {
   if (THIS_EMULATOR !== "agent-server") return;
-  const state = agentServerEnv.AGENT_SERVER_STATE.getByName("agent-server");
-  for (;;) {
-    const busy = await runInDurableObject(state, (_, storage) => {
-      storage.storage.sql.exec("DELETE FROM crons");
-      storage.storage.sql.exec("DELETE FROM store_items WHERE expires_at IS NOT NULL");
-      return storage.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM runs WHERE status IN ('pending', 'running')").one().n;
-    });
-    if (busy === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await runInDurableObject(stateObject(), async (state, ctx) => {
+    ctx.storage.sql.exec("DELETE FROM crons");
+    ctx.storage.sql.exec("DELETE FROM store_items WHERE expires_at IS NOT NULL");
+    const inflight = ctx.storage.sql.exec<{ thread_id: string; run_id: string }>("SELECT thread_id, run_id FROM runs WHERE status IN ('pending', 'running')").toArray();
+    await Promise.all(inflight.map((run) => state.runs().result(run.thread_id, run.run_id)));
+  });
 }

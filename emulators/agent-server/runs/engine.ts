@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from "../../shared/pydantic/json.ts";
 import type { CheckpointLedger } from "../threads/checkpoints.ts";
 import type { ThreadStore } from "../threads/store.ts";
 import type { Wakeable } from "../alarms.ts";
+import type { EmulatorClock } from "../system/clock.ts";
 import type { RunEventLog } from "./event-log.ts";
 import { pendingInterrupts } from "../threads/thread-state.ts";
 import type { CheckedCommand } from "./command-check.ts";
@@ -29,6 +30,8 @@ export interface EngineParts {
   readonly threads: ThreadStore;
   readonly checkpoints: CheckpointLedger;
   readonly events: RunEventLog;
+  /** Whose time a run's step delay passes on (a test moves it: system/clock.ts). */
+  readonly clock: Pick<EmulatorClock, "sleep">;
   /** Called when the set of runs in flight may have changed (the alarm is re-armed). */
   readonly changed: () => void;
 }
@@ -180,7 +183,7 @@ export class RunEngine implements Wakeable {
     };
     const hooks: RunHooks = {
       emit: (event) => void events.append(run.thread_id, run.run_id, event),
-      pause: () => pause(progress.stepDelayMs, controller.signal),
+      pause: () => this.#parts.clock.sleep(progress.stepDelayMs, controller.signal),
       newId: () => crypto.randomUUID(),
       checkpoint: (step) => {
         parentId = checkpoints.append(run.thread_id, { parentId, runId: run.run_id, ...step, metadata }).checkpoint_id;
@@ -321,20 +324,6 @@ export class RunEngine implements Wakeable {
     this.#waiters.delete(runId);
     for (const resolve of waiters) resolve(outcome);
   }
-}
-
-/** Waits `ms` (the step delay), or less if the run is cancelled meanwhile. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** Resolves when the run is cancelled (a held run waits for nothing else). */

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { stateOf } from "../../../emulators/agent-server/state-access.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
 import { agentServer, readEvents, send } from "./support.ts";
-import { contents, createRun, held, join, openEvents, say, until } from "./run-support.ts";
+import { contents, createRun, held, join, openEvents, say, untilValuesShow } from "./run-support.ts";
 
 const newThread = async (): Promise<string> => (await agentServer("POST", "/threads", { body: {} })).body.thread_id;
 
@@ -176,7 +176,7 @@ describe("a resumed run across a restart of the state object", () => {
     await wait(threadId, { assistant_id: "approval", input: held("x") });
     // Resumed, it reviews, then holds before finalize (the hold marker) until cancelled.
     const run = await createRun(threadId, { assistant_id: "approval", command: { resume: "approve" } });
-    await until(() => agentServer("GET", `/threads/${threadId}/state`), (s) => s.body.next?.[0] === "finalize");
+    await untilValuesShow(threadId, run.run_id, "review: approved");
 
     await evictDurableObject(stateOf(agentServerEnv));
 

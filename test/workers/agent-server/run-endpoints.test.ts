@@ -2,7 +2,7 @@
 // thread of their own): background, stream, wait and batch. Each answer is held to the document.
 import { describe, expect, it } from "vitest";
 import { agentServer, createThread, readEvents, send } from "./support.ts";
-import { contents, createRun, getRun, held, join, openEvents, say, untilStatus } from "./run-support.ts";
+import { contents, createRun, getRun, held, join, openEvents, say, untilOver } from "./run-support.ts";
 
 describe("POST /threads/{thread_id}/runs/wait", () => {
   it("answers the thread's values once the run is over, with Content-Location and Location", async () => {
@@ -91,7 +91,8 @@ describe("DELETE /threads/{thread_id}/runs/{run_id}", () => {
     expect(res.status).toBe(409);
     expect(res.body.detail).toContain("Cancel it first");
     await agentServer("POST", `/threads/${thread.thread_id}/runs/${run.run_id}/cancel?action=rollback`);
-    await untilDeleted(thread.thread_id, run.run_id);
+    // The rollback deletes it once it has stopped, which is when join answers.
+    expect((await untilOver(thread.thread_id, run.run_id)).status).toBe(404);
     expect((await agentServer("DELETE", `/threads/${thread.thread_id}/runs/${run.run_id}`)).status).toBe(404);
   });
 });
@@ -141,7 +142,7 @@ describe("stateless runs", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "pending", assistant_id: "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414" });
     expect(res.headers.get("content-location")).toBe(`/runs/${res.body.run_id}`);
-    await untilStatus(res.body.thread_id, res.body.run_id, "success");
+    expect((await untilOver(res.body.thread_id, res.body.run_id)).body.status).toBe("success");
   });
 
   it("POST /runs/batch creates every run, or none when one is refused", async () => {
@@ -153,7 +154,7 @@ describe("stateless runs", () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.map((r: any) => r.status)).toEqual(["pending", "pending"]);
-    for (const run of res.body) await untilStatus(run.thread_id, run.run_id, "success");
+    for (const run of res.body) expect((await untilOver(run.thread_id, run.run_id)).body.status).toBe("success");
 
     const refused = await agentServer("POST", "/runs/batch", { body: [{ assistant_id: "agent", on_completion: "keep" }, { assistant_id: "nope" }] });
     expect(refused.status).toBe(404);
@@ -170,8 +171,3 @@ describe("stateless runs", () => {
     expect((await agentServer("POST", "/runs/stream", { body: {} })).body.detail[0]).toMatchObject({ type: "missing", loc: ["body", "assistant_id"] });
   });
 });
-
-/** Waits until the run is gone (a rollback deletes it once it has stopped). */
-async function untilDeleted(threadId: string, runId: string): Promise<void> {
-  while ((await getRun(threadId, runId)).status !== 404) await new Promise((resolve) => setTimeout(resolve, 20));
-}

@@ -6,7 +6,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { stateOf } from "../../../emulators/agent-server/state-access.ts";
 import { AGENT_SERVER_URL, agentServer, createThread, freshCaller } from "./support.ts";
-import { contents, createRun, getRun, held, join, openEvents, say, until, untilStatus } from "./run-support.ts";
+import { contents, createRun, getRun, held, join, openEvents, say, untilOver, untilRunning, untilValuesShow } from "./run-support.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
 
 describe("background runs", () => {
@@ -18,7 +18,7 @@ describe("background runs", () => {
     expect(res.headers.get("content-location")).toBe(`/threads/${thread.thread_id}/runs/${res.body.run_id}`);
 
     // Nobody joins or streams it: the object runs it anyway.
-    await untilStatus(thread.thread_id, res.body.run_id, "success");
+    expect((await untilOver(thread.thread_id, res.body.run_id)).body.status).toBe("success");
     const after = (await agentServer("GET", `/threads/${thread.thread_id}`)).body;
     expect(after.status).toBe("idle");
     expect(contents(after.values)).toEqual(["in the background", "you said: in the background"]);
@@ -27,7 +27,7 @@ describe("background runs", () => {
   it("show running while they run, and error when a node fails", async () => {
     const thread = await createThread();
     const holding = await createRun(thread.thread_id, { assistant_id: "agent", input: held("wait") });
-    await untilStatus(thread.thread_id, holding.run_id, "running");
+    await untilRunning(thread.thread_id, holding.run_id);
     expect((await agentServer("GET", `/threads/${thread.thread_id}`)).body.status).toBe("busy");
     await agentServer("POST", `/threads/${thread.thread_id}/runs/${holding.run_id}/cancel`);
 
@@ -57,7 +57,7 @@ describe("multitask strategies", () => {
     const first = await createRun(thread.thread_id, { assistant_id: "agent", input: held("first") });
     const second = await createRun(thread.thread_id, { assistant_id: "agent", input: say("second") });
     expect(second).toMatchObject({ status: "pending", multitask_strategy: "enqueue" });
-    await untilStatus(thread.thread_id, first.run_id, "running");
+    await untilRunning(thread.thread_id, first.run_id);
     expect((await getRun(thread.thread_id, second.run_id)).body.status).toBe("pending");
 
     await agentServer("POST", `/threads/${thread.thread_id}/runs/${first.run_id}/cancel`);
@@ -71,10 +71,7 @@ describe("multitask strategies", () => {
     const thread = await createThread();
     const first = await createRun(thread.thread_id, { assistant_id: "pipeline", input: held("first") });
     // The pipeline drafts, then holds before review: wait for the draft's checkpoint.
-    await until(
-      () => agentServer("GET", `/threads/${thread.thread_id}/state`),
-      (state) => contents(state.body.values).includes("draft: first [[hold]]"),
-    );
+    await untilValuesShow(thread.thread_id, first.run_id, "draft: first [[hold]]");
     const second = await createRun(thread.thread_id, { assistant_id: "pipeline", input: say("second"), multitask_strategy: "interrupt" });
     const outcome = await join(thread.thread_id, second.run_id);
     expect(contents(outcome.body)).toEqual(["first [[hold]]", "draft: first [[hold]]", "second", "draft: second", "reviewed: second"]);
@@ -86,10 +83,7 @@ describe("multitask strategies", () => {
     const thread = await createThread();
     await join(thread.thread_id, (await createRun(thread.thread_id, { assistant_id: "agent", input: say("before") })).run_id);
     const first = await createRun(thread.thread_id, { assistant_id: "pipeline", input: held("first") });
-    await until(
-      () => agentServer("GET", `/threads/${thread.thread_id}/state`),
-      (state) => contents(state.body.values).includes("draft: first [[hold]]"),
-    );
+    await untilValuesShow(thread.thread_id, first.run_id, "draft: first [[hold]]");
     const second = await createRun(thread.thread_id, { assistant_id: "agent", input: say("second"), multitask_strategy: "rollback" });
     const outcome = await join(thread.thread_id, second.run_id);
     expect(contents(outcome.body)).toEqual(["before", "you said: before", "second", "you said: second"]);
@@ -103,10 +97,7 @@ describe("cancel", () => {
   it("interrupt (the default) stops a running run where it is: interrupted, its checkpoints kept, the thread idle", async () => {
     const thread = await createThread();
     const run = await createRun(thread.thread_id, { assistant_id: "pipeline", input: held("stop me") });
-    await until(
-      () => agentServer("GET", `/threads/${thread.thread_id}/state`),
-      (state) => state.body.next?.[0] === "review",
-    );
+    await untilValuesShow(thread.thread_id, run.run_id, "draft: stop me [[hold]]");
     const cancelled = await agentServer("POST", `/threads/${thread.thread_id}/runs/${run.run_id}/cancel`);
     expect(cancelled).toMatchObject({ status: 200, body: {} });
     expect(contents((await join(thread.thread_id, run.run_id)).body)).toEqual(["stop me [[hold]]", "draft: stop me [[hold]]"]);
@@ -122,7 +113,7 @@ describe("cancel", () => {
     const thread = await createThread();
     await join(thread.thread_id, (await createRun(thread.thread_id, { assistant_id: "agent", input: say("kept") })).run_id);
     const run = await createRun(thread.thread_id, { assistant_id: "pipeline", input: held("undone") });
-    await untilStatus(thread.thread_id, run.run_id, "running");
+    await untilRunning(thread.thread_id, run.run_id);
     const cancelled = await agentServer("POST", `/threads/${thread.thread_id}/runs/${run.run_id}/cancel?wait=true&action=rollback`);
     expect(cancelled.status).toBe(200);
     expect((await getRun(thread.thread_id, run.run_id)).status).toBe(404);
@@ -170,7 +161,7 @@ describe("cancel", () => {
     const b = await createRun(thread.thread_id, { assistant_id: "agent", input: say("b") });
     const res = await agentServer("POST", "/runs/cancel?action=interrupt", { body: { thread_id: thread.thread_id, run_ids: [a.run_id, b.run_id] } });
     expect(res.status).toBe(204);
-    await untilStatus(thread.thread_id, a.run_id, "interrupted");
+    expect((await untilOver(thread.thread_id, a.run_id)).body.status).toBe("interrupted");
     expect((await getRun(thread.thread_id, b.run_id)).body.status).toBe("interrupted");
 
     const other = await createThread();
@@ -192,7 +183,7 @@ describe("on_disconnect", () => {
     const runId = res.headers.get("content-location")!.split("/").at(-1)!;
     await events.until((e) => e.event === "metadata");
     await events.drop();
-    await untilStatus(thread.thread_id, runId, "interrupted");
+    expect((await untilOver(thread.thread_id, runId)).body.status).toBe("interrupted");
   });
 
   it("cancel_on_disconnect on join: the run is interrupted when the joining client hangs up", async () => {
@@ -206,7 +197,7 @@ describe("on_disconnect", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
     await res.body!.cancel();
-    await untilStatus(thread.thread_id, run.run_id, "interrupted");
+    expect((await untilOver(thread.thread_id, run.run_id)).body.status).toBe("interrupted");
   });
 });
 
@@ -214,10 +205,7 @@ describe("a restart of the state object", () => {
   it("resumes a run in flight from its last checkpoint, as its next attempt", async () => {
     const thread = await createThread();
     const run = await createRun(thread.thread_id, { assistant_id: "pipeline", input: held("survive") });
-    await until(
-      () => agentServer("GET", `/threads/${thread.thread_id}/state`),
-      (state) => state.body.next?.[0] === "review",
-    );
+    await untilValuesShow(thread.thread_id, run.run_id, "draft: survive [[hold]]");
 
     await evictDurableObject(stateOf(agentServerEnv));
 

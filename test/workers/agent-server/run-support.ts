@@ -1,5 +1,6 @@
 // Helpers for the run-engine tests: creating runs, reading their streams event by event, and
-// waiting for what the engine decided (never for a time: the test timeout is the only bound).
+// waiting for what the engine announces (a stream event, a join's answer): never for a time, and
+// never by asking again (the test timeout is the only bound).
 import { parseEvents } from "../../../emulators/shared/sse.ts";
 import { HOLD_MARKER } from "../../../emulators/agent-server/graphs/hold.ts";
 import { agentServer, send, type JsonAnswer, type WireEvent } from "./support.ts";
@@ -19,20 +20,35 @@ export async function createRun(threadId: string, body: Record<string, unknown>)
 
 export const getRun = (threadId: string, runId: string): Promise<JsonAnswer> => agentServer("GET", `/threads/${threadId}/runs/${runId}`);
 
-/** Asks again until `check` holds for the answer: for what the engine decides in its own time. */
-export async function until(ask: () => Promise<JsonAnswer>, check: (answer: JsonAnswer) => boolean): Promise<JsonAnswer> {
-  for (;;) {
-    const answer = await ask();
-    if (check(answer)) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+/** The run's outcome, as GET .../join answers it once the run is over. */
+export const join = (threadId: string, runId: string) => agentServer("GET", `/threads/${threadId}/runs/${runId}/join`);
+
+/**
+ * Waits for the run's event that matches (its stream from the first event, GET .../stream), then
+ * hangs up (a join stream does not cancel the run). The engine saves a step's checkpoint before it
+ * streams the step, so what the event shows is what the thread's state holds.
+ */
+export async function untilEvent(threadId: string, runId: string, match: (event: WireEvent) => boolean): Promise<WireEvent> {
+  const { events } = await openEvents("GET", `/threads/${threadId}/runs/${runId}/stream`);
+  try {
+    return await events.until(match);
+  } finally {
+    await events.drop();
   }
 }
 
-/** Waits until the run has the status. */
-export const untilStatus = (threadId: string, runId: string, status: string) => until(() => getRun(threadId, runId), (r) => r.body?.status === status);
+/** Waits until the run has started: its first event (metadata) is streamed as it leaves pending. */
+export const untilRunning = (threadId: string, runId: string) => untilEvent(threadId, runId, (e) => e.event === "metadata");
 
-/** The run's outcome, as GET .../join answers it once the run is over. */
-export const join = (threadId: string, runId: string) => agentServer("GET", `/threads/${threadId}/runs/${runId}/join`);
+/** Waits until the run's `values` show the message (a held run's last step before it holds). */
+export const untilValuesShow = (threadId: string, runId: string, content: string) =>
+  untilEvent(threadId, runId, (e) => e.event === "values" && contents(e.data).includes(content));
+
+/** Waits until the run is over (join answers then), and answers GET of it: its last status, or 404 once it was rolled back. */
+export async function untilOver(threadId: string, runId: string): Promise<JsonAnswer> {
+  await join(threadId, runId);
+  return getRun(threadId, runId);
+}
 
 /** Reads a live event stream one event at a time. */
 export class EventReader {

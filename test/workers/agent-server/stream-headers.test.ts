@@ -4,7 +4,7 @@
 // the only bound is the test's own timeout (a stream that held its headers back never resolves).
 import { describe, expect, it } from "vitest";
 import { createThread, send } from "./support.ts";
-import { createRun, held, untilStatus } from "./run-support.ts";
+import { createRun, held, untilRunning } from "./run-support.ts";
 
 const SSE = "text/event-stream; charset=utf-8";
 
@@ -24,7 +24,7 @@ describe("streams answer their headers at once", () => {
   it("joining a run's stream answers at once while the run is held before its last step", async () => {
     const thread = await createThread();
     const run = await createRun(thread.thread_id, { assistant_id: "agent", input: held("wait"), stream_mode: ["updates"] });
-    await untilStatus(thread.thread_id, run.run_id, "running");
+    await untilRunning(thread.thread_id, run.run_id);
     // After the last event kept: nothing to replay, nothing live until the run goes on.
     const last = await send("GET", `/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { "last-event-id": "999999999" } });
     expect(await headersOf(last)).toEqual({ status: 200, type: SSE });

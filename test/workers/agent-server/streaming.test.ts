@@ -1,15 +1,19 @@
-// Pacing: with AGENT_SERVER_STEP_DELAY_MS set, events leave the emulator one by one, so a client
-// holds the first event while the run is still going. (That the gateway passes each event on as it
-// comes: test/workers/through-gateway/agent-server-stream.test.ts.)
+// Pacing: with AGENT_SERVER_STEP_DELAY_MS set, a run waits that long on the state object's clock
+// before each step, so a client holds the first event while the run is still going. The tests set
+// the longest delay there is and move the clock (clock.ts): a step comes when the test lets its
+// time pass, never by the machine's. (That the gateway passes each event on as it comes:
+// test/workers/through-gateway/agent-server-stream.test.ts.)
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createAgentServer } from "../../../emulators/agent-server/app.ts";
 import type { AgentServerBindings } from "../../../emulators/agent-server/env.ts";
-import { parseEvents } from "../../../emulators/shared/sse.ts";
-import { AGENT_SERVER_URL, contractChecked, freshCaller, type WireEvent } from "./support.ts";
+import { advanceClock } from "./clock.ts";
+import { contents, EventReader } from "./run-support.ts";
+import { AGENT_SERVER_URL, contractChecked, freshCaller } from "./support.ts";
 
-const STEP_MS = 200;
+/** The longest step delay the setting takes: no machine is slow enough to let it pass on its own within a test. */
+const STEP_MS = 60_000;
 
 /** The real emulator app on this Worker's own state, with its step delay set in its env. */
 function pacedAgentServer(delay = String(STEP_MS)) {
@@ -23,31 +27,12 @@ function pacedAgentServer(delay = String(STEP_MS)) {
   };
 }
 
-/** Reads a stream event by event, noting when each one reached the client. */
-async function* timedEvents(res: Response): AsyncGenerator<{ event: WireEvent; at: number }> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      const { events, rest } = parseEvents(buffer + value);
-      buffer = rest;
-      const at = Date.now();
-      for (const event of events) yield { event, at };
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
-
 const json = async (res: Response) => (await res.json()) as any;
 
 describe("paced runs", () => {
-  it("paces each step: step n arrives no sooner than n delays after the request", async () => {
+  it("takes each step once its delay has passed on the state object's clock, and not before", async () => {
     const call = pacedAgentServer();
     const thread = await json(await call("POST", "/threads", {}));
-    const started = Date.now();
     const res = await call("POST", `/threads/${thread.thread_id}/runs/stream`, {
       assistant_id: "pipeline",
       input: { messages: [{ role: "user", content: "paced" }] },
@@ -55,22 +40,23 @@ describe("paced runs", () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-location")).toMatch(new RegExp(`^/threads/${thread.thread_id}/runs/`));
+    const events = new EventReader(res);
+    expect((await events.next())!.event).toBe("metadata");
 
-    const arrivals: { event: WireEvent; at: number }[] = [];
-    for await (const item of timedEvents(res)) arrivals.push(item);
-
-    expect(arrivals.map((a) => a.event.event)).toEqual(["metadata", "updates", "updates"]);
-    const [, draft, review] = arrivals.map((a) => a.at - started) as [number, number, number];
-    // Step n cannot arrive before n delays have passed since the request was sent: lower bounds
-    // from the one time the run cannot precede (a busy machine delays events, and may delay one
-    // more than the next, so gaps between arrivals prove nothing). That events come while the run
-    // is still going is the next test's, proven by a run that does not end, not by a clock.
-    expect(draft).toBeGreaterThanOrEqual(STEP_MS * 0.9);
-    expect(review).toBeGreaterThanOrEqual(2 * STEP_MS * 0.9);
+    // The run waits before its first step until the clock has moved a step delay on.
+    const waiting = (await json(await call("GET", `/threads/${thread.thread_id}/state`)));
+    expect({ values: contents(waiting.values), next: waiting.next }).toEqual({ values: ["paced"], next: ["draft"] });
+    await advanceClock(STEP_MS);
+    expect(Object.keys((await events.next())!.data)).toEqual(["draft"]);
+    const drafted = await json(await call("GET", `/threads/${thread.thread_id}/state`));
+    expect({ values: contents(drafted.values), next: drafted.next }).toEqual({ values: ["paced", "draft: paced"], next: ["review"] });
+    await advanceClock(STEP_MS);
+    expect(Object.keys((await events.next())!.data)).toEqual(["review"]);
+    expect(await events.next()).toBeUndefined();
 
     const after = await json(await call("GET", `/threads/${thread.thread_id}`));
     expect(after.status).toBe("idle");
-    expect(after.values.messages.map((m: any) => m.content)).toEqual(["paced", "draft: paced", "reviewed: paced"]);
+    expect(contents(after.values)).toEqual(["paced", "draft: paced", "reviewed: paced"]);
   });
 
   it("delivers each event while the run is still going", async () => {
@@ -83,8 +69,8 @@ describe("paced runs", () => {
       input: { messages: [{ role: "user", content: "paced [[hold]]" }] },
       stream_mode: ["updates"],
     });
-    const events = timedEvents(res);
-    const first = (await events.next()).value!.event;
+    const events = new EventReader(res);
+    const first = (await events.next())!;
     expect(first.event).toBe("metadata");
     // Holding the first event: the thread is busy and has no reply yet, and a second run on it is
     // refused (multitask_strategy reject).
@@ -95,29 +81,29 @@ describe("paced runs", () => {
     expect(second.status).toBe(409);
     expect((await json(second)).detail).toContain(`Thread ${thread.thread_id} is busy with run ${first.data.run_id}`);
 
-    // The draft's update comes while the run holds; the stream ends when it is cancelled.
-    expect(Object.keys((await events.next()).value!.event.data)).toEqual(["draft"]);
+    // The draft's update comes once its step's time has passed, while the run holds; the stream
+    // ends when it is cancelled.
+    await advanceClock(STEP_MS);
+    expect(Object.keys((await events.next())!.data)).toEqual(["draft"]);
     await call("POST", `/threads/${thread.thread_id}/runs/${first.data.run_id}/cancel`);
-    expect((await events.next()).done).toBe(true);
+    expect(await events.next()).toBeUndefined();
   });
 
   it("finishes and saves a run whose client hung up after the first event", async () => {
     const call = pacedAgentServer();
     const thread = await json(await call("POST", "/threads", {}));
     const res = await call("POST", `/threads/${thread.thread_id}/runs/stream`, { assistant_id: "agent", input: { messages: [{ role: "user", content: "bye" }] } });
-    const reader = res.body!.getReader();
-    await reader.read();
-    await reader.cancel();
+    const runPath = res.headers.get("content-location")!;
+    const events = new EventReader(res);
+    expect((await events.next())!.event).toBe("metadata");
+    await events.drop();
 
-    // Polled until the run ends, however long a busy machine takes (the test timeout is the bound).
-    let state: any;
-    for (;;) {
-      state = await json(await call("GET", `/threads/${thread.thread_id}`));
-      if (state.status !== "busy") break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // The run's one step comes when its time has passed, with nobody listening; join answers once it is saved.
+    await advanceClock(STEP_MS);
+    await call("GET", `${runPath}/join`);
+    const state = await json(await call("GET", `/threads/${thread.thread_id}`));
     expect(state.status).toBe("idle");
-    expect(state.values.messages.map((m: any) => m.content)).toEqual(["bye", "you said: bye"]);
+    expect(contents(state.values)).toEqual(["bye", "you said: bye"]);
   });
 
   it("answers 500 naming the setting when AGENT_SERVER_STEP_DELAY_MS is not a number of milliseconds", async () => {

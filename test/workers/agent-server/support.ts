@@ -13,7 +13,7 @@ export type WireEvent = { event: string; data: any; id?: string };
  * Worker at /agent-server. Paths below this URL are the agent server's own (the document's), as an
  * official client given this base URL sends them.
  */
-export const THROUGH_GATEWAY = "LIMITER" in env;
+export const THROUGH_GATEWAY = "COUNTERS" in env;
 export const AGENT_SERVER_URL = THROUGH_GATEWAY ? "https://gateway.test/agent-server" : "https://agent-server.test";
 
 const rand = () => Math.floor(Math.random() * 250) + 1;

@@ -4,7 +4,7 @@
 // before answering would never resolve these fetches.
 import { describe, expect, it } from "vitest";
 import { THROUGH_GATEWAY, createThread, send } from "../agent-server/support.ts";
-import { createRun, held, untilStatus } from "../agent-server/run-support.ts";
+import { createRun, held, untilRunning } from "../agent-server/run-support.ts";
 
 const SSE = "text/event-stream; charset=utf-8";
 
@@ -27,7 +27,7 @@ describe("agent-server streams through the gateway answer their headers at once"
   it("GET .../runs/{run_id}/stream of a held run, after its last kept event", async () => {
     const thread = await createThread();
     const run = await createRun(thread.thread_id, { assistant_id: "agent", input: held("wait"), stream_mode: ["updates"] });
-    await untilStatus(thread.thread_id, run.run_id, "running");
+    await untilRunning(thread.thread_id, run.run_id);
     const res = await send("GET", `/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { "last-event-id": "999999999" } });
     expect(await headersOf(res)).toEqual({ status: 200, type: SSE, limited: true });
     await send("POST", `/threads/${thread.thread_id}/runs/${run.run_id}/cancel`);
