@@ -33,11 +33,15 @@ const DEPLOYMENT_VIEW = `SELECT d.*, r.config AS latest_config, a.url AS agent_s
  */
 export class DeploymentStore extends RpcTarget {
   /**
-   * The store's clock, in ms since the epoch. Tests replace it from inside the object
-   * (`runInDurableObject`) to drive revisions without waiting; alarms are set on this clock, so a
-   * fake clock should run ahead of real time (a past one would make alarms fire at once, again).
+   * The store's clock, in ms since the epoch: the machine's, plus what the emulator's clock switch
+   * moved it on (`advanceClock`). Tests in the control plane's own project replace it from inside
+   * the object (`runInDurableObject`) to drive revisions without waiting; alarms are set on this
+   * clock, so a fake clock should run ahead of real time (a past one would make alarms fire at
+   * once, again).
    */
-  clock: () => number = Date.now;
+  clock: () => number = () => Date.now() + this.#aheadMs;
+  /** How far `clock` runs ahead of the machine's time (persisted: deployment_clock). */
+  #aheadMs: number;
 
   readonly #ctx: DurableObjectState;
   readonly #sql: SqlStorage;
@@ -51,6 +55,7 @@ export class DeploymentStore extends RpcTarget {
     this.#ctx = ctx;
     this.#sql = ctx.storage.sql;
     createDeploymentTables(this.#sql);
+    this.#aheadMs = this.#sql.exec<{ ahead_ms: number }>("SELECT ahead_ms FROM deployment_clock").toArray()[0]?.ahead_ms ?? 0;
     this.#agentServers = new AgentServers(this.#sql, provisioning);
     this.#integrations = new IntegrationStore(this.#sql);
   }
@@ -257,6 +262,19 @@ export class DeploymentStore extends RpcTarget {
     return row ? ok(toRevision(row)) : refuse(404, `Revision ID ${revisionId} not found.`);
   }
 
+  /**
+   * Moves the workspace's deployment clock `ms` on (`POST /v2/_emulator/workspaces/{id}/clock`),
+   * persisting what became due, as an alarm would: a client lets statuses pass without waiting for
+   * them. Answers the clock's time.
+   */
+  async advanceClock(ms: number): Promise<number> {
+    this.#aheadMs += ms;
+    this.#sql.exec("INSERT INTO deployment_clock (id, ahead_ms) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET ahead_ms = excluded.ahead_ms", this.#aheadMs);
+    // Rescheduled even when nothing became due: the alarm's machine time moved with the clock.
+    await this.onAlarm();
+    return this.clock();
+  }
+
   /** The workspace's alarm: persist the transitions now due and set the alarm for the next one. */
   async onAlarm(): Promise<void> {
     this.#advance(this.clock());
@@ -299,7 +317,8 @@ export class DeploymentStore extends RpcTarget {
     await this.#agentServers.sync();
     const { next } = this.#sql.exec<{ next: number | null }>("SELECT MIN(next_at) AS next FROM deployment_revisions").one();
     if (next === null) await this.#ctx.storage.deleteAlarm();
-    else await this.#ctx.storage.setAlarm(next);
+    // The alarm is on the machine's time: `next` is on the store's clock, which may run ahead.
+    else await this.#ctx.storage.setAlarm(next - this.#aheadMs);
   }
 
   /** A newer revision supersedes any still in progress: they stop where they are. */

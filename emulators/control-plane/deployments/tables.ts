@@ -79,4 +79,6 @@ export function createDeploymentTables(sql: SqlStorage): void {
   )`);
   sql.exec("CREATE INDEX IF NOT EXISTS deployment_revisions_by_deployment ON deployment_revisions (deployment_id, seq)");
   sql.exec("CREATE INDEX IF NOT EXISTS deployment_revisions_pending ON deployment_revisions (next_at) WHERE next_at IS NOT NULL");
+  // How far the workspace's deployment clock runs ahead of the machine's (one row once moved).
+  sql.exec("CREATE TABLE IF NOT EXISTS deployment_clock (id INTEGER PRIMARY KEY CHECK (id = 1), ahead_ms INTEGER NOT NULL)");
 }

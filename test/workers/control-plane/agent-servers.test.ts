@@ -152,6 +152,7 @@ describe("provisioning (agent-servers.ts), with a stand-in for the agent-server 
       // The deployment goes while its provision is in flight; the next sync waits for it.
       state.storage.sql.exec("DELETE FROM deployments WHERE id = ?", deployment.id);
       const second = servers.sync();
+      // One turn of the event loop, no time: whatever the second sync could do without waiting, it has done.
       await new Promise((resolve) => setTimeout(resolve, 0));
       expect(stand.calls).toEqual([]);
       stand.release();

@@ -3,7 +3,7 @@
 // and GET /v2/auth/wait/{auth_id}. The token comes back from authenticate and wait only.
 import { runInDurableObject } from "cloudflare:test";
 import { controlPlaneEnv } from "../support/emulator-env.ts";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ControlPlaneWorkspace } from "../../../emulators/control-plane/workspace-object.ts";
 import { CONTROL_PLANE_URL, controlPlane, freshWorkspace } from "./support.ts";
 import { authenticate, createProvider, expectNoSecret, follow, grantToken, providerBody, UUID } from "./oauth-support.ts";
@@ -114,8 +114,9 @@ describe("GET /v2/auth/wait/{auth_id}", () => {
       instance.oauth().startTimer = () => () => {};
     });
     const waiting = wait(workspace, started.body.auth_id, 30);
-    // The wait is held in the workspace's object before the user's step, so it is the step that wakes it.
-    await vi.waitFor(async () => expect(await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => instance.oauth().heldWaits())).toBe(1), { timeout: 10_000 });
+    // The wait is held in the workspace's object before the user's step (the store says when), so
+    // it is the step that wakes it.
+    await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => instance.oauth().holding(1));
     expect((await follow(started.body.url)).status).toBe(200);
     expect((await waiting).body).toEqual({ status: "completed", token: expect.stringMatching(TOKEN) });
     expect(await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => instance.oauth().heldWaits())).toBe(0);

@@ -2,11 +2,15 @@
 // Start: create, read, poll the latest revision to DEPLOYED, update), then the deployment used:
 // a graph run with the official client (@langchain/langgraph-sdk) on the deployment's own agent
 // server, at the URL its record reports, through the gateway and its limits; deleted, that URL is
-// a 404. Every control-plane and agent-server answer is held to its reference document.
-// docs/deployment-agent-servers.md.
+// a 404. Every control-plane and agent-server answer is held to its reference document. Time is the
+// test's: it moves the workspace's deployment clock with the emulator's switch
+// (POST /v2/_emulator/workspaces/{id}/clock) instead of waiting for each status.
+// docs/deployment-agent-servers.md, docs/emulators.md ("Time in tests").
 import { exports } from "cloudflare:workers";
 import { Client } from "@langchain/langgraph-sdk";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_STEP_MS } from "../../../emulators/control-plane/deployments/lifecycle.ts";
+import { defaultWorkspaceId } from "../../../emulators/shared/workspace-credential.ts";
 import { contractChecked as agentServerChecked } from "../agent-server/support.ts";
 import { CONTROL_PLANE_URL, controlPlaneFetch } from "../control-plane/support.ts";
 
@@ -24,7 +28,12 @@ function workspaceCaller() {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
   };
-  return { headers, control };
+  /** Lets `ms` pass on the caller's workspace's deployment clock (the emulator's switch). */
+  const advance = async (ms: number) => {
+    const moved = await control("POST", `/v2/_emulator/workspaces/${await defaultWorkspaceId(headers["x-api-key"])}/clock`, { advance_ms: ms });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+  };
+  return { headers, control, advance };
 }
 
 /** The gateway's fetch with the caller's client IP, every agent-server answer held to its document below `baseUrl`. */
@@ -37,11 +46,9 @@ function gatewayFetch(baseUrl: string, ip: string) {
   };
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe("the typical deployment flow, through the gateway", () => {
   it("create, read, poll to DEPLOYED, update; then a graph run with the official client on the deployment's own agent server; deleted, a 404", async () => {
-    const { headers, control } = workspaceCaller();
+    const { headers, control, advance } = workspaceCaller();
 
     // The integration a github deployment needs, found the documented way.
     const integrations = await control("GET", "/v1/integrations/github/install");
@@ -67,9 +74,10 @@ describe("the typical deployment flow, through the gateway", () => {
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ id, latest_revision_id: firstRevision });
 
-    // 3. Poll the latest revision until DEPLOYED (each status step is 500 ms of real time).
+    // 3. Poll the latest revision until DEPLOYED, a status step (CONTROL_PLANE_REVISION_STEP_MS,
+    // the emulator's default here) passing between polls.
     const seen = new Set<string>();
-    for (let status = ""; status !== "DEPLOYED"; await pause(100)) {
+    for (let status = ""; status !== "DEPLOYED"; await advance(DEFAULT_STEP_MS)) {
       const revision = await control("GET", `/v2/deployments/${id}/revisions/${firstRevision}`);
       expect(revision.status).toBe(200);
       status = revision.body.status;
@@ -127,7 +135,7 @@ describe("the typical deployment flow, through the gateway", () => {
   });
 
   it("every source gets an agent server; custom_url is reported as the document says per source; a bulk delete takes them all", async () => {
-    const { headers, control } = workspaceCaller();
+    const { headers, control, advance } = workspaceCaller();
     const integrationId = (await control("GET", "/v1/integrations/github/install")).body[0].id as string;
     const name = (kind: string) => `${kind}-${crypto.randomUUID().slice(0, 8)}`;
     const bodies = {
@@ -159,7 +167,7 @@ describe("the typical deployment flow, through the gateway", () => {
       expect(created.status, source).toBe(201);
       ids[source] = created.body.id;
     }
-    for (let waiting = Object.values(ids); waiting.length > 0; await pause(100)) {
+    for (let waiting = Object.values(ids); waiting.length > 0; await advance(DEFAULT_STEP_MS)) {
       // The listing's filter is comma separated (the bulk delete's is a repeated parameter).
       const listed = await control("GET", `/v2/deployments?deployment_ids=${waiting.join(",")}`);
       expect(listed.status, JSON.stringify(listed.body)).toBe(200);
