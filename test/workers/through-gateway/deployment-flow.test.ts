@@ -9,8 +9,8 @@
 import { exports } from "cloudflare:workers";
 import { Client } from "@langchain/langgraph-sdk";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_STEP_MS } from "../../../emulators/control-plane/deployments/lifecycle.ts";
-import { defaultWorkspaceId } from "../../../emulators/shared/workspace-credential.ts";
+import { DEFAULT_STEP_MS, PATHS } from "../../../emulators/control-plane/deployments/lifecycle.ts";
+import { workspaceCredential } from "../../../emulators/shared/workspace-credential.ts";
 import { contractChecked as agentServerChecked } from "../agent-server/support.ts";
 import { CONTROL_PLANE_URL, controlPlaneFetch } from "../control-plane/support.ts";
 
@@ -28,9 +28,14 @@ function workspaceCaller() {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
   };
-  /** Lets `ms` pass on the caller's workspace's deployment clock (the emulator's switch). */
-  const advance = async (ms: number) => {
-    const moved = await control("POST", `/v2/_emulator/workspaces/${await defaultWorkspaceId(headers["x-api-key"])}/clock`, { advance_ms: ms });
+  /** Lets a status step pass on the caller's workspace's deployment clock (the emulator's switch). */
+  let steps = 0;
+  const advance = async () => {
+    // A revision is final after PATHS.deployed.length - 1 steps: more means the clock moves nothing.
+    expect(++steps, "status steps").toBeLessThanOrEqual(2 * PATHS.deployed.length);
+    const credential = await workspaceCredential(new Headers(headers));
+    if (credential.kind !== "workspace") throw new Error(`no workspace for ${JSON.stringify(credential)}`);
+    const moved = await control("POST", `/v2/_emulator/workspaces/${credential.workspaceId}/clock`, { advance_ms: DEFAULT_STEP_MS });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
   };
   return { headers, control, advance };
@@ -77,7 +82,7 @@ describe("the typical deployment flow, through the gateway", () => {
     // 3. Poll the latest revision until DEPLOYED, a status step (CONTROL_PLANE_REVISION_STEP_MS,
     // the emulator's default here) passing between polls.
     const seen = new Set<string>();
-    for (let status = ""; status !== "DEPLOYED"; await advance(DEFAULT_STEP_MS)) {
+    for (let status = ""; status !== "DEPLOYED"; await advance()) {
       const revision = await control("GET", `/v2/deployments/${id}/revisions/${firstRevision}`);
       expect(revision.status).toBe(200);
       status = revision.body.status;
@@ -167,7 +172,7 @@ describe("the typical deployment flow, through the gateway", () => {
       expect(created.status, source).toBe(201);
       ids[source] = created.body.id;
     }
-    for (let waiting = Object.values(ids); waiting.length > 0; await advance(DEFAULT_STEP_MS)) {
+    for (let waiting = Object.values(ids); waiting.length > 0; await advance()) {
       // The listing's filter is comma separated (the bulk delete's is a repeated parameter).
       const listed = await control("GET", `/v2/deployments?deployment_ids=${waiting.join(",")}`);
       expect(listed.status, JSON.stringify(listed.body)).toBe(200);
