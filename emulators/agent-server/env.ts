@@ -13,7 +13,7 @@ export interface AgentServerBindings {
   AGENT_SERVER_STEP_DELAY_MS?: string;
   /**
    * Never configured: set by the deployment router (deployments/router.ts) on the environment it
-   * hands the API, so every store the request reaches is that deployment's (state-object.ts).
+   * hands the API, so every store the request reaches is that deployment's (state-access.ts).
    */
   deploymentId?: string;
 }
