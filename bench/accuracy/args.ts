@@ -12,8 +12,8 @@ export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export const DEFAULT_KS = [1, 4, 16, 64] as const;
 /**
- * 60 s windows become 10 s: a round robin of 200 requests over 64 cold isolates (about 10 ms each
- * on 2 cores) fits in one window with room to spare, and a full run takes about 10-15 minutes.
+ * 60 s windows become 10 s: short enough for a full run to take minutes, long enough for a round
+ * robin of 200 requests over 64 cold isolates to fit in one window (docs/bench.md).
  */
 export const DEFAULT_TIME_SCALE = 6;
 /** Below the default 1000 ms so a slow-object outage costs seconds, not minutes. */

@@ -56,9 +56,8 @@ export type Progress = (line: string) => void;
 
 /**
  * The shapes in the units a round alternates targets by: warm keys run right after new keys on
- * the same target, or its counters would have gone cold (workerd evicts an object idle for about
- * 10 s; measured: the gateway's warm pass took twice the CPU 15-30 s later) while the other
- * targets ran.
+ * the same target, or its counters would have gone cold (workerd evicts an idle object after a
+ * few seconds, and a cold pass is no warm one: docs/bench.md) while the other targets ran.
  */
 export function shapeGroups(shapes: readonly ShapeName[]): ShapeName[][] {
   const groups: ShapeName[][] = [];

@@ -51,9 +51,8 @@ const perRequest = (from: number | undefined, to: number | undefined, answered: 
 /** What a run measures besides answers, rate, latency and CPU. */
 export interface MeasureOptions {
   /**
-   * Count instructions with perf (instructions.ts). Off by default: on this project's virtual
-   * machine, counting slowed the measured workerd by about a tenth (CPU per warm request 1.37 ms
-   * with perf attached against 1.24 without, alternating runs of one gateway; bare alike).
+   * Count instructions with perf (instructions.ts). Off by default: counting slows the workerd it
+   * counts, so the req/s and CPU of a counted run are not those of an uncounted one (docs/bench.md).
    */
   readonly instructions?: boolean;
 }

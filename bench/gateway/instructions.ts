@@ -1,7 +1,7 @@
 // Instructions a target's workerd processes execute during a run, counted by the CPU's own
 // counter through `perf stat`. CPU time on a shared or virtual machine moves with everything else
-// the machine does (cache misses, other tenants): bare's own rate swung 620-1,400 req/s between
-// rounds of one run. The instructions a request costs do not: they say how much work the gateway
+// the machine does (cache misses, other tenants), even between rounds of one run (docs/bench.md).
+// The instructions a request costs do not: they say how much work the gateway
 // does, whatever the machine's speed. Without perf (or without access to the counter), the figure
 // is simply absent.
 import { spawn } from "node:child_process";

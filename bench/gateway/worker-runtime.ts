@@ -12,7 +12,7 @@ export function quietEnvironment(): void {
   process.env.WRANGLER_SEND_METRICS ??= "false";
   process.env.WRANGLER_HIDE_BANNER ??= "true";
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
-  // wrangler dev's local trace store costs about 40% of its throughput (README, npm start).
+  // wrangler dev's local trace store costs a large share of its throughput (docs/bench.md).
   process.env.X_LOCAL_OBSERVABILITY ??= "false";
 }
 

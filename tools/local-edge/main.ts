@@ -58,8 +58,8 @@ const QUIET_WRANGLER = {
 /**
  * wrangler dev's options with npm start's log level: `warn` unless the user chose one (an option
  * or WRANGLER_LOG). At wrangler's default, every request costs a log line through wrangler and this
- * process (measured: 2,000 requests on one key, 7.7-9.1 s at the default, 6.6-6.7 s at warn); the
- * line and the gateway's decision log come back with `npm start -- --log-level info`.
+ * process, a share of its throughput (docs/bench.md); the line and the gateway's decision log
+ * come back with `npm start -- --log-level info`.
  */
 export function withLogLevel(wranglerArgs: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
   const chosen = env.WRANGLER_LOG !== undefined || wranglerArgs.some((a) => a === "--log-level" || a.startsWith("--log-level="));
