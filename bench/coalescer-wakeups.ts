@@ -8,7 +8,7 @@
 // `call-ms` call and then go together as the second call (also `call-ms`). Figures, not a test:
 // - in Node (this process, real timers): timer callbacks run, times a waiting request resumed,
 //   this process's CPU (user+system) and event-loop utilisation over the run;
-// - in workerd (Miniflare, the Worker's compatibility date 2026-10-30, so
+// - in workerd (Miniflare, on the Worker's compatibility date, so
 //   handle_cross_request_promise_resolution is on as deployed): each request a request of its own,
 //   timer callbacks counted in the Worker, CPU of the workerd processes (until quiet). Requests
 //   reach workerd over some ms, so there the first call is held until all have arrived, then
@@ -20,11 +20,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { Coalescer } from "../src/limiter/coalescer.ts";
 import { cpuMs, newWorkerdProcesses } from "./gateway/processes.ts";
 import { AFTER_RUN, waitForQuiet } from "./gateway/quiet.ts";
 import { median } from "./gateway/stats.ts";
+import { commandOptions, numberOption, parseOptions, WHOLE_FROM_1 } from "../tools/kit/args.ts";
 
 // --- polling baseline: the Coalescer as it was before (commit 22d1f81), its logic unchanged ---
 /** Baseline only: each queued request checks its slot every `pollMs` on a timer of its own. */
@@ -90,14 +90,28 @@ export class PollingCoalescer<I extends { readonly counter: string }, R> {
 type PollingSlot<I, R> = { readonly item: I } & ({ state: "queued" } | { state: "sent"; deadline: number } | { state: "answered"; result: R } | { state: "failed"; error: unknown });
 // --- end of polling baseline ---
 
-const { values } = parseArgs({ options: { requests: { type: "string", default: "1000" }, "call-ms": { type: "string", default: "200" }, rounds: { type: "string", default: "3" } } });
-const requests = Number(values.requests);
-const callMs = Number(values["call-ms"]);
-const rounds = Number(values.rounds);
-if (![requests, callMs, rounds].every((n) => Number.isInteger(n) && n >= 1)) {
-  console.error("bench:coalescer: --requests, --call-ms and --rounds must be whole numbers from 1");
-  process.exit(2);
-}
+const USAGE = `usage: npm run bench:coalescer -- [--requests N] [--call-ms MS] [--rounds N]
+
+Timer wake-ups, resume times and CPU of requests queued behind one counter call, polling against
+following the call ahead, in Node and in workerd.
+
+  --requests N    requests joining one counter at once (default 1000)
+  --call-ms MS    how long each counter call takes (default 200)
+  --rounds N      rounds, each variant once per round (default 3)`;
+
+const { requests, callMs, rounds } = commandOptions(
+  "bench:coalescer",
+  (argv) => {
+    const { values } = parseOptions(argv, { requests: { type: "string" }, "call-ms": { type: "string" }, rounds: { type: "string" }, help: { type: "boolean", short: "h" } });
+    return {
+      requests: numberOption("requests", values.requests, 1000, WHOLE_FROM_1),
+      callMs: numberOption("call-ms", values["call-ms"], 200, WHOLE_FROM_1),
+      rounds: numberOption("rounds", values.rounds, 3, WHOLE_FROM_1),
+      help: values.help ?? false,
+    };
+  },
+  USAGE,
+);
 const TIMEOUT_MS = 5_000;
 const VARIANTS = ["polling", "following"] as const;
 type Variant = (typeof VARIANTS)[number];

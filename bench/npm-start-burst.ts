@@ -5,25 +5,31 @@
 //   npm run bench:npm-start [-- --requests 2000 --connections 48 --rounds 3]
 import { spawn } from "node:child_process";
 import net from "node:net";
-import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { commandOptions, numberOption, parseOptions, WHOLE_FROM_1 } from "../tools/kit/args.ts";
 
-const { values } = parseArgs({
-  options: {
-    requests: { type: "string", default: "2000" },
-    connections: { type: "string", default: "48" },
-    rounds: { type: "string", default: "3" },
+const USAGE = `usage: npm run bench:npm-start -- [--requests N] [--connections N] [--rounds N]
+
+Starts npm start and times a burst of POST /runs/batch on one key of row 7 (2000 per 10 s), from
+keep-alive connections, once per round.
+
+  --requests N      requests per round (default 2000)
+  --connections N   keep-alive connections (default 48)
+  --rounds N        rounds (default 3)`;
+
+const { requests, connections, rounds } = commandOptions(
+  "bench:npm-start",
+  (argv) => {
+    const { values } = parseOptions(argv, { requests: { type: "string" }, connections: { type: "string" }, rounds: { type: "string" }, help: { type: "boolean", short: "h" } });
+    return {
+      requests: numberOption("requests", values.requests, 2000, WHOLE_FROM_1),
+      connections: numberOption("connections", values.connections, 48, WHOLE_FROM_1),
+      rounds: numberOption("rounds", values.rounds, 3, WHOLE_FROM_1),
+      help: values.help ?? false,
+    };
   },
-});
-const requests = Number(values.requests);
-const connections = Number(values.connections);
-const rounds = Number(values.rounds);
-for (const [name, value] of [["--requests", requests], ["--connections", connections], ["--rounds", rounds]] as const) {
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`bench:npm-start: ${name} must be a whole number from 1 (see the comment at the top of bench/npm-start-burst.ts)`);
-    process.exit(2);
-  }
-}
+  USAGE,
+);
 
 const port = await freePort();
 const server = spawn("npm", ["start", "--", "--port", String(port)], { stdio: ["ignore", "pipe", "inherit"], detached: true });

@@ -13,20 +13,29 @@
 import { writeFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { cpuMs, newWorkerdProcesses, pin } from "./gateway/processes.ts";
 import { AFTER_RUN, waitForQuiet } from "./gateway/quiet.ts";
 import { median } from "./gateway/stats.ts";
 import { OBJECTS_PER_RULE } from "../src/limiter/counter-name.ts";
+import { commandOptions, numberOption, parseOptions, WHOLE_FROM_1 } from "../tools/kit/args.ts";
 
-const { values } = parseArgs({ options: { requests: { type: "string", default: "2000" }, rounds: { type: "string", default: "3" } } });
-const requests = Number(values.requests);
-const rounds = Number(values.rounds);
-if (![requests, rounds].every((n) => Number.isInteger(n) && n >= 1)) {
-  console.error("bench:object-call: --requests and --rounds must be whole numbers from 1");
-  process.exit(2);
-}
+const USAGE = `usage: npm run bench:object-call -- [--requests N] [--rounds N]
+
+Server CPU per request of a Worker that makes no object call, one call to a live object, and one
+call with one durable write, over OBJECTS_PER_RULE objects, a fresh key per request.
+
+  --requests N   requests per variant and round (default 2000)
+  --rounds N     rounds, each variant once per round (default 3)`;
+
+const { requests, rounds } = commandOptions(
+  "bench:object-call",
+  (argv) => {
+    const { values } = parseOptions(argv, { requests: { type: "string" }, rounds: { type: "string" }, help: { type: "boolean", short: "h" } });
+    return { requests: numberOption("requests", values.requests, 2000, WHOLE_FROM_1), rounds: numberOption("rounds", values.rounds, 3, WHOLE_FROM_1), help: values.help ?? false };
+  },
+  USAGE,
+);
 
 // The stored value has the shape of a counter's first reservation (src/limiter/counter.ts).
 const WORKER = `

@@ -4,7 +4,7 @@
 // started, so a run's mix is the difference of a scrape before it and one after.
 //
 // A small parser of our own: the one npm package for the text format
-// (parse-prometheus-text-format) has not changed since 2019 and ships no types, and the bench
+// (parse-prometheus-text-format) is long unmaintained and ships no types, and the bench
 // reads five counter families that the gateway prints one sample per line, without timestamps.
 import { request } from "undici";
 import { LOCAL_BINDINGS } from "../../tools/local-bindings.ts";

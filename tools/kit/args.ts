@@ -55,6 +55,9 @@ export interface NumberBounds {
   readonly above?: number;
 }
 
+/** A count of things: requests, rounds, connections. */
+export const WHOLE_FROM_1: NumberBounds = { integer: true, min: 1 };
+
 /**
  * A number option: `fallback` when absent, else the value checked against its bounds.
  * @throws BadArgument "--name: ..." saying which bound it breaks

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BadArgument, choiceOption, fileOption, numberedList, numberOption, parseOptions, refusal } from "../../../../tools/kit/args.ts";
+import { BadArgument, choiceOption, fileOption, numberedList, numberOption, parseOptions, refusal, WHOLE_FROM_1 } from "../../../../tools/kit/args.ts";
 
 const refused = (f: () => unknown) => {
   try {
@@ -47,6 +47,12 @@ describe("numberOption", () => {
     expect(refused(() => numberOption("load", "0", 2))).toBe("--load: must be greater than 0 (got 0)");
     expect(refused(() => numberOption("windows", "1", 3, { min: 2 }))).toBe("--windows: must be at least 2 (got 1)");
     expect(refused(() => numberOption("time-scale", "3601", 1, { max: 3600 }))).toBe("--time-scale: must be at most 3600 (got 3601)");
+  });
+
+  it("takes counts (requests, rounds) as whole numbers from 1", () => {
+    expect(numberOption("rounds", "1", 3, WHOLE_FROM_1)).toBe(1);
+    expect(refused(() => numberOption("rounds", "0", 3, WHOLE_FROM_1))).toBe("--rounds: must be at least 1 (got 0)");
+    expect(refused(() => numberOption("rounds", "2.5", 3, WHOLE_FROM_1))).toBe('--rounds: "2.5" must be a whole number');
   });
 });
 
