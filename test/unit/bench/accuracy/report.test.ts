@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyze, type Outcome } from "../../../../bench/accuracy/analysis.ts";
-import { renderReport, verdictLine } from "../../../../bench/accuracy/report.ts";
+import { jsonReport, renderReport, verdictLine } from "../../../../bench/accuracy/report.ts";
 import type { AccuracyRun, ScenarioResult } from "../../../../bench/accuracy/run.ts";
 import { targetFor } from "../../../../bench/accuracy/target.ts";
 
@@ -34,5 +34,11 @@ describe("report", () => {
     expect(text).toMatch(/│ 1 +│ 3 +│ 2\/2 +│ 2 +│ 1 +│ #3 \(RA 1 s\)/);
     expect(text).toMatch(/│ 4 +│ 2 +│ 1\/2 +│ 1 +│ 1 +│ #2 \(RA 1 s\)/);
     expect(text).toMatch(/verdicts:\n {2}sequential: FAIL at K=4/);
+  });
+
+  it("ends with the run's verdict, PASS only when every scenario met its expectation at every K", () => {
+    expect(renderReport(run).split("\n").at(-1)).toBe("FAIL");
+    expect(renderReport({ ...run, results: [run.results[0]!] }).split("\n").at(-1)).toBe("PASS");
+    expect((jsonReport(run) as { verdict: string }).verdict).toBe("FAIL");
   });
 });

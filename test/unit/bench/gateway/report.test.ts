@@ -118,6 +118,14 @@ describe("renderReport", () => {
     expect(text).not.toContain("instr");
   });
 
+  it("ends with the run's verdict: FAIL when the gateway or bare answered otherwise than the shape demands, not for the peer", () => {
+    expect(renderReport(result(runs), options).split("\n").at(-1)).toBe("FAIL");
+    expect(renderReport(result(runs.slice(0, 3)), options).split("\n").at(-1)).toBe("PASS");
+    const peerOff = run(1, "hot-key", "peer", 50, 2, overBurst);
+    expect(renderReport(result([...runs.slice(0, 3), peerOff]), options).split("\n").at(-1)).toBe("PASS");
+    expect((jsonReport(result(runs), options) as { verdict: string }).verdict).toBe("FAIL");
+  });
+
   it("explains the instructions column when asked for, or says why it is missing", () => {
     const asked = parseBenchArgs(["--rounds", "1", "--shapes", "1", "--instructions"]);
     const counted = renderReport(result([run(1, "new-keys", "bare", 1000, 1, undefined, 1e6)]), asked);
