@@ -25,7 +25,7 @@ function builtEmulators() {
 
 /**
  * The gateway's Workers-runtime suite runs once per region, against that region's wrangler
- * environment, with the local bindings `npm start` uses: LIMITER_JURISDICTION=none (workerd cannot
+ * environment, with the local bindings `npm start` uses: COUNTER_JURISDICTION=none (workerd cannot
  * emulate jurisdictions; the wiring is tested separately, with a recording namespace) and each
  * upstream's service binding to its emulator Worker (the environments declare none: docs/emulators.md).
  */
@@ -83,8 +83,8 @@ export default defineConfig({
     silent: "passed-only",
     // Each test is printed as it finishes, so a long file (every-rule.test.ts) shows its progress.
     reporters: ["verbose"],
-    // Every core (vitest's default leaves one idle: on 2 cores the suite ran serially, 454 s
-    // against 281 s with 2 workers, measured 2026-11-23).
+    // Every core: vitest's default leaves one idle, which on 2 cores runs the suite serially
+    // (docs/testing.md, "Run time").
     maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       {

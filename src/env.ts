@@ -1,5 +1,5 @@
-import type { RateLimiter } from "./durable-objects/rate-limiter.ts";
-import type { ConfigStore } from "./durable-objects/config-store.ts";
+import type { CounterObject } from "./durable-objects/counter-object.ts";
+import type { OverridesStore } from "./durable-objects/overrides-store.ts";
 import type { MetricsStore } from "./durable-objects/metrics-store.ts";
 
 /**
@@ -9,9 +9,9 @@ import type { MetricsStore } from "./durable-objects/metrics-store.ts";
 export interface Env {
   /** "us" or "eu": selects the rule limits and the Durable Object jurisdiction. */
   REGION: string;
-  LIMITER: DurableObjectNamespace<RateLimiter>;
+  COUNTERS: DurableObjectNamespace<CounterObject>;
   /** Jurisdiction of the counter objects: the region itself, or "none" where it cannot be emulated (local). */
-  LIMITER_JURISDICTION?: string;
+  COUNTER_JURISDICTION?: string;
   /** Local upstreams: service bindings to the emulator Workers, added by the local runs only (docs/emulators.md). */
   HOSTED_API?: Fetcher;
   CONTROL_PLANE?: Fetcher;
@@ -26,7 +26,7 @@ export interface Env {
   UPSTREAM_HOSTS?: string;
   /** "open" (default): a failed counter lets the request through. "closed": 503. */
   FAIL_MODE?: string;
-  LIMITER_TIMEOUT_MS?: string;
+  COUNTER_TIMEOUT_MS?: string;
   UPSTREAM_TIMEOUT_MS?: string;
   /** "refuse" (us and eu) or "allow": whether the development settings below may be used. */
   DEV_SETTINGS?: string;
@@ -37,7 +37,7 @@ export interface Env {
   /** Secret for HMAC-SHA-256 of identities; plain SHA-256 when unset. Set with `wrangler secret put`. */
   IDENTITY_HMAC_SECRET?: string;
   /** Runtime configuration (overrides and their audit log): one object per region. */
-  CONFIG: DurableObjectNamespace<ConfigStore>;
+  OVERRIDES: DurableObjectNamespace<OverridesStore>;
   /** Metrics totals every isolate adds to: one object per region. */
   METRICS: DurableObjectNamespace<MetricsStore>;
   /** Workers Analytics Engine dataset: one data point per decision and per upstream answer (production). */
@@ -51,7 +51,7 @@ export interface Env {
   /** The hosts the admin API answers on, and nothing else does: `tollgate-admin.us.example.com`; unset, it is off (docs/admin.md). */
   ADMIN_HOSTS?: string;
   /** How old an isolate's copy of the overrides may get, in ms (default 5000): the bound on applying a change. */
-  CONFIG_REFRESH_MS?: string;
+  OVERRIDES_REFRESH_MS?: string;
   /** Share of admissions logged, 0..1 (default 0.01); denials, blocks and exemptions are always logged. */
   DECISION_LOG_SAMPLE?: string;
   /** At most how often an isolate hands its metrics to the region's metrics object, in ms (default 10000). */

@@ -5,7 +5,7 @@
  */
 export const LOCAL_BINDINGS = {
   // workerd cannot emulate Durable Object jurisdictions.
-  LIMITER_JURISDICTION: "none",
+  COUNTER_JURISDICTION: "none",
   // A local run calls each upstream through its service binding to the emulator Worker it binds.
   HOSTED_API_ORIGIN: "service",
   CONTROL_PLANE_ORIGIN: "service",

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 
-/** The secret every gateway needs (src/gateway/config.ts refuses to serve without it). */
+/** The secret every gateway needs (src/gateway/settings.ts refuses to serve without it). */
 const NAME = "IDENTITY_HMAC_SECRET";
 
 /**

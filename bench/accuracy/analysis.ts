@@ -31,7 +31,7 @@ export interface Limit {
 export interface LimitChange {
   /** When the change was sent: an isolate may apply it from then on... */
   readonly sentAt: number;
-  /** ...and every isolate applies it by then (acknowledged + CONFIG_REFRESH_MS + one read). */
+  /** ...and every isolate applies it by then (acknowledged + OVERRIDES_REFRESH_MS + one read). */
   readonly settledBy: number;
   readonly limit: Limit;
 }

@@ -27,7 +27,7 @@ export interface AccuracyOptions {
   readonly scenarios: readonly ScenarioName[];
   readonly timeScale: number;
   readonly row: number;
-  readonly limiterTimeoutMs: number;
+  readonly counterTimeoutMs: number;
   readonly json?: string;
   readonly help: boolean;
 }
@@ -45,7 +45,7 @@ early 429s and whether Retry-After was honoured, then a one-line verdict per sce
                         or basic (the first four), faults (the rest), all (default)
   --time-scale N        TIME_SCALE: every interval divided by N (default ${DEFAULT_TIME_SCALE})
   --row N               hosted-API row counted per API key (default 5, 100 per 60 s)
-  --limiter-timeout-ms N  LIMITER_TIMEOUT_MS for the run (default ${DEFAULT_LIMITER_TIMEOUT_MS})
+  --limiter-timeout-ms N  COUNTER_TIMEOUT_MS for the run (default ${DEFAULT_LIMITER_TIMEOUT_MS})
   --json FILE           also write the raw figures and timelines to FILE
 
 ${exitStatusText({ pass: "every scenario met its expectation", fail: "one did not", couldNotRun: "the run could not be made" })}`;
@@ -86,7 +86,7 @@ export function parseAccuracyArgs(argv: readonly string[]): AccuracyOptions {
     scenarios: values.scenarios === undefined ? [...SCENARIO_NAMES] : parseScenarios(values.scenarios),
     timeScale,
     row: positiveInteger("row", values.row, 5),
-    limiterTimeoutMs: positiveInteger("limiter-timeout-ms", values["limiter-timeout-ms"], DEFAULT_LIMITER_TIMEOUT_MS, 60_000),
+    counterTimeoutMs: positiveInteger("limiter-timeout-ms", values["limiter-timeout-ms"], DEFAULT_LIMITER_TIMEOUT_MS, 60_000),
     ...(json !== undefined && { json }),
     help: values.help ?? false,
   };

@@ -21,7 +21,7 @@ export const OWNER = "tollgate-us";
 /** Copies of the entry per isolate: the original and one fresh copy for an eviction. */
 const COPIES = 2;
 /** The Durable Object classes the gateway's isolates bind (src/env.ts), all held by the owner. */
-const GATEWAY_OBJECTS = ["LIMITER", "CONFIG", "METRICS"] as const;
+const GATEWAY_OBJECTS = ["COUNTERS", "OVERRIDES", "METRICS"] as const;
 
 export const ADMIN_TOKEN = "tollgate-accuracy-admin-token";
 
@@ -29,9 +29,9 @@ export interface ClusterSettings {
   readonly isolates: number;
   readonly timeScale: number;
   /** How long an isolate waits for the counter object before its local window decides. */
-  readonly limiterTimeoutMs: number;
+  readonly counterTimeoutMs: number;
   /** How old an isolate's copy of the overrides may get (the gateway's minimum is 100). */
-  readonly configRefreshMs: number;
+  readonly overridesRefreshMs: number;
 }
 
 /** The variables of every worker: `npm start`'s, the development settings, and the admin API. */
@@ -42,8 +42,8 @@ export function clusterVars(settings: ClusterSettings): Record<string, string> {
     DEV_SETTINGS: "allow",
     TIME_SCALE: String(settings.timeScale),
     ADMIN_TOKEN,
-    CONFIG_REFRESH_MS: String(settings.configRefreshMs),
-    LIMITER_TIMEOUT_MS: String(settings.limiterTimeoutMs),
+    OVERRIDES_REFRESH_MS: String(settings.overridesRefreshMs),
+    COUNTER_TIMEOUT_MS: String(settings.counterTimeoutMs),
     // No decision log lines: nobody reads them here, and each would cost the shared core time.
     DECISION_LOG_SAMPLE: "0",
   };

@@ -22,10 +22,10 @@ function outage(name: string, mode: "slow" | "fail", does: string): Scenario {
     name,
     does,
     expects: "0 over-admissions by the object; during the outage each isolate's local window at most count per window (all isolates: K x count)",
-    async run({ client, cluster, limit, random, limiterTimeoutMs }) {
+    async run({ client, cluster, limit, random, counterTimeoutMs }) {
       const k = cluster.isolates;
       await oneAtATime(client, roundRobin(k), Math.ceil(limit.count / 10));
-      const slowMs = 3 * limiterTimeoutMs;
+      const slowMs = 3 * counterTimeoutMs;
       const from = clientNow();
       await everyIsolate(cluster, "/fault", () => ({ mode, ms: slowMs }));
       await inFlight(client, randomIsolate(k, random), 2 * limit.count, OUTAGE_CONCURRENCY);
@@ -43,7 +43,7 @@ function outage(name: string, mode: "slow" | "fail", does: string): Scenario {
       await retryLast429(client, undefined, 0, k > 1 ? 1 : 0);
       const outages: Outage[] = [{ from, to }];
       const local = client.outcomes.filter((o) => o.localFallback).length;
-      const how = mode === "slow" ? `answered after ${slowMs} ms (limiter timeout ${limiterTimeoutMs} ms)` : `threw (${failedCalls} calls)`;
+      const how = mode === "slow" ? `answered after ${slowMs} ms (limiter timeout ${counterTimeoutMs} ms)` : `threw (${failedCalls} calls)`;
       return { timeline: { limit, outages, outcomes: client.outcomes, isolates: k }, notes: [`object ${how} for ${Math.round(to - from)} ms; ${local} answers said x-tollgate-counter: local-fallback`] };
     },
     problems(f, limit, isolates) {
@@ -113,7 +113,7 @@ export const eviction: Scenario = {
 };
 
 async function changeLimit(context: ScenarioContext, count: number, reason: string): Promise<{ id: string; change: LimitChange }> {
-  const { cluster, target, limit, configRefreshMs, limiterTimeoutMs } = context;
+  const { cluster, target, limit, overridesRefreshMs, counterTimeoutMs } = context;
   const sentAt = clientNow();
   const response = await cluster.fetch(0, "/_tollgate/overrides", {
     method: "POST",
@@ -123,8 +123,8 @@ async function changeLimit(context: ScenarioContext, count: number, reason: stri
   const text = await response.text();
   if (response.status !== 201) throw new Error(`override refused (${response.status}): ${text}`);
   const { override } = JSON.parse(text) as { override: { id: string } };
-  // Every isolate applies it within CONFIG_REFRESH_MS of the acknowledgement, plus one read.
-  const settledBy = clientNow() + configRefreshMs + limiterTimeoutMs;
+  // Every isolate applies it within OVERRIDES_REFRESH_MS of the acknowledgement, plus one read.
+  const settledBy = clientNow() + overridesRefreshMs + counterTimeoutMs;
   return { id: override.id, change: { sentAt, settledBy, limit: { count, intervalMs: limit.intervalMs } } };
 }
 
@@ -132,13 +132,13 @@ async function changeLimit(context: ScenarioContext, count: number, reason: stri
 async function endOverride(context: ScenarioContext, id: string): Promise<void> {
   const response = await context.cluster.fetch(0, `/_tollgate/overrides/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   await response.arrayBuffer();
-  await sleep(2 * (context.configRefreshMs + context.limiterTimeoutMs));
+  await sleep(2 * (context.overridesRefreshMs + context.counterTimeoutMs));
 }
 
 export const limitRaise: Scenario = {
   name: "limit-raise",
   does: "round robin until a 429, the rule's limit doubled through the admin API, then on until a 429",
-  expects: "2 x count admitted in the window; judged against the new limit from CONFIG_REFRESH_MS after the change",
+  expects: "2 x count admitted in the window; judged against the new limit from OVERRIDES_REFRESH_MS after the change",
   async run(context) {
     const { client, cluster, limit } = context;
     const k = cluster.isolates;

@@ -54,7 +54,7 @@ export function renderReport(run: AccuracyRun): string {
   const { target, limit } = run;
   const header = [
     `row ${target.row} "${target.name}": ${target.method} ${target.path}, ${target.count} per ${target.intervalS} s per API key; TIME_SCALE ${run.timeScale}: ${limit.count} per ${limit.intervalMs} ms`,
-    `LIMITER_TIMEOUT_MS ${run.limiterTimeoutMs}, CONFIG_REFRESH_MS ${run.configRefreshMs}; Retry-After (RA) in real seconds`,
+    `COUNTER_TIMEOUT_MS ${run.counterTimeoutMs}, OVERRIDES_REFRESH_MS ${run.overridesRefreshMs}; Retry-After (RA) in real seconds`,
     ...Object.entries(run.isolation).map(([k, text]) => `K=${k}: ${text}`),
   ];
   const verdicts = ["verdicts:", ...names.map((name) => `  ${verdictLine(run, name)}`)].join("\n");

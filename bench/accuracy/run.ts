@@ -27,8 +27,8 @@ export interface AccuracyRun {
   readonly target: Target;
   readonly limit: Limit;
   readonly timeScale: number;
-  readonly limiterTimeoutMs: number;
-  readonly configRefreshMs: number;
+  readonly counterTimeoutMs: number;
+  readonly overridesRefreshMs: number;
   /** Per K: what the isolates' own module memory and globals showed (cluster.ts, checkIsolation). */
   readonly isolation: Readonly<Record<number, string>>;
   readonly results: readonly ScenarioResult[];
@@ -58,7 +58,7 @@ export async function runAccuracy(options: AccuracyOptions, log: (line: string) 
   const build = await buildGateway();
   const results: ScenarioResult[] = [];
   const isolation: Record<number, string> = {};
-  const settings = { timeScale: options.timeScale, limiterTimeoutMs: options.limiterTimeoutMs, configRefreshMs: DEFAULT_CONFIG_REFRESH_MS };
+  const settings = { timeScale: options.timeScale, counterTimeoutMs: options.counterTimeoutMs, overridesRefreshMs: DEFAULT_CONFIG_REFRESH_MS };
   try {
     for (const k of options.ks) {
       const started = performance.now();

@@ -13,8 +13,8 @@ export interface ScenarioContext {
   /** The limit the counter applies: the row's count over its interval divided by TIME_SCALE. */
   readonly limit: Limit;
   readonly timeScale: number;
-  readonly configRefreshMs: number;
-  readonly limiterTimeoutMs: number;
+  readonly overridesRefreshMs: number;
+  readonly counterTimeoutMs: number;
   /** Seeded: the same spread of requests in every run. */
   readonly random: () => number;
 }

@@ -5,11 +5,8 @@
  *
  * Safe end to end, with room to spare: test/workers/emulator-body-reading.test.ts stores, reads
  * back and searches bodies at exactly this depth, as the first requests of a fresh isolate (cold,
- * when V8 runs unoptimized code with its larger stack frames). Measured the same way with the
- * bound lifted (workers-us, 2026-11-23), the emulators handled bodies 3000 deep and overflowed the
- * stack by 4000 (serializing to JSON and across RPC). Before the agent server stopped re-checking
- * JSON fields recursively with `z.json()` (see pydantic/json.ts), it overflowed between 1100 and
- * 1200 deep: too close to this bound to call it safe.
+ * when V8 runs unoptimized code with its larger stack frames). How far past it the emulators
+ * overflow, measured: docs/emulators.md, "Body depth".
  */
 export const MAX_JSON_DEPTH = 1000;
 

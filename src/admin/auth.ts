@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
-import { gatewayConfig } from "../gateway/config.ts";
+import { gatewaySettings } from "../gateway/settings.ts";
 import { problemResponse } from "../http/problem.ts";
 import { ceilSeconds } from "../gateway/rate-limit-headers.ts";
 import { clientIpKey } from "../rules/client-ip.ts";
@@ -66,10 +66,10 @@ export function adminAuth() {
     // No credential is no guess: the first visit of a browser, answered with its login dialog.
     if (presented === undefined) throw new HTTPException(401, { res: unauthorized(wantsHtml(c)) });
     const token = await matchToken(presented, tokens);
-    const config = gatewayConfig(c.env);
-    const address = throttleAddress(config, clientIpKey(c.req.header("cf-connecting-ip")));
-    const verdict = token ? await standing(c.env, config, c.var.isolate, address) : await recordFailure(c.env, config, c.var.isolate, address);
-    if (verdict.retryInMs > 0) throw new HTTPException(429, { res: throttled(c, verdict.retryInMs, config.region, token) });
+    const settings = gatewaySettings(c.env);
+    const address = throttleAddress(settings, clientIpKey(c.req.header("cf-connecting-ip")));
+    const verdict = token ? await standing(c.env, settings, c.var.isolate, address) : await recordFailure(c.env, settings, c.var.isolate, address);
+    if (verdict.retryInMs > 0) throw new HTTPException(429, { res: throttled(c, verdict.retryInMs, settings.region, token) });
     if (!token) throw new HTTPException(401, { res: unauthorized(wantsHtml(c)) });
     if (token.role === "read" && c.req.method !== "GET" && c.req.method !== "HEAD") {
       throw new HTTPException(403, {

@@ -82,12 +82,12 @@ export async function explainReport(q: ExplainQuestion): Promise<ExplainAnswer> 
 
   const clientIp = clientIpKey(headers.get("cf-connecting-ip") ?? q.ip);
   const facts = { method: reading.method, path: reading.path, apiKey: reading.apiKey, userId: reading.userId, clientIp };
-  const { classification, verdicts } = explainRequest(table, facts);
+  const { classification, readings } = explainRequest(table, facts);
   const { rule, matcher, root, identity } = classification;
   const limit = rule.limits[region];
   const secret = q.secret;
   const counter = secret === undefined ? undefined : counterAddress(region, rule.id, identityDigest(identity, secret)).name;
-  const passedOver = verdicts.filter((v) => v.outcome === "no-identity" || v.outcome === "outranked");
+  const passedOver = readings.filter((v) => v.outcome === "no-identity" || v.outcome === "outranked");
 
   const json = {
     request: { method: facts.method, path: reading.path, upstreamPath: forwardPath(forwardPrefix, reading.upstreamPath), clientIp, region },

@@ -4,7 +4,7 @@
  * shares an origin with upstream content, whose pages could otherwise read or drive it.
  */
 import type { Env } from "../env.ts";
-import { cachedPerEnv } from "../gateway/config.ts";
+import { cachedPerEnv } from "../gateway/settings.ts";
 import { SettingError } from "../http/setting-error.ts";
 import { parseUpstreamHosts, upstreamForHost } from "../gateway/routes.ts";
 
@@ -69,7 +69,7 @@ export const adminHostsOf = cachedPerEnv((env: Env): AdminHosts => {
   return { hosts: new Set(hosts) };
 });
 
-/** The upstream UPSTREAM_HOSTS serves `host` to, when routing by host; a broken UPSTREAM_HOSTS is gatewayConfig's to report. */
+/** The upstream UPSTREAM_HOSTS serves `host` to, when routing by host; a broken UPSTREAM_HOSTS is gatewaySettings's to report. */
 function upstreamHostOf(env: Env, host: string): string | undefined {
   if (env.ROUTING === "paths" || !env.UPSTREAM_HOSTS?.trim()) return undefined;
   try {

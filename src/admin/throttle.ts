@@ -1,10 +1,10 @@
 /**
  * The throttle on failed admin authentication (docs/admin.md, "Throttling"): per client address,
- * counted in the region's counter objects (the LIMITER namespace), so every isolate sees every
+ * counted in the region's counter objects (the COUNTERS namespace), so every isolate sees every
  * failure; isolate memory would give a guesser a fresh allowance on each of the edge's isolates.
  */
 import type { Env } from "../env.ts";
-import type { GatewayConfig } from "../gateway/config.ts";
+import type { GatewaySettings } from "../gateway/settings.ts";
 import type { Isolate } from "../gateway/isolate.ts";
 import { SlidingWindow, type Limit } from "../limiter/index.ts";
 import { setBounded } from "../limiter/bounded-map.ts";
@@ -28,10 +28,10 @@ export interface ThrottleAddress {
 }
 
 /** The throttle counter of the client whose address key (clientIpKey) is `clientIp`. */
-export function throttleAddress(config: Pick<GatewayConfig, "region" | "hmacSecret">, clientIp: string): ThrottleAddress {
-  const digest = identityDigest({ kind: "ip", ip: clientIp }, config.hmacSecret);
+export function throttleAddress(settings: Pick<GatewaySettings, "region" | "hmacSecret">, clientIp: string): ThrottleAddress {
+  const digest = identityDigest({ kind: "ip", ip: clientIp }, settings.hmacSecret);
   // Rule ids are numbers, so this name never meets a rule's counter objects.
-  return { object: `${config.region}:admin-auth:${Number.parseInt(digest.slice(0, 8), 16) % THROTTLE_OBJECTS}`, key: digest };
+  return { object: `${settings.region}:admin-auth:${Number.parseInt(digest.slice(0, 8), 16) % THROTTLE_OBJECTS}`, key: digest };
 }
 
 /** A client's standing: how long until it may try again (0: it may now). */
@@ -43,17 +43,17 @@ export interface Standing {
  * Records one failed authentication of the client and says whether it was still within its
  * allowance: the count and the decision are one call to the object, so clients racing through
  * many isolates cannot all slip in under the limit. While the object does not answer (within
- * LIMITER_TIMEOUT_MS), this isolate counts on its own (`localWindows`).
+ * COUNTER_TIMEOUT_MS), this isolate counts on its own (`localWindows`).
  */
-export async function recordFailure(env: Env, config: GatewayConfig, isolate: Isolate, address: ThrottleAddress): Promise<Standing> {
+export async function recordFailure(env: Env, settings: GatewaySettings, isolate: Isolate, address: ThrottleAddress): Promise<Standing> {
   try {
-    const [answer] = await withTimeout(stub(env, config, address).decideMany([{ key: address.key, limit: AUTH_FAILURES, hits: 1 }]), config.limiterTimeoutMs);
-    recovered(isolate, config);
+    const [answer] = await withTimeout(stub(env, settings, address).decide([{ key: address.key, limit: AUTH_FAILURES, hits: 1 }]), settings.counterTimeoutMs);
+    recovered(isolate, settings);
     const verdict = answer!.verdicts[0]!;
     return { retryInMs: verdict.allowed ? 0 : Math.max(1, verdict.retryInMs) };
   } catch (error) {
     const now = isolate.clock.now();
-    const decision = localWindow(isolate, config, address, error).hit(now);
+    const decision = localWindow(isolate, settings, address, error).hit(now);
     return { retryInMs: decision.allowed ? 0 : Math.max(1, decision.retryAt - now) };
   }
 }
@@ -62,14 +62,14 @@ export async function recordFailure(env: Env, config: GatewayConfig, isolate: Is
  * Whether the client has used up its allowance, without counting anything (a valid token is no
  * failure); this isolate's own count while the object does not answer.
  */
-export async function standing(env: Env, config: GatewayConfig, isolate: Isolate, address: ThrottleAddress): Promise<Standing> {
+export async function standing(env: Env, settings: GatewaySettings, isolate: Isolate, address: ThrottleAddress): Promise<Standing> {
   try {
-    const inspection = await withTimeout(stub(env, config, address).inspect({ key: address.key, limit: AUTH_FAILURES }), config.limiterTimeoutMs);
-    recovered(isolate, config);
+    const inspection = await withTimeout(stub(env, settings, address).inspect({ key: address.key, limit: AUTH_FAILURES }), settings.counterTimeoutMs);
+    recovered(isolate, settings);
     return { retryInMs: inspection.remaining > 0 ? 0 : Math.max(1, inspection.retryInMs) };
   } catch (error) {
     const now = isolate.clock.now();
-    const decision = localWindow(isolate, config, address, error).peek(now);
+    const decision = localWindow(isolate, settings, address, error).peek(now);
     return { retryInMs: decision.allowed ? 0 : Math.max(1, decision.retryAt - now) };
   }
 }
@@ -87,12 +87,12 @@ const LOCAL_CLIENTS = 10_000;
  */
 const localWindows = new WeakMap<Isolate, { windows: Map<string, SlidingWindow>; failing: boolean }>();
 
-function localWindow(isolate: Isolate, config: GatewayConfig, address: ThrottleAddress, error: unknown): SlidingWindow {
+function localWindow(isolate: Isolate, settings: GatewaySettings, address: ThrottleAddress, error: unknown): SlidingWindow {
   let local = localWindows.get(isolate);
   if (!local) localWindows.set(isolate, (local = { windows: new Map(), failing: false }));
   if (!local.failing) {
     // Once per outage and isolate: a flood of guesses must not become a flood of log lines.
-    console.log(JSON.stringify({ event: "admin_auth_throttle_unavailable", region: config.region, error: String(error), decidedBy: "local-fallback" }));
+    console.log(JSON.stringify({ event: "admin_auth_throttle_unavailable", region: settings.region, error: String(error), decidedBy: "local-fallback" }));
     local.failing = true;
   }
   const window = local.windows.get(address.key) ?? new SlidingWindow(AUTH_FAILURES);
@@ -100,16 +100,16 @@ function localWindow(isolate: Isolate, config: GatewayConfig, address: ThrottleA
   return window;
 }
 
-function recovered(isolate: Isolate, config: GatewayConfig): void {
+function recovered(isolate: Isolate, settings: GatewaySettings): void {
   const local = localWindows.get(isolate);
   if (!local?.failing) return;
   local.failing = false;
-  console.log(JSON.stringify({ event: "admin_auth_throttle_recovered", region: config.region }));
+  console.log(JSON.stringify({ event: "admin_auth_throttle_recovered", region: settings.region }));
 }
 
-function stub(env: Env, config: GatewayConfig, address: ThrottleAddress) {
+function stub(env: Env, settings: GatewaySettings, address: ThrottleAddress) {
   // In the region's jurisdiction, like every counter: the digest names a client of the region.
-  const namespace = config.jurisdiction ? env.LIMITER.jurisdiction(config.jurisdiction) : env.LIMITER;
+  const namespace = settings.jurisdiction ? env.COUNTERS.jurisdiction(settings.jurisdiction) : env.COUNTERS;
   return namespace.getByName(address.object);
 }
 

@@ -1,5 +1,5 @@
 import type { Env } from "../env.ts";
-import { cachedPerEnv } from "../gateway/config.ts";
+import { cachedPerEnv } from "../gateway/settings.ts";
 import { SettingError } from "../http/setting-error.ts";
 
 /**

@@ -2,9 +2,6 @@ import { DurableObject } from "cloudflare:workers";
 import { Counter, FixedWindow, verdictOf } from "../limiter/index.ts";
 import type { Algorithm, CounterStore, FallbackReport, Inspection, LeaseGrant, LeaseRequest, Limit, StoredCounter, Verdict } from "../limiter/index.ts";
 
-/** What the counter answers per hit (the limiter's one answer type, see src/limiter/types.ts). */
-export type { Verdict } from "../limiter/index.ts";
-
 /** Requests for one counter that arrived together at an isolate, decided in one call. */
 export interface HitBatch {
   /**
@@ -40,11 +37,11 @@ const storageKey = (key: string) => (key === "" ? PREFIX : `${PREFIX}:${key}`);
 
 /**
  * Counter objects: one exact sliding-window Counter (src/limiter/counter.ts) per key, persisted in
- * this object's SQLite KV storage. Each `hitBatch` runs synchronously, so concurrent calls are
+ * this object's SQLite KV storage. Each `decide` runs synchronously, so concurrent calls are
  * serialized by the object and can never both take the last unit. The object's only other job is
  * the alarm that lets each counter settle (snapshot when idle, clean-up when stale).
  */
-export class RateLimiter extends DurableObject {
+export class CounterObject extends DurableObject {
   readonly #counters = new Map<string, Counter>();
   /** Scheduled alarm: a time, null when none, undefined when unknown (a fresh instance). */
   #alarmAt: number | null | undefined;
@@ -59,31 +56,13 @@ export class RateLimiter extends DurableObject {
   /** The clock; tests replace it through `runInDurableObject` to move time. */
   now: () => number = () => Date.now();
 
-  /** Decide one request against `limit`, recording it when admitted. */
-  hit(limit: Limit, algorithm: Algorithm = "sliding-window"): Verdict {
-    return this.hitBatch({ limit, algorithm, hits: 1 })[0]!;
-  }
-
   /**
-   * Decide `hits` requests that arrived together, in order, exactly as that many `hit` calls at
-   * this instant would.
+   * The object's one way to count: several counters' batches in one call (what the gateway sends:
+   * every request for this object that queued in an isolate while its last call was in flight),
+   * each decided in order at one instant, exactly as that many single requests one after another
+   * would be. One call, one storage commit and at most one alarm write for them all.
    */
-  hitBatch(batch: HitBatch): Verdict[] {
-    return this.decideBatch(batch).verdicts;
-  }
-
-  /** `hitBatch`, with the lease the isolate asked for. */
-  decideBatch(batch: HitBatch): BatchAnswer {
-    return this.decideMany([batch])[0]!;
-  }
-
-  /**
-   * Several counters' batches in one call (what the gateway sends: every request for this object
-   * that queued in an isolate while its last call was in flight), each decided as `decideBatch`
-   * would, in order, at one instant. One call, one storage commit and at most one alarm write for
-   * them all.
-   */
-  decideMany(batches: readonly HitBatch[]): BatchAnswer[] {
+  decide(batches: readonly HitBatch[]): BatchAnswer[] {
     if (!Array.isArray(batches) || batches.length < 1) throw new RangeError("batches must be a non-empty list");
     let total = 0;
     for (const { hits } of batches) {
@@ -94,7 +73,7 @@ export class RateLimiter extends DurableObject {
     const now = this.now();
     let settleAt = Number.POSITIVE_INFINITY;
     const answers = batches.map((batch): BatchAnswer => {
-      const answer = this.#decide(batch, now);
+      const answer = this.#decideOne(batch, now);
       if (answer.settleAt !== undefined) settleAt = Math.min(settleAt, answer.settleAt);
       return answer.lease ? { verdicts: answer.verdicts, lease: answer.lease } : { verdicts: answer.verdicts };
     });
@@ -107,7 +86,7 @@ export class RateLimiter extends DurableObject {
   }
 
   /** One counter's batch; `settleAt` when it wrote storage (the counter must settle by then). */
-  #decide({ key = "", limit, algorithm = "sliding-window", hits, recorded = [], lease }: HitBatch, now: number): BatchAnswer & { settleAt?: number } {
+  #decideOne({ key = "", limit, algorithm = "sliding-window", hits, recorded = [], lease }: HitBatch, now: number): BatchAnswer & { settleAt?: number } {
     if (algorithm === "fixed-window") {
       let fixed = this.#fixed.get(key);
       if (!fixed) this.#fixed.set(key, (fixed = new FixedWindow(limit)));

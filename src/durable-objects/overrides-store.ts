@@ -1,20 +1,21 @@
 import { DurableObject } from "cloudflare:workers";
-import { boundConfig, endOverride, expire, nextExpiry, setOverride, type AuditRecord } from "../overrides/changes.ts";
+import { boundSnapshot, endOverride, expire, nextExpiry, setOverride, type AuditRecord } from "../overrides/changes.ts";
 import type { ValidationError } from "../http/fastapi-errors.ts";
-import { EMPTY_SNAPSHOT, type AuditEntry, type ConfigSnapshot, type Override, type OverrideChange } from "../overrides/types.ts";
+import { EMPTY_SNAPSHOT, type AuditEntry, type OverridesSnapshot, type Override, type OverrideChange } from "../overrides/types.ts";
 
 /** Audit entries kept; the oldest go first past this. */
 export const AUDIT_LIMIT = 10_000;
 
-const CONFIG = "config";
+/** Where the snapshot is stored: the key every version has written, so a deploy keeps the overrides. */
+const SNAPSHOT_KEY = "config";
 const AUDIT_SEQ = "audit-seq";
 const auditKey = (seq: number) => `audit:${String(seq).padStart(12, "0")}`;
 
 export type SetResult =
-  | { readonly ok: true; readonly override: Override; readonly previous?: Override; readonly snapshot: ConfigSnapshot }
+  | { readonly ok: true; readonly override: Override; readonly previous?: Override; readonly snapshot: OverridesSnapshot }
   | { readonly ok: false; readonly detail: readonly ValidationError[] };
 
-export type EndResult = { readonly ok: true; readonly ended: Override; readonly snapshot: ConfigSnapshot } | { readonly ok: false };
+export type EndResult = { readonly ok: true; readonly ended: Override; readonly snapshot: OverridesSnapshot } | { readonly ok: false };
 
 /**
  * The region's runtime configuration (one object per region, `config:<region>`): the active
@@ -23,27 +24,27 @@ export type EndResult = { readonly ok: true; readonly ended: Override; readonly 
  * what a change does is src/overrides/changes.ts. Validation happens before a change gets here
  * (src/overrides/request.ts); this object only refuses an expiry already past by its clock.
  */
-export class ConfigStore extends DurableObject {
+export class OverridesStore extends DurableObject {
   /** The clock; tests replace it through `runInDurableObject` to move time. */
   now: () => number = () => Date.now();
 
   /** The configuration as every isolate caches it (expired overrides already dropped). */
-  snapshot(): ConfigSnapshot {
+  snapshot(): OverridesSnapshot {
     return this.#current();
   }
 
   set(change: OverrideChange, actor: string): SetResult {
     const result = setOverride(this.#current(), change, { now: this.now(), actor, id: crypto.randomUUID() });
     if (!result.ok) return result;
-    this.#save(result.config, [result.audit]);
-    return { ok: true, override: result.override!, ...(result.previous && { previous: result.previous }), snapshot: result.config };
+    this.#save(result.snapshot, [result.audit]);
+    return { ok: true, override: result.override!, ...(result.previous && { previous: result.previous }), snapshot: result.snapshot };
   }
 
   end(id: string, actor: string): EndResult {
     const result = endOverride(this.#current(), id, { now: this.now(), actor });
     if (!result) return { ok: false };
-    this.#save(result.config, [result.audit]);
-    return { ok: true, ended: result.previous!, snapshot: result.config };
+    this.#save(result.snapshot, [result.audit]);
+    return { ok: true, ended: result.previous!, snapshot: result.snapshot };
   }
 
   /** The newest `limit` entries (at most 1000), newest first; `before` pages back by `seq`. */
@@ -67,23 +68,23 @@ export class ConfigStore extends DurableObject {
    * before the bounds (src/overrides/bounds.ts) that breaks them is clamped, or ended, once, with
    * an audit entry and a logged warning (docs/overrides.md, "Overrides stored before the bounds").
    */
-  #current(): ConfigSnapshot {
-    const stored = this.ctx.storage.kv.get<ConfigSnapshot>(CONFIG) ?? EMPTY_SNAPSHOT;
+  #current(): OverridesSnapshot {
+    const stored = this.ctx.storage.kv.get<OverridesSnapshot>(SNAPSHOT_KEY) ?? EMPTY_SNAPSHOT;
     const now = this.now();
-    const bounded = boundConfig(stored, now);
+    const bounded = boundSnapshot(stored, now);
     for (const audit of bounded.audits) {
       // By id only, as every override log line: its target names an identity digest, which stays
       // in the audit log (an object of the region's jurisdiction), never in the logs.
       console.log(JSON.stringify({ event: "override_out_of_bounds", level: "warn", id: audit.previous!.id, action: audit.action }));
     }
-    const { config, audits } = expire(bounded.config, now);
-    if (bounded.audits.length + audits.length > 0) this.#save(config, [...bounded.audits, ...audits]);
-    return config;
+    const { snapshot, audits } = expire(bounded.snapshot, now);
+    if (bounded.audits.length + audits.length > 0) this.#save(snapshot, [...bounded.audits, ...audits]);
+    return snapshot;
   }
 
-  #save(config: ConfigSnapshot, audits: readonly AuditRecord[]): void {
+  #save(snapshot: OverridesSnapshot, audits: readonly AuditRecord[]): void {
     const kv = this.ctx.storage.kv;
-    kv.put(CONFIG, config);
+    kv.put(SNAPSHOT_KEY, snapshot);
     let seq = kv.get<number>(AUDIT_SEQ) ?? 0;
     for (const record of audits) {
       seq++;
@@ -91,7 +92,7 @@ export class ConfigStore extends DurableObject {
       if (seq > AUDIT_LIMIT) kv.delete(auditKey(seq - AUDIT_LIMIT));
     }
     kv.put(AUDIT_SEQ, seq);
-    const next = nextExpiry(config);
+    const next = nextExpiry(snapshot);
     // Not awaited: the output gate holds the reply until the alarm is stored with the writes.
     if (next === undefined) void this.ctx.storage.deleteAlarm();
     else void this.ctx.storage.setAlarm(next);

@@ -5,7 +5,7 @@ import type { Classifier } from "../rules/classify.ts";
 import type { RuleTable } from "../rules/load.ts";
 import { classifiers as publishedClassifiers } from "../rules/tables.ts";
 import { renderError } from "../http/render-error.ts";
-import { gatewayConfig } from "./config.ts";
+import { gatewaySettings } from "./settings.ts";
 import type { Clock } from "./clock.ts";
 import { Isolate } from "./isolate.ts";
 import { forward } from "./proxy.ts";
@@ -44,11 +44,11 @@ export function createGateway(options: GatewayOptions = {}) {
     if (answered) return answered;
     c.set("isolate", isolate);
     // A misconfigured gateway answers every request with its 500, before reading anything.
-    const config = gatewayConfig(c.env);
-    const request = read(c, config);
+    const settings = gatewaySettings(c.env);
+    const request = read(c, settings);
     c.set("request", request);
-    const headers = await limit(c, config, request);
-    return forward(c, config, request, headers);
+    const headers = await limit(c, settings, request);
+    return forward(c, settings, request, headers);
   });
   app.onError((error, c) => renderError(error, c.get("request")?.path));
   return app;

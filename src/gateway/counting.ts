@@ -116,7 +116,7 @@ export class Counting {
         item,
         timeoutMs,
         (queued) => {
-          const namespace = jurisdiction ? env.LIMITER.jurisdiction(jurisdiction) : env.LIMITER;
+          const namespace = jurisdiction ? env.COUNTERS.jurisdiction(jurisdiction) : env.COUNTERS;
           return this.#call(namespace.getByName(address.object), queued, timeoutMs);
         },
         this.#leasedFn,
@@ -145,7 +145,7 @@ export class Counting {
    * fail later, and a denial is remembered in the deny cache. Each request gets its counter's
    * verdicts in order.
    */
-  async #call(stub: ReturnType<Env["LIMITER"]["getByName"]>, queued: readonly Queued[], timeoutMs: number): Promise<Counted[]> {
+  async #call(stub: ReturnType<Env["COUNTERS"]["getByName"]>, queued: readonly Queued[], timeoutMs: number): Promise<Counted[]> {
     const sentAt = this.#clock.now();
     // One part per counter, in order of first arrival; its verdicts go to its requests in order.
     const parts = new Map<string, Part>();
@@ -165,7 +165,7 @@ export class Counting {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`counter did not answer within ${timeoutMs} ms`)), timeoutMs);
       });
-      const answers = await Promise.race([stub.decideMany([...parts.values()].map((part) => part.batch)), timeout]);
+      const answers = await Promise.race([stub.decide([...parts.values()].map((part) => part.batch)), timeout]);
       if (answers.length !== parts.size) throw new Error(`counter answered ${answers.length} batches for ${parts.size}`);
       const answeredAt = this.#clock.now();
       [...parts].forEach(([counter, part], i) => {

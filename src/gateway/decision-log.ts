@@ -1,11 +1,11 @@
 import type { Context } from "hono";
 import type { Outcome } from "../metrics/aggregate.ts";
-import { operatingSettings } from "./config.ts";
+import { operatingSettings } from "./settings.ts";
 import type { DecidedBy } from "../limiter/index.ts";
 import type { Rule } from "../rules/load.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
-import { telemetryCounter, type GatewayConfig } from "./config.ts";
-import type { Counted } from "./counter.ts";
+import { telemetryCounter, type GatewaySettings } from "./settings.ts";
+import type { Counted } from "./counting.ts";
 import { countDecision } from "./metrics.ts";
 import { ceilSeconds } from "./rate-limit-headers.ts";
 import type { GatewayEnv } from "./types.ts";
@@ -15,7 +15,7 @@ export interface DecisionLine {
   readonly event: Outcome;
   readonly region: string;
   readonly rule: number;
-  /** `<region>:<rule>:<identity digest>`; left out in the EU (config.ts, identitiesInTelemetry). */
+  /** `<region>:<rule>:<identity digest>`; left out in the EU (settings.ts, identitiesInTelemetry). */
   readonly counter?: string;
   readonly decidedBy?: DecidedBy;
   /** The effective limit, `count/interval` in seconds. */
@@ -46,9 +46,9 @@ export interface DecisionRecord {
 }
 
 /** Everything one decision leaves behind: its metrics (metrics.ts) and its log line. */
-export function observeDecision(c: Context<GatewayEnv>, config: GatewayConfig, d: DecisionRecord): void {
+export function observeDecision(c: Context<GatewayEnv>, settings: GatewaySettings, d: DecisionRecord): void {
   const { counted } = d;
-  countDecision(c, config, {
+  countDecision(c, settings, {
     rule: d.rule.id,
     ruleName: d.rule.name,
     outcome: d.outcome,
@@ -59,7 +59,7 @@ export function observeDecision(c: Context<GatewayEnv>, config: GatewayConfig, d
     limit: d.limit,
     counter: d.counter,
   });
-  logDecision(d, operatingSettings(c.env).decisionLogSample, config);
+  logDecision(d, operatingSettings(c.env).decisionLogSample, settings);
 }
 
 /**
@@ -68,20 +68,20 @@ export function observeDecision(c: Context<GatewayEnv>, config: GatewayConfig, d
  * deny cache (a flood would otherwise cost a line per request), are logged with probability
  * `sample` (DECISION_LOG_SAMPLE), and say so (`sampled`). A line not written is never built.
  */
-export function logDecision(d: DecisionRecord, sample: number, config: Pick<GatewayConfig, "identitiesInTelemetry">, random: () => number = Math.random): void {
+export function logDecision(d: DecisionRecord, sample: number, settings: Pick<GatewaySettings, "identitiesInTelemetry">, random: () => number = Math.random): void {
   const sampled = d.outcome === "admitted" || d.counted?.decidedBy === "deny-cache";
   if (sampled && !(random() < sample)) return;
-  console.log(JSON.stringify(decisionLine(d, sampled ? sample : undefined, config)));
+  console.log(JSON.stringify(decisionLine(d, sampled ? sample : undefined, settings)));
 }
 
-function decisionLine(d: DecisionRecord, sampled: number | undefined, config: Pick<GatewayConfig, "identitiesInTelemetry">): DecisionLine {
+function decisionLine(d: DecisionRecord, sampled: number | undefined, settings: Pick<GatewaySettings, "identitiesInTelemetry">): DecisionLine {
   const { counted } = d;
   // Keys in this order, absent ones left out (JSON.stringify drops undefined).
   return {
     event: d.outcome,
     region: d.region,
     rule: d.rule.id,
-    counter: telemetryCounter(config, d.counter),
+    counter: telemetryCounter(settings, d.counter),
     decidedBy: counted?.decidedBy,
     remaining: counted?.remaining,
     retryAfter: counted && !counted.allowed ? ceilSeconds(counted.retryInMs) : undefined,

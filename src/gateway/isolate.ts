@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from "./clock.ts";
-import { Counting } from "./counter.ts";
+import { Counting } from "./counting.ts";
 import { MetricsBuffer } from "./metrics-buffer.ts";
 import { OverrideCopies } from "./override-copies.ts";
 

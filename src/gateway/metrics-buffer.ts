@@ -1,7 +1,7 @@
 import type { Env } from "../env.ts";
 import { emptyBatch, isEmpty, mergeBatch, type MetricsBatch } from "../metrics/aggregate.ts";
 import type { Clock } from "./clock.ts";
-import type { GatewayConfig } from "./config.ts";
+import type { GatewaySettings } from "./settings.ts";
 
 /*
  * Where the counts live: each isolate adds up its own decisions in memory and hands the batch to
@@ -25,9 +25,9 @@ export class MetricsBuffer {
 }
 
 /** The region's metrics object, in the region's jurisdiction (its names hold identity digests). */
-export function metricsStore(env: Env, config: Pick<GatewayConfig, "region" | "jurisdiction">) {
-  const namespace = config.jurisdiction ? env.METRICS.jurisdiction(config.jurisdiction) : env.METRICS;
-  return namespace.getByName(`metrics:${config.region}`);
+export function metricsStore(env: Env, settings: Pick<GatewaySettings, "region" | "jurisdiction">) {
+  const namespace = settings.jurisdiction ? env.METRICS.jurisdiction(settings.jurisdiction) : env.METRICS;
+  return namespace.getByName(`metrics:${settings.region}`);
 }
 
 /**
@@ -35,27 +35,27 @@ export function metricsStore(env: Env, config: Pick<GatewayConfig, "region" | "j
  * kept and goes with the next flush: counts are never added twice, and never lost while the
  * isolate lives.
  */
-export function flushMetrics(buffer: MetricsBuffer, env: Env, config: GatewayConfig): Promise<void> {
+export function flushMetrics(buffer: MetricsBuffer, env: Env, settings: GatewaySettings): Promise<void> {
   buffer.flushing ??= (async () => {
     buffer.lastFlush = buffer.clock.now();
     const batch = buffer.pending;
     buffer.pending = emptyBatch();
     if (isEmpty(batch)) return;
     try {
-      await metricsStore(env, config).add(batch);
+      await metricsStore(env, settings).add(batch);
     } catch (error) {
       mergeBatch(batch, buffer.pending);
       buffer.pending = batch;
-      console.log(JSON.stringify({ event: "metrics_flush_failed", region: config.region, error: String(error) }));
+      console.log(JSON.stringify({ event: "metrics_flush_failed", region: settings.region, error: String(error) }));
     }
   })().finally(() => (buffer.flushing = undefined));
   return buffer.flushing;
 }
 
 /** Before the admin API reads the totals: this isolate's counts, including those a flush under way missed. */
-export async function flushAll(buffer: MetricsBuffer, env: Env, config: GatewayConfig): Promise<void> {
+export async function flushAll(buffer: MetricsBuffer, env: Env, settings: GatewaySettings): Promise<void> {
   // A flush under way belongs to another request: wait for it on this request's own timer, never
   // on its promise (workerd refuses a request I/O resumed in another request's context).
   while (buffer.flushing) await new Promise((resolve) => setTimeout(resolve, 1));
-  await flushMetrics(buffer, env, config);
+  await flushMetrics(buffer, env, settings);
 }

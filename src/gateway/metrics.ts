@@ -1,44 +1,44 @@
 import type { Context } from "hono";
 import type { Env } from "../env.ts";
-import { operatingSettings } from "./config.ts";
+import { operatingSettings } from "./settings.ts";
 import { recordDecision, recordFailure, recordUpstream, statusClass, type DecisionSample, type UpstreamSample } from "../metrics/aggregate.ts";
-import { telemetryCounter, type GatewayConfig } from "./config.ts";
+import { telemetryCounter, type GatewaySettings } from "./settings.ts";
 import { flushMetrics } from "./metrics-buffer.ts";
 import type { GatewayEnv } from "./types.ts";
 
 /** Counts one rate-limit decision (and writes it to Analytics Engine when bound). */
-export function countDecision(c: Context<GatewayEnv>, config: GatewayConfig, sample: DecisionSample): void {
+export function countDecision(c: Context<GatewayEnv>, settings: GatewaySettings, sample: DecisionSample): void {
   const buffer = c.var.isolate.metrics;
   const now = buffer.clock.now();
   recordDecision(buffer.pending, sample, now);
   c.env.ANALYTICS?.writeDataPoint({
     indexes: [String(sample.rule)],
-    blobs: ["decision", config.region, String(sample.rule), sample.ruleName, sample.outcome, sample.decidedBy ?? "", (sample.counter && telemetryCounter(config, sample.counter)) ?? ""],
+    blobs: ["decision", settings.region, String(sample.rule), sample.ruleName, sample.outcome, sample.decidedBy ?? "", (sample.counter && telemetryCounter(settings, sample.counter)) ?? ""],
     doubles: [1, sample.counterMs ?? 0, sample.used ?? 0, sample.limit?.count ?? 0, sample.failed ? 1 : 0],
   });
-  scheduleFlush(c, config, now);
+  scheduleFlush(c, settings, now);
 }
 
 /** Counts a counter failure that decided nothing (failing closed: 503). */
-export function countFailure(c: Context<GatewayEnv>, config: GatewayConfig, rule: { id: number; name: string }): void {
+export function countFailure(c: Context<GatewayEnv>, settings: GatewaySettings, rule: { id: number; name: string }): void {
   const buffer = c.var.isolate.metrics;
   recordFailure(buffer.pending, rule.id, rule.name);
-  scheduleFlush(c, config, buffer.clock.now());
+  scheduleFlush(c, settings, buffer.clock.now());
 }
 
 /** Counts one forwarded request: its upstream, status class and time to response headers. */
-export function countUpstream(c: Context<GatewayEnv>, config: GatewayConfig, sample: UpstreamSample): void {
+export function countUpstream(c: Context<GatewayEnv>, settings: GatewaySettings, sample: UpstreamSample): void {
   const buffer = c.var.isolate.metrics;
   recordUpstream(buffer.pending, sample);
   c.env.ANALYTICS?.writeDataPoint({
     indexes: [sample.upstream],
-    blobs: ["upstream", config.region, sample.upstream, statusClass(sample.status)],
+    blobs: ["upstream", settings.region, sample.upstream, statusClass(sample.status)],
     doubles: [1, sample.ms, sample.status],
   });
-  scheduleFlush(c, config, buffer.clock.now());
+  scheduleFlush(c, settings, buffer.clock.now());
 }
 
-function scheduleFlush(c: Context<GatewayEnv>, config: GatewayConfig, now: number): void {
+function scheduleFlush(c: Context<GatewayEnv>, settings: GatewaySettings, now: number): void {
   const buffer = c.var.isolate.metrics;
   if (buffer.flushing || now - buffer.lastFlush < operatingSettings(c.env).metricsFlushMs) return;
   let waitUntil: (promise: Promise<unknown>) => void;
@@ -48,5 +48,5 @@ function scheduleFlush(c: Context<GatewayEnv>, config: GatewayConfig, now: numbe
   } catch {
     return; // no execution context (a bare app.fetch): the admin API's read flushes instead
   }
-  waitUntil(flushMetrics(buffer, c.env, config));
+  waitUntil(flushMetrics(buffer, c.env, settings));
 }

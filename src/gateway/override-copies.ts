@@ -1,5 +1,5 @@
 import type { CompiledOverrides } from "../overrides/resolve.ts";
-import type { GatewayConfig } from "./config.ts";
+import type { GatewaySettings } from "./settings.ts";
 
 /** One copy of a region's overrides, as an isolate keeps it (src/gateway/overrides.ts reads and refreshes it). */
 export interface Copy {
@@ -17,10 +17,10 @@ export interface Copy {
   expired: boolean;
 }
 
-/** An isolate's copies of the overrides (src/gateway/isolate.ts), by CONFIG binding and region. */
+/** An isolate's copies of the overrides (src/gateway/isolate.ts), by OVERRIDES binding and region. */
 export class OverrideCopies {
   readonly copies = new WeakMap<object, Map<string, Copy>>();
-  /** The copy each configuration uses (a configuration belongs to one env, so to one CONFIG binding). */
-  readonly ofConfig = new WeakMap<GatewayConfig, Copy>();
+  /** The copy each configuration uses (a configuration belongs to one env, so to one OVERRIDES binding). */
+  readonly ofSettings = new WeakMap<GatewaySettings, Copy>();
 }
 

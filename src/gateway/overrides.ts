@@ -1,21 +1,21 @@
 import type { Env } from "../env.ts";
-import { operatingSettings } from "./config.ts";
+import { operatingSettings } from "./settings.ts";
 import { copyKey, fresh, keepCopy, lastKnownCopy, MAX_COPY_AGE_MS } from "../overrides/last-known.ts";
 import { compileOverrides, resolve, type CompiledOverrides, type Effective } from "../overrides/resolve.ts";
 import { requestDigests, type RequestDigests, type RequestIdentities } from "../overrides/subject.ts";
-import { EMPTY_SNAPSHOT, type ConfigSnapshot } from "../overrides/types.ts";
+import { EMPTY_SNAPSHOT, type OverridesSnapshot } from "../overrides/types.ts";
 import type { Rule } from "../rules/load.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
 import type { CounterAddress } from "../limiter/index.ts";
-import type { GatewayConfig } from "./config.ts";
+import type { GatewaySettings } from "./settings.ts";
 import type { Isolate } from "./isolate.ts";
 import type { Copy, OverrideCopies } from "./override-copies.ts";
 
 /*
  * Each isolate's copy of the region's overrides (docs/operating.md). The bound: a
- * copy is used only while it is younger than CONFIG_REFRESH_MS, its age counted from when its read
- * *started*. A read that starts after a change was acknowledged sees it (the configuration object
- * serializes both), so every isolate applies a change at most CONFIG_REFRESH_MS after it was made;
+ * copy is used only while it is younger than OVERRIDES_REFRESH_MS, its age counted from when its read
+ * *started*. A read that starts after a change was acknowledged sees it (the overrides store
+ * serializes both), so every isolate applies a change at most OVERRIDES_REFRESH_MS after it was made;
  * the isolate that made it applies it at once. The request that finds the copy stale waits for the
  * read (one per isolate at a time; concurrent requests share it), except before the isolate's
  * first read has answered: each such request reads for itself, so none is decided without the
@@ -33,24 +33,24 @@ const RETRY_MS = 1_000;
 
 const NO_OVERRIDES = compileOverrides(EMPTY_SNAPSHOT);
 
-/** The region's configuration object, in the region's jurisdiction like the counters. */
-export function configStore(env: Env, config: Pick<GatewayConfig, "region" | "jurisdiction">) {
-  const namespace = config.jurisdiction ? env.CONFIG.jurisdiction(config.jurisdiction) : env.CONFIG;
-  return namespace.getByName(`config:${config.region}`);
+/** The region's overrides store, in the region's jurisdiction like the counters. */
+export function overridesStore(env: Env, settings: Pick<GatewaySettings, "region" | "jurisdiction">) {
+  const namespace = settings.jurisdiction ? env.OVERRIDES.jurisdiction(settings.jurisdiction) : env.OVERRIDES;
+  return namespace.getByName(`config:${settings.region}`);
 }
 
-function copyOf(isolate: Isolate, env: Env, config: GatewayConfig): Copy {
-  const { ofConfig } = isolate.overrides;
-  let copy = ofConfig.get(config);
-  if (!copy) ofConfig.set(config, (copy = sharedCopy(isolate.overrides, env, config)));
+function copyOf(isolate: Isolate, env: Env, settings: GatewaySettings): Copy {
+  const { ofSettings } = isolate.overrides;
+  let copy = ofSettings.get(settings);
+  if (!copy) ofSettings.set(settings, (copy = sharedCopy(isolate.overrides, env, settings)));
   return copy;
 }
 
-/** Configurations of one region and jurisdiction on one CONFIG binding share their copy. */
-function sharedCopy({ copies }: OverrideCopies, env: Env, config: GatewayConfig): Copy {
-  let byRegion = copies.get(env.CONFIG);
-  if (!byRegion) copies.set(env.CONFIG, (byRegion = new Map()));
-  const key = `${config.region}:${config.jurisdiction ?? "none"}`;
+/** Configurations of one region and jurisdiction on one OVERRIDES binding share their copy. */
+function sharedCopy({ copies }: OverrideCopies, env: Env, settings: GatewaySettings): Copy {
+  let byRegion = copies.get(env.OVERRIDES);
+  if (!byRegion) copies.set(env.OVERRIDES, (byRegion = new Map()));
+  const key = `${settings.region}:${settings.jurisdiction ?? "none"}`;
   let copy = byRegion.get(key);
   if (!copy) {
     byRegion.set(key, (copy = { compiled: NO_OVERRIDES, readAt: Number.NEGATIVE_INFINITY, nextReadAt: Number.NEGATIVE_INFINITY, failing: false, reading: false, from: "object", expired: false }));
@@ -59,22 +59,22 @@ function sharedCopy({ copies }: OverrideCopies, env: Env, config: GatewayConfig)
 }
 
 /** The overrides in force for this isolate now, read again first when the copy is too old. */
-export async function currentOverrides(isolate: Isolate, env: Env, config: GatewayConfig): Promise<CompiledOverrides> {
-  const copy = copyOf(isolate, env, config);
+export async function currentOverrides(isolate: Isolate, env: Env, settings: GatewaySettings): Promise<CompiledOverrides> {
+  const copy = copyOf(isolate, env, settings);
   const now = isolate.clock.now();
   // One request reads; the others meanwhile keep the copy they have. They must not wait on its
   // read: in workerd a request waiting on another request's I/O is cancelled as hung, or resumes
   // in that request's context, where its own I/O is refused ("Cannot perform I/O on behalf of a
-  // different request"). So a change is applied within CONFIG_REFRESH_MS plus one read.
+  // different request"). So a change is applied within OVERRIDES_REFRESH_MS plus one read.
   if (readDue(copy, now)) {
     copy.reading = true;
     try {
-      await read(env, config, copy, now);
+      await read(env, settings, copy, now);
     } finally {
       copy.reading = false;
     }
   }
-  return inForce(copy, config, isolate.clock.now());
+  return inForce(copy, settings, isolate.clock.now());
 }
 
 /**
@@ -87,42 +87,42 @@ function readDue(copy: Copy, now: number): boolean {
 }
 
 /** The copy's overrides, or none once the copy is older than MAX_COPY_AGE_MS (only while reads fail). */
-function inForce(copy: Copy, config: GatewayConfig, now: number): CompiledOverrides {
+function inForce(copy: Copy, settings: GatewaySettings, now: number): CompiledOverrides {
   if (fresh(copy.readAt, now)) return copy.compiled;
   if (copy.readAt !== Number.NEGATIVE_INFINITY && !copy.expired) {
     copy.expired = true;
-    console.log(JSON.stringify({ event: "config_copy_expired", region: config.region, version: copy.compiled.version, ageMs: now - copy.readAt, maxAgeMs: MAX_COPY_AGE_MS }));
+    console.log(JSON.stringify({ event: "overrides_copy_expired", region: settings.region, version: copy.compiled.version, ageMs: now - copy.readAt, maxAgeMs: MAX_COPY_AGE_MS }));
   }
   return NO_OVERRIDES;
 }
 
-async function read(env: Env, config: GatewayConfig, copy: Copy, startedAt: number): Promise<void> {
-  const { configRefreshMs } = operatingSettings(env);
-  const key = copyKey(config.region, config.jurisdiction);
-  let snapshot: ConfigSnapshot;
+async function read(env: Env, settings: GatewaySettings, copy: Copy, startedAt: number): Promise<void> {
+  const { overridesRefreshMs } = operatingSettings(env);
+  const key = copyKey(settings.region, settings.jurisdiction);
+  let snapshot: OverridesSnapshot;
   try {
-    snapshot = await within(config.limiterTimeoutMs, "the configuration object", configStore(env, config).snapshot());
+    snapshot = await within(settings.counterTimeoutMs, "the overrides store", overridesStore(env, settings).snapshot());
   } catch (error) {
-    copy.nextReadAt = startedAt + Math.min(RETRY_MS, configRefreshMs);
-    if (!copy.failing) console.log(JSON.stringify({ event: "config_unavailable", region: config.region, error: String(error), keeping: copy.compiled.version }));
+    copy.nextReadAt = startedAt + Math.min(RETRY_MS, overridesRefreshMs);
+    if (!copy.failing) console.log(JSON.stringify({ event: "overrides_unavailable", region: settings.region, error: String(error), keeping: copy.compiled.version }));
     copy.failing = true;
-    await adoptKeptCopy(copy, config, key, startedAt);
+    await adoptKeptCopy(copy, settings, key, startedAt);
     return;
   }
-  install(copy, snapshot, startedAt, configRefreshMs);
-  if (copy.failing) console.log(JSON.stringify({ event: "config_recovered", region: config.region, version: snapshot.version }));
+  install(copy, snapshot, startedAt, overridesRefreshMs);
+  if (copy.failing) console.log(JSON.stringify({ event: "overrides_recovered", region: settings.region, version: snapshot.version }));
   copy.failing = false;
   copy.expired = false;
-  await keepDataCenterCopy(config, snapshot, startedAt);
+  await keepDataCenterCopy(settings, snapshot, startedAt);
 }
 
 /** While the object fails: the data center's copy, when it is newer than this isolate's and still fresh. */
-async function adoptKeptCopy(copy: Copy, config: GatewayConfig, key: string, now: number): Promise<void> {
+async function adoptKeptCopy(copy: Copy, settings: GatewaySettings, key: string, now: number): Promise<void> {
   let kept;
   try {
-    kept = await within(config.limiterTimeoutMs, "the data center's cache", lastKnownCopy(key));
+    kept = await within(settings.counterTimeoutMs, "the data center's cache", lastKnownCopy(key));
   } catch (error) {
-    console.log(JSON.stringify({ event: "config_copy_unreadable", region: config.region, error: String(error) }));
+    console.log(JSON.stringify({ event: "overrides_copy_unreadable", region: settings.region, error: String(error) }));
     return;
   }
   if (!kept || kept.readAt <= copy.readAt || !fresh(kept.readAt, now)) return;
@@ -130,7 +130,7 @@ async function adoptKeptCopy(copy: Copy, config: GatewayConfig, key: string, now
   copy.readAt = kept.readAt;
   copy.from = "data-center";
   copy.expired = false;
-  console.log(JSON.stringify({ event: "config_copy_adopted", region: config.region, version: kept.snapshot.version, ageMs: now - kept.readAt }));
+  console.log(JSON.stringify({ event: "overrides_copy_adopted", region: settings.region, version: kept.snapshot.version, ageMs: now - kept.readAt }));
 }
 
 /** `promise`, or a rejection naming `what` after `ms`. */
@@ -146,7 +146,7 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
   }
 }
 
-function install(copy: Copy, snapshot: ConfigSnapshot, startedAt: number, refreshMs: number): void {
+function install(copy: Copy, snapshot: OverridesSnapshot, startedAt: number, refreshMs: number): void {
   // A read that started earlier may answer later than one that started after it (an admin
   // change adopted meanwhile): the one that started last is the newest.
   // A data center's copy was read by another isolate's clock: the object's own answer replaces it.
@@ -163,35 +163,35 @@ function install(copy: Copy, snapshot: ConfigSnapshot, startedAt: number, refres
  * (the object answered it, so it is current as of when the change started), and so does the data
  * center's copy (an ended block must not come back from a copy written before it ended).
  */
-export async function adoptSnapshot(isolate: Isolate, env: Env, config: GatewayConfig, snapshot: ConfigSnapshot, startedAt: number): Promise<void> {
-  const copy = copyOf(isolate, env, config);
-  install(copy, snapshot, startedAt, operatingSettings(env).configRefreshMs);
+export async function adoptSnapshot(isolate: Isolate, env: Env, settings: GatewaySettings, snapshot: OverridesSnapshot, startedAt: number): Promise<void> {
+  const copy = copyOf(isolate, env, settings);
+  install(copy, snapshot, startedAt, operatingSettings(env).overridesRefreshMs);
   copy.failing = false;
   copy.expired = false;
-  await keepDataCenterCopy(config, snapshot, startedAt);
+  await keepDataCenterCopy(settings, snapshot, startedAt);
 }
 
 /** Writes the data center's copy; a failure is logged and changes nothing else. */
-async function keepDataCenterCopy(config: GatewayConfig, snapshot: ConfigSnapshot, readAt: number): Promise<void> {
+async function keepDataCenterCopy(settings: GatewaySettings, snapshot: OverridesSnapshot, readAt: number): Promise<void> {
   try {
-    await within(config.limiterTimeoutMs, "the data center's cache", keepCopy(copyKey(config.region, config.jurisdiction), { readAt, snapshot }));
+    await within(settings.counterTimeoutMs, "the data center's cache", keepCopy(copyKey(settings.region, settings.jurisdiction), { readAt, snapshot }));
   } catch (error) {
     // The overrides are applied all the same; only an outage starting now would miss this copy.
-    console.log(JSON.stringify({ event: "config_copy_not_kept", region: config.region, error: String(error) }));
+    console.log(JSON.stringify({ event: "overrides_copy_not_kept", region: settings.region, error: String(error) }));
   }
 }
 
 /**
- * For `/_tollgate/health`: undefined while this isolate reads the configuration object, otherwise
+ * For `/_tollgate/health`: undefined while this isolate reads the overrides store, otherwise
  * what it enforces instead (reading first when a read is due, so a new isolate's first probe
  * already knows).
  */
-export async function overridesOutage(isolate: Isolate, env: Env, config: GatewayConfig): Promise<string | undefined> {
-  await currentOverrides(isolate, env, config);
-  const copy = copyOf(isolate, env, config);
+export async function overridesOutage(isolate: Isolate, env: Env, settings: GatewaySettings): Promise<string | undefined> {
+  await currentOverrides(isolate, env, settings);
+  const copy = copyOf(isolate, env, settings);
   if (!copy.failing) return undefined;
   const now = isolate.clock.now();
-  const unreachable = "the configuration object cannot be read";
+  const unreachable = "the overrides store cannot be read";
   if (!fresh(copy.readAt, now)) {
     return `${unreachable} and no copy of the overrides younger than ${MAX_COPY_AGE_MS / 1000} s is known: no override is enforced`;
   }
@@ -209,17 +209,17 @@ const NO_DIGESTS: RequestDigests = { prefixes: new Map() };
  * once (no promise, so no wait) in the common case: a copy that needs no read and no identity
  * override in it.
  */
-export function effectiveRule(isolate: Isolate, env: Env, config: GatewayConfig, rule: Rule, request: RequestIdentities): Effective | Promise<Effective> {
-  const copy = copyOf(isolate, env, config);
+export function effectiveRule(isolate: Isolate, env: Env, settings: GatewaySettings, rule: Rule, request: RequestIdentities): Effective | Promise<Effective> {
+  const copy = copyOf(isolate, env, settings);
   const now = isolate.clock.now();
-  if (!readDue(copy, now) && copy.compiled.byIdentity.size === 0) return resolve(inForce(copy, config, now), rule, config.region, NO_DIGESTS, now);
-  return effectiveRuleAfterRead(isolate, env, config, rule, request);
+  if (!readDue(copy, now) && copy.compiled.byIdentity.size === 0) return resolve(inForce(copy, settings, now), rule, settings.region, NO_DIGESTS, now);
+  return effectiveRuleAfterRead(isolate, env, settings, rule, request);
 }
 
-async function effectiveRuleAfterRead(isolate: Isolate, env: Env, config: GatewayConfig, rule: Rule, request: RequestIdentities): Promise<Effective> {
-  const compiled = await currentOverrides(isolate, env, config);
-  const digests = compiled.byIdentity.size > 0 ? requestDigests(request, compiled.needs, config.hmacSecret) : NO_DIGESTS;
-  return resolve(compiled, rule, config.region, digests, isolate.clock.now());
+async function effectiveRuleAfterRead(isolate: Isolate, env: Env, settings: GatewaySettings, rule: Rule, request: RequestIdentities): Promise<Effective> {
+  const compiled = await currentOverrides(isolate, env, settings);
+  const digests = compiled.byIdentity.size > 0 ? requestDigests(request, compiled.needs, settings.hmacSecret) : NO_DIGESTS;
+  return resolve(compiled, rule, settings.region, digests, isolate.clock.now());
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { GatewayConfig, Upstream } from "./config.ts";
+import type { GatewaySettings, Upstream } from "./settings.ts";
 import { prepareUpstreamHeaders } from "./forwarded-headers.ts";
 import { downstreamHeaders } from "./hop-by-hop.ts";
 import { countUpstream } from "./metrics.ts";
@@ -16,11 +16,11 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  * failures included (400 for an invalid `Connection`, 502 unreachable, 504 timed out), carries
  * `headers` and is measured (metrics.ts).
  */
-export async function forward(c: Context<GatewayEnv>, config: GatewayConfig, request: GatewayRequest, headers?: Readonly<Record<string, string>>): Promise<Response> {
+export async function forward(c: Context<GatewayEnv>, settings: GatewaySettings, request: GatewayRequest, headers?: Readonly<Record<string, string>>): Promise<Response> {
   const { clock } = c.var.isolate;
   const started = clock.now();
   const name = request.upstream;
-  const upstream = config.upstreams[name];
+  const upstream = settings.upstreams[name];
   const incoming = c.req.raw;
   // The client's headers are copied with the request, then made the upstream's; the body is the
   // client's stream itself: nothing is buffered. The upstream request follows the client's
@@ -33,8 +33,8 @@ export async function forward(c: Context<GatewayEnv>, config: GatewayConfig, req
   // A client's own X-Forwarded-Prefix was dropped above; the gateway says which mount it took off,
   // so an upstream building its own URLs (an A2A agent card) gives ones that reach it again.
   if (request.strippedPrefix !== undefined) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
-  const response = refused === undefined ? await answer(config, name, upstream, outgoing, headers) : Response.json({ detail: refused }, { status: 400, headers });
-  countUpstream(c, config, { upstream: name, status: response.status, ms: clock.now() - started });
+  const response = refused === undefined ? await answer(settings, name, upstream, outgoing, headers) : Response.json({ detail: refused }, { status: 400, headers });
+  countUpstream(c, settings, { upstream: name, status: response.status, ms: clock.now() - started });
   return response;
 }
 
@@ -43,10 +43,10 @@ export async function forward(c: Context<GatewayEnv>, config: GatewayConfig, req
  * timer bounds the wait for response headers only: once they arrive it is cleared, and a timed-out
  * call ends with the request it belonged to.
  */
-async function answer(config: GatewayConfig, name: UpstreamName, upstream: Upstream, outgoing: Request, headers: Readonly<Record<string, string>> | undefined): Promise<Response> {
+async function answer(settings: GatewaySettings, name: UpstreamName, upstream: Upstream, outgoing: Request, headers: Readonly<Record<string, string>> | undefined): Promise<Response> {
   let timer!: ReturnType<typeof setTimeout>;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(reject, config.upstreamTimeoutMs, TIMED_OUT);
+    timer = setTimeout(reject, settings.upstreamTimeoutMs, TIMED_OUT);
   });
   try {
     const response = await Promise.race([upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), timeout]);
@@ -58,7 +58,7 @@ async function answer(config: GatewayConfig, name: UpstreamName, upstream: Upstr
       {
         title: timedOut ? "Upstream timed out" : "Upstream unreachable",
         status: timedOut ? 504 : 502,
-        detail: timedOut ? `The ${name} upstream did not answer within ${config.upstreamTimeoutMs} ms.` : `The ${name} upstream could not be reached.`,
+        detail: timedOut ? `The ${name} upstream did not answer within ${settings.upstreamTimeoutMs} ms.` : `The ${name} upstream could not be reached.`,
       },
       headers,
     );

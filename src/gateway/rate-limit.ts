@@ -5,8 +5,8 @@ import { identityDigest } from "../rules/identity.ts";
 import type { Classifier } from "../rules/classify.ts";
 import { describeMatcher } from "../rules/match.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
-import { telemetryCounter, type GatewayConfig } from "./config.ts";
-import { CounterUnavailable, type Counted } from "./counter.ts";
+import { telemetryCounter, type GatewaySettings } from "./settings.ts";
+import { CounterUnavailable, type Counted } from "./counting.ts";
 import { observeDecision } from "./decision-log.ts";
 import { countFailure } from "./metrics.ts";
 import { countedAddress, effectiveRule } from "./overrides.ts";
@@ -24,23 +24,23 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  *
  * @example
  * const limit = rateLimit({ classifiers });
- * const headers = await limit(c, config, request); // throws HTTPException 403, 429 or 503
+ * const headers = await limit(c, settings, request); // throws HTTPException 403, 429 or 503
  */
 export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
   const { classifiers } = options;
-  return async (c: Context<GatewayEnv>, config: GatewayConfig, request: GatewayRequest): Promise<Record<string, string> | undefined> => {
+  return async (c: Context<GatewayEnv>, settings: GatewaySettings, request: GatewayRequest): Promise<Record<string, string> | undefined> => {
     const { apiKey, userId, clientIp } = request;
     // Each upstream is counted by its own table (src/rules/tables.ts).
     const { rule, matcher, root, identity } = classifiers[request.upstream].classify({ method: c.req.method, path: request.path, apiKey, userId, clientIp });
-    const digest = identityDigest(identity, config.hmacSecret);
-    const address = counterAddress(config.region, rule.id, digest);
+    const digest = identityDigest(identity, settings.hmacSecret);
+    const address = counterAddress(settings.region, rule.id, digest);
     // blocked > exempt > identity limit > rule override > published (src/overrides/resolve.ts).
     const { isolate } = c.var;
-    const resolving = effectiveRule(isolate, c.env, config, rule, { apiKey, userId, clientIp });
+    const resolving = effectiveRule(isolate, c.env, settings, rule, { apiKey, userId, clientIp });
     const effective = resolving instanceof Promise ? await resolving : resolving;
-    if (effective.verdict !== "count") {
-      observeDecision(c, config, { rule, region: config.region, counter: address.name, outcome: effective.verdict === "block" ? "blocked" : "exempt", override: effective.by.id });
-      if (effective.verdict === "block") throw new HTTPException(403, { res: identityBlocked(rule) });
+    if (effective.treatment !== "count") {
+      observeDecision(c, settings, { rule, region: settings.region, counter: address.name, outcome: effective.treatment === "block" ? "blocked" : "exempt", override: effective.by.id });
+      if (effective.treatment === "block") throw new HTTPException(403, { res: identityBlocked(rule) });
       return undefined;
     }
     const { limit } = effective;
@@ -52,33 +52,33 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     let counted: Counted;
     try {
       counted = await counting.count(c.env, {
-        jurisdiction: config.jurisdiction,
-        address: countedAddress(address, limit, rule.limits[config.region]),
-        limit: limiterLimit(limit, config.timeScale),
-        timeoutMs: config.limiterTimeoutMs,
+        jurisdiction: settings.jurisdiction,
+        address: countedAddress(address, limit, rule.limits[settings.region]),
+        limit: limiterLimit(limit, settings.timeScale),
+        timeoutMs: settings.counterTimeoutMs,
         cacheDenials: enforce,
-        algorithm: config.algorithm,
-        failMode: config.failMode,
+        algorithm: settings.algorithm,
+        failMode: settings.failMode,
       });
     } catch (error) {
       if (!(error instanceof CounterUnavailable)) throw error;
-      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: telemetryCounter(config, address.name), error: error.message, failures: counting.failures, failMode: config.failMode, decidedBy: "none" });
-      countFailure(c, config, rule);
+      log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, address.name), error: error.message, failures: counting.failures, failMode: settings.failMode, decidedBy: "none" });
+      countFailure(c, settings, rule);
       throw new HTTPException(503, { res: limiterUnavailable(rule, { "ratelimit-policy": policy }) });
     }
     if (counted.decidedBy === "local-fallback") {
-      log({ event: "counter_failure", region: config.region, rule: rule.id, counter: telemetryCounter(config, address.name), error: counted.failure, failures: counting.failures, fallbackCounters: counting.fallbackCounters, failMode: config.failMode, decidedBy: "local-fallback" });
+      log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, address.name), error: counted.failure, failures: counting.failures, fallbackCounters: counting.fallbackCounters, failMode: settings.failMode, decidedBy: "local-fallback" });
     }
 
     const headers: Record<string, string> = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, counted) };
-    if (config.timeScale !== 1) headers["x-tollgate-time-scale"] = String(config.timeScale);
+    if (settings.timeScale !== 1) headers["x-tollgate-time-scale"] = String(settings.timeScale);
     // The counter object failed: this isolate's local window decided (docs/counting.md).
     if (counted.decidedBy === "local-fallback") headers["x-tollgate-counter"] = "local-fallback";
     // One log line (denials always, admissions sampled) and the metrics: decision-log.ts.
     const outcome = counted.allowed ? "admitted" : enforce ? "denied" : "shadow_denied";
-    observeDecision(c, config, {
+    observeDecision(c, settings, {
       rule,
-      region: config.region,
+      region: settings.region,
       counter: address.name,
       limit,
       override: (effective.limitBy ?? effective.modeBy)?.id,
@@ -89,7 +89,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     if (!counted.allowed && enforce) {
       const retryAfter = ceilSeconds(counted.retryInMs);
       const matched = describeMatcher(matcher, root);
-      throw new HTTPException(429, { res: quotaExceeded({ rule, matched, identity: identity.kind, limit, region: config.region, retryAfter }, headers) });
+      throw new HTTPException(429, { res: quotaExceeded({ rule, matched, identity: identity.kind, limit, region: settings.region, retryAfter }, headers) });
     }
     return headers;
   };

@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { Classifier } from "../rules/classify.ts";
 import { clientIpKey, UNKNOWN_CLIENT } from "../rules/client-ip.ts";
 import { readRequest } from "../rules/read-request.ts";
-import type { GatewayConfig, Routing } from "./config.ts";
+import type { GatewaySettings, Routing } from "./settings.ts";
 import { problemResponse } from "../http/problem.ts";
 import { forwardPath, localRoute, scopedRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
@@ -18,15 +18,15 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  *
  * @example
  * const read = requestReading({ classifiers });
- * const request = read(c, gatewayConfig(c.env)); // throws HTTPException 421 or 400
+ * const request = read(c, gatewaySettings(c.env)); // throws HTTPException 421 or 400
  */
 export function requestReading(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
   const { classifiers } = options;
-  return (c: Context<GatewayEnv>, config: GatewayConfig): GatewayRequest => {
+  return (c: Context<GatewayEnv>, settings: GatewaySettings): GatewayRequest => {
     const raw = c.req.raw;
     // The one parse of the URL; the proxy reuses it.
     const url = new URL(raw.url);
-    const { upstream, rawPath, forwardPrefix = "", strippedPrefix } = route(config.routing, url);
+    const { upstream, rawPath, forwardPrefix = "", strippedPrefix } = route(settings.routing, url);
     const reading = readRequest(classifiers[upstream].table, { method: raw.method, rawPath, headers: raw.headers });
     if (!reading.ok) {
       throw new HTTPException(reading.status, { res: Response.json({ detail: reading.detail }, { status: reading.status }) });

@@ -19,7 +19,7 @@ export type Upstream =
 /** How a request's upstream is chosen (routes.ts): by host (deployed), or by local mount prefix. */
 export type Routing = { readonly kind: "hosts"; readonly hosts: readonly HostRoute[] } | { readonly kind: "paths" };
 
-export interface GatewayConfig {
+export interface GatewaySettings {
   readonly region: Region;
   readonly routing: Routing;
   /** Durable Object jurisdiction of the counters; undefined only for local runs. */
@@ -31,7 +31,7 @@ export interface GatewayConfig {
    */
   readonly identitiesInTelemetry: boolean;
   readonly failMode: "open" | "closed";
-  readonly limiterTimeoutMs: number;
+  readonly counterTimeoutMs: number;
   readonly upstreamTimeoutMs: number;
   /** IDENTITY_HMAC_SECRET: every identity digest is keyed with it (required, at least 32 bytes). */
   readonly hmacSecret: string;
@@ -43,8 +43,8 @@ export interface GatewayConfig {
 }
 
 /** A counter's name as logs and Analytics Engine may carry it: not at all in the EU (identitiesInTelemetry). */
-export function telemetryCounter(config: Pick<GatewayConfig, "identitiesInTelemetry">, counter: string): string | undefined {
-  return config.identitiesInTelemetry ? counter : undefined;
+export function telemetryCounter(settings: Pick<GatewaySettings, "identitiesInTelemetry">, counter: string): string | undefined {
+  return settings.identitiesInTelemetry ? counter : undefined;
 }
 
 
@@ -54,9 +54,9 @@ const millis = (fallback: number) =>
 
 const VarsSchema = z.object({
   REGION: z.enum(REGIONS),
-  LIMITER_JURISDICTION: z.enum([...REGIONS, "none"]),
+  COUNTER_JURISDICTION: z.enum([...REGIONS, "none"]),
   FAIL_MODE: z.preprocess((v) => v || "open", z.enum(["open", "closed"])),
-  LIMITER_TIMEOUT_MS: millis(1_000),
+  COUNTER_TIMEOUT_MS: millis(1_000),
   UPSTREAM_TIMEOUT_MS: millis(30_000),
   DEV_SETTINGS: z.preprocess((v) => v || "refuse", z.enum(["refuse", "allow"])),
   TIME_SCALE: z.preprocess((v) => (v === undefined || v === "" ? 1 : Number(v)), z.number().positive().max(3600)),
@@ -103,18 +103,18 @@ export function cachedPerEnv<T>(parse: (env: Env) => T, onMistake?: (error: Sett
  * request answers it (500, its detail naming the setting), and it is logged once, not once per
  * request.
  */
-export const gatewayConfig = cachedPerEnv(parseConfig, (error) => console.log(JSON.stringify({ event: "gateway_misconfigured", detail: error.message })));
+export const gatewaySettings = cachedPerEnv(parseSettings, (error) => console.log(JSON.stringify({ event: "gateway_misconfigured", detail: error.message })));
 
-function parseConfig(env: Env): GatewayConfig {
+function parseSettings(env: Env): GatewaySettings {
   const vars = VarsSchema.safeParse(env);
   if (!vars.success) {
     const issue = vars.error.issues[0]!;
     throw new SettingError(issue.path.join("."), `gateway misconfigured: ${issue.path.join(".")}: ${issue.message}`);
   }
-  const jurisdiction = vars.data.LIMITER_JURISDICTION;
+  const jurisdiction = vars.data.COUNTER_JURISDICTION;
   if (jurisdiction !== "none" && jurisdiction !== vars.data.REGION) {
     // Counting EU identities in US objects (or the reverse) would move identity data across regions.
-    throw new SettingError("LIMITER_JURISDICTION", `gateway misconfigured: LIMITER_JURISDICTION "${jurisdiction}" must be the region ("${vars.data.REGION}") or "none"`);
+    throw new SettingError("COUNTER_JURISDICTION", `gateway misconfigured: COUNTER_JURISDICTION "${jurisdiction}" must be the region ("${vars.data.REGION}") or "none"`);
   }
   const { DEV_SETTINGS, TIME_SCALE, LIMITER_ALGORITHM } = vars.data;
   if (DEV_SETTINGS !== "allow" && (TIME_SCALE !== 1 || LIMITER_ALGORITHM !== "sliding-window")) {
@@ -134,7 +134,7 @@ function parseConfig(env: Env): GatewayConfig {
     jurisdiction: jurisdiction === "none" ? undefined : jurisdiction,
     identitiesInTelemetry: vars.data.REGION !== "eu",
     failMode: vars.data.FAIL_MODE,
-    limiterTimeoutMs: vars.data.LIMITER_TIMEOUT_MS,
+    counterTimeoutMs: vars.data.COUNTER_TIMEOUT_MS,
     upstreamTimeoutMs: vars.data.UPSTREAM_TIMEOUT_MS,
     hmacSecret: identitySecret(env.IDENTITY_HMAC_SECRET),
     upstreams,
@@ -206,7 +206,7 @@ function upstream(env: Env, name: UpstreamName): Upstream {
 /** The settings for operating the gateway live (docs/operating.md). */
 export interface OperatingSettings {
   /** How old an isolate's copy of the overrides may get before it reads them again: the bound on applying a change. */
-  readonly configRefreshMs: number;
+  readonly overridesRefreshMs: number;
   /** Share of admissions (and deny-cache denials) logged, 0..1; every other decision is logged. */
   readonly decisionLogSample: number;
   /** How often an isolate hands its metrics to the region's metrics object, at most. */
@@ -216,7 +216,7 @@ export interface OperatingSettings {
 const number = (fallback: number, schema: z.ZodNumber) => z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), schema);
 
 const OperatingSchema = z.object({
-  CONFIG_REFRESH_MS: number(5_000, z.int().min(100).max(300_000)),
+  OVERRIDES_REFRESH_MS: number(5_000, z.int().min(100).max(300_000)),
   DECISION_LOG_SAMPLE: number(0.01, z.number().min(0).max(1)),
   METRICS_FLUSH_MS: number(10_000, z.int().min(0).max(300_000)),
 });
@@ -231,5 +231,5 @@ export const operatingSettings = cachedPerEnv((env): OperatingSettings => {
     const issue = vars.error.issues[0]!;
     throw new SettingError(issue.path.join("."), `gateway misconfigured: ${issue.path.join(".")}: ${issue.message}`);
   }
-  return { configRefreshMs: vars.data.CONFIG_REFRESH_MS, decisionLogSample: vars.data.DECISION_LOG_SAMPLE, metricsFlushMs: vars.data.METRICS_FLUSH_MS };
+  return { overridesRefreshMs: vars.data.OVERRIDES_REFRESH_MS, decisionLogSample: vars.data.DECISION_LOG_SAMPLE, metricsFlushMs: vars.data.METRICS_FLUSH_MS };
 });

@@ -13,7 +13,7 @@ export function renderError(error: Error, path?: string): Response {
     // API's shape.
     return error.res ?? Response.json({ detail: error.message || "Bad request" }, { status: error.status });
   }
-  // A misconfiguration was logged once when it was found (src/gateway/config.ts); anything else, every time.
+  // A misconfiguration was logged once when it was found (src/gateway/settings.ts); anything else, every time.
   if (error instanceof SettingError) {
     const title = error.status === 503 ? "Gateway not ready" : "Gateway misconfigured";
     return problemResponse({ title, status: error.status, detail: error.message }, error.status === 503 ? { "retry-after": "60" } : undefined);

@@ -5,7 +5,7 @@
  * A counter has at most one call in flight per isolate: while it has one, its requests queue up,
  * and when it returns, the first queued request to wake sends the queue as the next call
  * (`send(items)` answers one result per item, in order), so each counter's part is decided
- * exactly as that many sequential calls (RateLimiter.decideMany). Different counters of one object
+ * exactly as that many sequential calls (CounterObject.decide). Different counters of one object
  * (identities sharing it) need not wait for each other: an object may have up to
  * `maxCallsInFlight` calls in flight per isolate, each for counters the others do not hold. Past
  * that, requests for every counter of the object queue together and share the next call. So an

@@ -17,7 +17,7 @@ export { ReservationLedger, restoreAdmissions } from "./ledger.ts";
 export type { LedgerOptions, Reservation, Snapshot } from "./ledger.ts";
 export { FixedWindow } from "./fixed-window.ts";
 
-/** Which counter a limiter object runs. Only "sliding-window" is ever deployed (see fixed-window.ts). */
+/** Which counter a counter object runs. Only "sliding-window" is ever deployed (see fixed-window.ts). */
 export type Algorithm = "sliding-window" | "fixed-window";
 export { Coalescer } from "./coalescer.ts";
 export type { CoalescerOptions } from "./coalescer.ts";

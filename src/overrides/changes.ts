@@ -1,11 +1,11 @@
 import { exemptionEnd, MAX_EXEMPTION_S, MAX_LIFETIME_S, withinBounds } from "./bounds.ts";
 import type { ValidationError } from "../http/fastapi-errors.ts";
 import { describeSubject } from "./subject.ts";
-import type { AuditEntry, ConfigSnapshot, Override, OverrideChange } from "./types.ts";
+import type { AuditEntry, OverridesSnapshot, Override, OverrideChange } from "./types.ts";
 
 /*
- * How the configuration changes: the pure core of the configuration object
- * (src/durable-objects/config-store.ts), time and ids passed in. An override replaces the one with
+ * How the configuration changes: the pure core of the overrides store
+ * (src/durable-objects/overrides-store.ts), time and ids passed in. An override replaces the one with
  * the same target (a rule; or an identity on a rule, or on every rule), so each target has at most
  * one, and every change yields the audit entry that records it with what it replaced.
  */
@@ -21,7 +21,7 @@ export interface ChangeContext {
   readonly id: string;
 }
 
-type Changed = { readonly ok: true; readonly config: ConfigSnapshot; readonly override?: Override; readonly previous?: Override; readonly audit: AuditRecord };
+type Changed = { readonly ok: true; readonly snapshot: OverridesSnapshot; readonly override?: Override; readonly previous?: Override; readonly audit: AuditRecord };
 
 /** What an override is about; two overrides with one target cannot both be active. */
 export function targetOf(o: Override | OverrideChange): string {
@@ -38,7 +38,7 @@ function targetKey(o: Override | OverrideChange): string {
  * Records `change` as a new override, replacing the one with the same target (the audit entry
  * keeps the replaced one as `previous`). An expiry not after `now` is refused.
  */
-export function setOverride(config: ConfigSnapshot, change: OverrideChange, ctx: ChangeContext): Changed | { ok: false; detail: ValidationError[] } {
+export function setOverride(snapshot: OverridesSnapshot, change: OverrideChange, ctx: ChangeContext): Changed | { ok: false; detail: ValidationError[] } {
   const { expiresInSeconds, expiresAt: at, ...rest } = change;
   const expiresAt = expiresInSeconds !== undefined ? ctx.now + expiresInSeconds * 1000 : at;
   const field = expiresInSeconds !== undefined ? "expiresInSeconds" : "expiresAt";
@@ -51,11 +51,11 @@ export function setOverride(config: ConfigSnapshot, change: OverrideChange, ctx:
     if (expiresAt > exemptionEnd(ctx.now)) return refuse(`an exemption lasts at most ${MAX_EXEMPTION_S / 86_400} days (${MAX_EXEMPTION_S} s)`);
   }
   const override = { ...rest, id: ctx.id, createdAt: ctx.now, createdBy: ctx.actor, ...(expiresAt !== undefined && { expiresAt }) } as Override;
-  const previous = config.overrides.find((o) => targetKey(o) === targetKey(override));
-  const overrides = [...config.overrides.filter((o) => o !== previous), override];
+  const previous = snapshot.overrides.find((o) => targetKey(o) === targetKey(override));
+  const overrides = [...snapshot.overrides.filter((o) => o !== previous), override];
   return {
     ok: true,
-    config: { version: config.version + 1, overrides },
+    snapshot: { version: snapshot.version + 1, overrides },
     override,
     previous,
     audit: { at: ctx.now, actor: ctx.actor, action: "set", target: targetOf(override), override, ...(previous && { previous }) },
@@ -63,23 +63,23 @@ export function setOverride(config: ConfigSnapshot, change: OverrideChange, ctx:
 }
 
 /** Ends the override `id` before its expiry; undefined when there is no such active override. */
-export function endOverride(config: ConfigSnapshot, id: string, ctx: Omit<ChangeContext, "id">): Changed | undefined {
-  const previous = config.overrides.find((o) => o.id === id);
+export function endOverride(snapshot: OverridesSnapshot, id: string, ctx: Omit<ChangeContext, "id">): Changed | undefined {
+  const previous = snapshot.overrides.find((o) => o.id === id);
   if (!previous) return undefined;
   return {
     ok: true,
-    config: { version: config.version + 1, overrides: config.overrides.filter((o) => o !== previous) },
+    snapshot: { version: snapshot.version + 1, overrides: snapshot.overrides.filter((o) => o !== previous) },
     previous,
     audit: { at: ctx.now, actor: ctx.actor, action: "end", target: targetOf(previous), previous },
   };
 }
 
 /** Drops the overrides that expired by `now`, with an audit entry each (actor "expiry"). */
-export function expire(config: ConfigSnapshot, now: number): { config: ConfigSnapshot; audits: AuditRecord[] } {
-  const expired = config.overrides.filter((o) => o.expiresAt !== undefined && o.expiresAt <= now);
-  if (expired.length === 0) return { config, audits: [] };
+export function expire(snapshot: OverridesSnapshot, now: number): { snapshot: OverridesSnapshot; audits: AuditRecord[] } {
+  const expired = snapshot.overrides.filter((o) => o.expiresAt !== undefined && o.expiresAt <= now);
+  if (expired.length === 0) return { snapshot, audits: [] };
   return {
-    config: { version: config.version + 1, overrides: config.overrides.filter((o) => !expired.includes(o)) },
+    snapshot: { version: snapshot.version + 1, overrides: snapshot.overrides.filter((o) => !expired.includes(o)) },
     audits: expired.map((o) => ({ at: o.expiresAt!, actor: "expiry", action: "expire", target: targetOf(o), previous: o })),
   };
 }
@@ -89,10 +89,10 @@ export function expire(config: ConfigSnapshot, now: number): { config: ConfigSna
  * an audit entry (actor "bounds": action "clamp", or "end" for one nothing can make allowed) for
  * each override it changed. The same configuration, and no entries, when all are within them.
  */
-export function boundConfig(config: ConfigSnapshot, now: number): { config: ConfigSnapshot; audits: AuditRecord[] } {
+export function boundSnapshot(snapshot: OverridesSnapshot, now: number): { snapshot: OverridesSnapshot; audits: AuditRecord[] } {
   const audits: AuditRecord[] = [];
   const overrides: Override[] = [];
-  for (const o of config.overrides) {
+  for (const o of snapshot.overrides) {
     const bounded = withinBounds(o);
     if (bounded === o) {
       overrides.push(o);
@@ -101,12 +101,12 @@ export function boundConfig(config: ConfigSnapshot, now: number): { config: Conf
     if (bounded) overrides.push(bounded);
     audits.push({ at: now, actor: "bounds", action: bounded ? "clamp" : "end", target: targetOf(o), ...(bounded && { override: bounded }), previous: o });
   }
-  if (audits.length === 0) return { config, audits };
-  return { config: { version: config.version + 1, overrides }, audits };
+  if (audits.length === 0) return { snapshot, audits };
+  return { snapshot: { version: snapshot.version + 1, overrides }, audits };
 }
 
 /** When the next override expires, for the store's alarm. */
-export function nextExpiry(config: ConfigSnapshot): number | undefined {
-  const times = config.overrides.flatMap((o) => (o.expiresAt === undefined ? [] : [o.expiresAt]));
+export function nextExpiry(snapshot: OverridesSnapshot): number | undefined {
+  const times = snapshot.overrides.flatMap((o) => (o.expiresAt === undefined ? [] : [o.expiresAt]));
   return times.length > 0 ? Math.min(...times) : undefined;
 }

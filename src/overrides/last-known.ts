@@ -1,7 +1,7 @@
-import type { ConfigSnapshot } from "./types.ts";
+import type { OverridesSnapshot } from "./types.ts";
 
 /*
- * The last known overrides, kept where a new isolate can read them while the configuration object
+ * The last known overrides, kept where a new isolate can read them while the overrides store
  * cannot be reached (docs/overrides.md, "Outage"): the data center's own cache (the Workers Cache
  * API), one entry per region and jurisdiction, written by every isolate after each successful read
  * of the object. The Cache API depends on no Durable Object, and its entries never leave the data
@@ -24,7 +24,7 @@ export const COPY_CACHE = "tollgate-overrides";
 /** A copy as kept: the snapshot and when the read that produced it started (epoch ms). */
 export interface KeptCopy {
   readonly readAt: number;
-  readonly snapshot: ConfigSnapshot;
+  readonly snapshot: OverridesSnapshot;
 }
 
 /** Where the copy of a region's overrides is kept (a key, never a URL anything serves). */
@@ -49,9 +49,9 @@ export async function lastKnownCopy(key: string): Promise<KeptCopy | undefined> 
   return { readAt: kept.readAt, snapshot: kept.snapshot };
 }
 
-function isSnapshot(value: unknown): value is ConfigSnapshot {
+function isSnapshot(value: unknown): value is OverridesSnapshot {
   if (typeof value !== "object" || value === null) return false;
-  const { version, overrides } = value as Partial<ConfigSnapshot>;
+  const { version, overrides } = value as Partial<OverridesSnapshot>;
   return typeof version === "number" && Array.isArray(overrides);
 }
 

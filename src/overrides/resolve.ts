@@ -3,7 +3,7 @@ import type { Mode, PublishedLimit, Region } from "../rules/schema.ts";
 import { FORGEABLE, noLaxer, withinBounds } from "./bounds.ts";
 import { appliesOn } from "./scope.ts";
 import type { DigestNeeds, RequestDigests } from "./subject.ts";
-import type { ConfigSnapshot, IdentityOverride, Override, RuleOverride, SubjectKind } from "./types.ts";
+import type { OverridesSnapshot, IdentityOverride, Override, RuleOverride, SubjectKind } from "./types.ts";
 
 /** A snapshot indexed for the request path: a rule's override by id, identity overrides by digest. */
 export interface CompiledOverrides {
@@ -20,7 +20,7 @@ export interface CompiledOverrides {
  * within the bounds (bounds.ts): the store brings stored ones within them when it loads them, and
  * a copy from elsewhere (a data center's copy of an older store's answer) is held to them too.
  */
-export function compileOverrides(snapshot: ConfigSnapshot): CompiledOverrides {
+export function compileOverrides(snapshot: OverridesSnapshot): CompiledOverrides {
   const byRule = new Map<number, RuleOverride>();
   const byIdentity = new Map<string, IdentityOverride[]>();
   const kinds = new Set<SubjectKind>();
@@ -41,9 +41,9 @@ export function compileOverrides(snapshot: ConfigSnapshot): CompiledOverrides {
 
 /** What applies to one request on one rule, after every override (docs/operating.md). */
 export type Effective =
-  | { readonly verdict: "block" | "exempt"; readonly by: IdentityOverride }
+  | { readonly treatment: "block" | "exempt"; readonly by: IdentityOverride }
   | {
-      readonly verdict: "count";
+      readonly treatment: "count";
       readonly limit: PublishedLimit;
       readonly mode: Mode;
       /** The override the limit comes from, if not the published table. */
@@ -55,7 +55,7 @@ export type Effective =
 const live = (o: Override, now: number) => o.expiresAt === undefined || now < o.expiresAt;
 
 /**
- * The effective verdict and limit for a request on `rule` in `region`, in order of precedence:
+ * The effective treatment and limit for a request on `rule` in `region`, in order of precedence:
  * blocked > exempt > identity limit > rule override > published. Only identity overrides whose
  * subject the rule counts take part (scope.ts); a `user-id` subject (the client's own header) may
  * only lower the limit it meets, never exempt. Among identity limits the most
@@ -66,11 +66,11 @@ const live = (o: Override, now: number) => o.expiresAt === undefined || now < o.
 export function resolve(compiled: CompiledOverrides, rule: Rule, region: Region, digests: RequestDigests, now: number): Effective {
   const identity = compiled.byIdentity.size > 0 ? matchingIdentityOverrides(compiled, rule, digests, now) : [];
   const block = identity.find((o) => o.action === "block");
-  if (block) return { verdict: "block", by: block };
+  if (block) return { treatment: "block", by: block };
   // A subject the client names itself (FORGEABLE) never exempts: the store refuses such an
   // exemption, and one stored before that rule is skipped here too.
   const exempt = identity.find((o) => o.action === "exempt" && !FORGEABLE.has(o.subject.kind));
-  if (exempt) return { verdict: "exempt", by: exempt };
+  if (exempt) return { treatment: "exempt", by: exempt };
 
   const ruleLevel = ruleEffective(compiled, rule, region, now);
   const identityLimit = identity
@@ -80,12 +80,12 @@ export function resolve(compiled: CompiledOverrides, rule: Rule, region: Region,
 }
 
 /** The rule as it applies to everyone: its override's mode and limit, else the published ones. */
-export function ruleEffective(compiled: CompiledOverrides, rule: Rule, region: Region, now: number): Extract<Effective, { verdict: "count" }> {
+export function ruleEffective(compiled: CompiledOverrides, rule: Rule, region: Region, now: number): Extract<Effective, { treatment: "count" }> {
   const override = compiled.byRule.size > 0 ? compiled.byRule.get(rule.id) : undefined;
   const active = override && live(override, now) ? override : undefined;
   const limit = active?.limits?.[region];
   return {
-    verdict: "count",
+    treatment: "count",
     mode: active?.mode ?? rule.mode,
     modeBy: active?.mode ? active : undefined,
     limit: limit ?? rule.limits[region],

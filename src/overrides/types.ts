@@ -71,13 +71,13 @@ interface ChangeMeta {
 }
 
 /** The whole runtime configuration: what every isolate caches (src/gateway/overrides.ts). */
-export interface ConfigSnapshot {
+export interface OverridesSnapshot {
   /** Grows by one with every change, expiry included. */
   readonly version: number;
   readonly overrides: readonly Override[];
 }
 
-export const EMPTY_SNAPSHOT: ConfigSnapshot = { version: 0, overrides: [] };
+export const EMPTY_SNAPSHOT: OverridesSnapshot = { version: 0, overrides: [] };
 
 /** One line of the audit log: every change, with what it replaced. */
 export interface AuditEntry {

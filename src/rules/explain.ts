@@ -15,7 +15,7 @@ export type Outcome =
   /** matches with identity, but a rule of higher precedence was selected */
   | "outranked";
 
-export interface RuleVerdict {
+export interface RuleReading {
   readonly rule: Rule;
   readonly outcome: Outcome;
   /** The first matcher that matched, when one did, and the root it matched under. */
@@ -25,8 +25,8 @@ export interface RuleVerdict {
 
 export interface Explanation {
   readonly classification: Classification;
-  /** One verdict per rule, in precedence order. */
-  readonly verdicts: readonly RuleVerdict[];
+  /** What each rule made of the request, in precedence order. */
+  readonly readings: readonly RuleReading[];
 }
 
 /**
@@ -36,7 +36,7 @@ export interface Explanation {
  */
 export function explainRequest(table: RuleTable, facts: RequestFacts): Explanation {
   let classification: Classification | undefined;
-  const verdicts = table.byPrecedence.map((rule): RuleVerdict => {
+  const readings = table.byPrecedence.map((rule): RuleReading => {
     let root: string | undefined;
     const matcher = rule.matchers.find((m) => (root = matcherMatches(m, facts.method, facts.path, table.roots)) !== undefined);
     if (!matcher || root === undefined) return { rule, outcome: "no-match" };
@@ -47,5 +47,5 @@ export function explainRequest(table: RuleTable, facts: RequestFacts): Explanati
     return { rule, outcome: "selected", matcher, root };
   });
   if (!classification) throw new Error(`rule table "${table.name}" has no rule for ${facts.method} ${facts.path}`);
-  return { classification, verdicts };
+  return { classification, readings };
 }

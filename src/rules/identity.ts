@@ -49,7 +49,7 @@ function keyedHmac(secret: string): ReturnType<typeof hmac.create> {
 /**
  * Hex digest naming an identity: HMAC-SHA-256 with the region's IDENTITY_HMAC_SECRET, so a leaked
  * object name, log line or metric cannot be tested against guessed keys or enumerated IPv4
- * addresses. The secret is required (src/gateway/config.ts refuses to serve without one).
+ * addresses. The secret is required (src/gateway/settings.ts refuses to serve without one).
  */
 export function identityDigest(identity: Identity, secret: string): string {
   return bytesToHex(keyedHmac(secret).clone().update(utf8ToBytes(canonicalIdentity(identity))).digest());

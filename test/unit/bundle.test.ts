@@ -15,7 +15,7 @@ const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false" };
 /** What the test reads of a config's Durable Objects and migrations. */
 interface Objects {
   durable_objects: { bindings: Array<{ class_name: string }> };
-  migrations: Array<{ new_sqlite_classes?: string[]; new_classes?: string[]; deleted_classes?: string[] }>;
+  migrations: Array<{ new_sqlite_classes?: string[]; new_classes?: string[]; deleted_classes?: string[]; renamed_classes?: Array<{ from: string; to: string }> }>;
   services?: unknown[];
 }
 const readObjects = (config: string, env?: string) => unstable_readConfig({ config, env }) as unknown as Objects;
@@ -52,7 +52,7 @@ describe.each(["us", "eu"] as const)("the gateway's %s bundle", (region) => {
   afterAll(() => rm(outdir, { recursive: true, force: true }));
 
   it("is really the gateway's", () => {
-    expect(bundle).toContain("RateLimiter = class extends DurableObject");
+    expect(bundle).toContain("CounterObject = class extends DurableObject");
   });
 
   it("has no esbuild __name wrappers (keep_names = false): they cost every call on the hot path", () => {
@@ -64,16 +64,23 @@ describe.each(["us", "eu"] as const)("the gateway's %s bundle", (region) => {
     expect(found).toEqual([]);
   });
 
-  it("binds no emulator: no service bindings, no emulator Durable Objects; its last migration deletes the emulator classes", () => {
+  it("binds no emulator: no service bindings, no emulator Durable Objects; its migrations delete the emulator classes", () => {
     const config = readObjects("wrangler.toml", region);
     expect(config.services ?? []).toEqual([]);
-    expect(config.durable_objects.bindings.map((b) => b.class_name).sort()).toEqual(["ConfigStore", "MetricsStore", "RateLimiter"]);
-    const last = config.migrations.at(-1)!;
-    expect(last.deleted_classes?.sort()).toEqual(["AgentServerState", "ControlPlaneWorkspace"]);
-    // Every class a migration ever made is either the gateway's or deleted again.
-    const made = config.migrations.flatMap((m) => [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])]);
-    const deleted = config.migrations.flatMap((m) => m.deleted_classes ?? []);
-    expect(made.filter((c) => !deleted.includes(c)).sort()).toEqual(["ConfigStore", "MetricsStore", "RateLimiter"]);
+    expect(config.durable_objects.bindings.map((b) => b.class_name).sort()).toEqual(["CounterObject", "MetricsStore", "OverridesStore"]);
+    expect(config.migrations.flatMap((m) => m.deleted_classes ?? []).sort()).toEqual(["AgentServerState", "ControlPlaneWorkspace"]);
+    // The classes the migrations leave, applied in order (made, renamed, deleted): exactly the
+    // gateway's, so no emulator object outlives its class and no binding lacks its migration.
+    const live = new Set<string>();
+    for (const m of config.migrations) {
+      for (const c of [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])]) live.add(c);
+      for (const { from, to } of m.renamed_classes ?? []) {
+        expect(live.delete(from)).toBe(true);
+        live.add(to);
+      }
+      for (const c of m.deleted_classes ?? []) expect(live.delete(c)).toBe(true);
+    }
+    expect([...live].sort()).toEqual(["CounterObject", "MetricsStore", "OverridesStore"]);
   });
 });
 
@@ -98,6 +105,6 @@ describe("the emulator Workers", () => {
       expect(config.migrations.flatMap((m) => m.new_sqlite_classes ?? [])).toContain(class_name);
     }
     // None of the gateway's code rides along.
-    expect(code).not.toContain("RateLimiter");
+    expect(code).not.toContain("CounterObject");
   });
 });

@@ -2,7 +2,8 @@
 import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { RateLimiter } from "../../src/durable-objects/rate-limiter.ts";
+import type { CounterObject, HitBatch } from "../../src/durable-objects/counter-object.ts";
+import type { Verdict } from "../../src/limiter/index.ts";
 import { SETTLE_MS } from "../../src/limiter/index.ts";
 import { burst, freshIdentity, gateway } from "./support/requests.ts";
 
@@ -11,20 +12,29 @@ const T0 = 1_800_000_000_000;
 
 /** A counter object whose clock the test drives. */
 async function counterAt(clock: { now: number }, name = `test:${crypto.randomUUID()}`) {
-  const stub = env.LIMITER.getByName(name);
+  const stub = env.COUNTERS.getByName(name);
   await useClock(stub, clock);
   return stub;
 }
-async function useClock(stub: DurableObjectStub<RateLimiter>, clock: { now: number }) {
-  await runInDurableObject(stub, (instance: RateLimiter) => {
+async function useClock(stub: DurableObjectStub<CounterObject>, clock: { now: number }) {
+  await runInDurableObject(stub, (instance: CounterObject) => {
     instance.now = () => clock.now;
   });
 }
-async function admitted(stub: DurableObjectStub<RateLimiter>, n: number, limit = LIMIT) {
-  const verdicts = await Promise.all(Array.from({ length: n }, () => stub.hit(limit)));
+/** One counter's batch, through the object's one entry point (`decide`), from a test's stub. */
+async function hitBatch(stub: DurableObjectStub<CounterObject>, batch: HitBatch): Promise<Verdict[]> {
+  return (await stub.decide([batch]))[0]!.verdicts;
+}
+/** One request, from a test's stub. */
+const hit = async (stub: DurableObjectStub<CounterObject>, limit = LIMIT): Promise<Verdict> => (await hitBatch(stub, { limit, hits: 1 }))[0]!;
+/** The same, inside the object (runInDurableObject), where `decide` answers at once. */
+const hitInside = (instance: CounterObject, batch: HitBatch): Verdict[] => instance.decide([batch])[0]!.verdicts;
+
+async function admitted(stub: DurableObjectStub<CounterObject>, n: number, limit = LIMIT) {
+  const verdicts = await Promise.all(Array.from({ length: n }, () => hit(stub, limit)));
   return verdicts.filter((v) => v.allowed).length;
 }
-const stored = (stub: DurableObjectStub<RateLimiter>) =>
+const stored = (stub: DurableObjectStub<CounterObject>) =>
   runInDurableObject(stub, async (_, state) => ({
     entries: [...state.storage.kv.list()],
     alarm: await state.storage.getAlarm(),
@@ -53,7 +63,7 @@ describe("sliding window in the object", () => {
     const stub = await counterAt(clock);
     expect(await admitted(stub, 15)).toBe(15);
     clock.now = T0 + 5_000;
-    const denied = await stub.hit(LIMIT);
+    const denied = await hit(stub);
     expect(denied).toMatchObject({ allowed: false, remaining: 0, retryInMs: 5_000 });
     expect(await admitted(stub, 10)).toBe(0);
     clock.now = T0 + 9_999;
@@ -73,7 +83,7 @@ describe("sliding window in the object", () => {
 
 describe("restarts never let extra requests through", () => {
   for (const [how, restart] of [
-    ["eviction", (stub: DurableObjectStub<RateLimiter>) => evictDurableObject(stub)],
+    ["eviction", (stub: DurableObjectStub<CounterObject>) => evictDurableObject(stub)],
     ["abort of every object (a crash)", () => abortAllDurableObjects()],
   ] as const) {
     it(`keeps the window across ${how}`, async () => {
@@ -101,7 +111,7 @@ describe("restarts never let extra requests through", () => {
     clock.now = T0 + 3_000;
     expect(await admitted(stub, 10)).toBe(10);
     clock.now = T0 + 4_000;
-    expect(await stub.hit(LIMIT)).toMatchObject({ allowed: false, retryInMs: 6_000 });
+    expect(await hit(stub)).toMatchObject({ allowed: false, retryInMs: 6_000 });
     clock.now = T0 + 3_000 + SETTLE_MS;
     expect(await runDurableObjectAlarm(stub)).toBe(true); // idle: the exact window is written
     await evictDurableObject(stub);
@@ -129,7 +139,7 @@ describe("storage", () => {
   it("stays bounded and is written in batches at 600 requests per second", async () => {
     const clock = { now: T0 };
     const stub = await counterAt(clock);
-    const writes = await runInDurableObject(stub, async (instance: RateLimiter, state) => {
+    const writes = await runInDurableObject(stub, async (instance: CounterObject, state) => {
       let writes = 0;
       const put = state.storage.kv.put.bind(state.storage.kv);
       state.storage.kv.put = (key, value) => {
@@ -140,7 +150,7 @@ describe("storage", () => {
       let allowed = 0;
       for (let i = 0; i < 12_000; i++) {
         clock.now = T0 + Math.floor((i * 1000) / 600);
-        if (instance.hit(limit).allowed) allowed++;
+        if (hitInside(instance, { limit, hits: 1 })[0]!.allowed) allowed++;
       }
       expect(allowed).toBe(12_000); // 600/s never exceeds 6000 per 10 s
       return writes;
@@ -182,7 +192,7 @@ describe("several counters in one object (keys)", () => {
   it("counts each key apart, settles each, and leaves nothing once all are stale", async () => {
     const clock = { now: T0 };
     const stub = await counterAt(clock);
-    const hits = (key: string, n: number) => stub.hitBatch({ key, limit: LIMIT, hits: n });
+    const hits = (key: string, n: number) => hitBatch(stub, { key, limit: LIMIT, hits: n });
     expect((await hits("a", 20)).filter((v) => v.allowed)).toHaveLength(15);
     clock.now = T0 + 4_000;
     expect((await hits("b", 5)).filter((v) => v.allowed)).toHaveLength(5);
@@ -207,22 +217,22 @@ describe("several counters in one object (keys)", () => {
   it("keeps only counters in use in memory: a settled one is reloaded from storage exactly", async () => {
     const clock = { now: T0 };
     const stub = await counterAt(clock);
-    for (let i = 0; i < 20; i++) expect((await stub.hitBatch({ key: `k${i}`, limit: LIMIT, hits: 3 })).every((v) => v.allowed)).toBe(true);
-    expect(await runInDurableObject(stub, (instance: RateLimiter) => instance.countersInMemory())).toBe(20);
+    for (let i = 0; i < 20; i++) expect((await hitBatch(stub, { key: `k${i}`, limit: LIMIT, hits: 3 })).every((v) => v.allowed)).toBe(true);
+    expect(await runInDurableObject(stub, (instance: CounterObject) => instance.countersInMemory())).toBe(20);
     clock.now = T0 + SETTLE_MS;
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await runInDurableObject(stub, (instance: RateLimiter) => instance.countersInMemory())).toBe(0);
+    expect(await runInDurableObject(stub, (instance: CounterObject) => instance.countersInMemory())).toBe(0);
     // Reloaded on demand with every admission it held: 12 more fit, not 15.
-    const verdicts = await stub.hitBatch({ key: "k7", limit: LIMIT, hits: 15 });
+    const verdicts = await hitBatch(stub, { key: "k7", limit: LIMIT, hits: 15 });
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(12);
     clock.now = T0 + LIMIT.intervalMs; // the first 3 leave the window exactly on time
-    expect((await stub.hitBatch({ key: "k7", limit: LIMIT, hits: 4 })).filter((v) => v.allowed)).toHaveLength(3);
+    expect((await hitBatch(stub, { key: "k7", limit: LIMIT, hits: 4 })).filter((v) => v.allowed)).toHaveLength(3);
   });
 
   it("arms the alarm once per busy spell, not once per reservation", async () => {
     const clock = { now: T0 };
     const stub = await counterAt(clock);
-    const alarms = await runInDurableObject(stub, (instance: RateLimiter, state) => {
+    const alarms = await runInDurableObject(stub, (instance: CounterObject, state) => {
       let alarms = 0;
       const setAlarm = state.storage.setAlarm.bind(state.storage);
       state.storage.setAlarm = (at, options) => {
@@ -232,7 +242,7 @@ describe("several counters in one object (keys)", () => {
       const limit = { count: 6000, intervalMs: 10_000 };
       for (let i = 0; i < 6_000; i++) {
         clock.now = T0 + Math.floor((i * 1000) / 600);
-        instance.hitBatch({ key: String(i % 50), limit, hits: 1 });
+        hitInside(instance, { key: String(i % 50), limit, hits: 1 });
       }
       return alarms;
     });
@@ -262,7 +272,7 @@ describe("several counters in one object (keys)", () => {
   });
 });
 
-describe("hits decided together (hitBatch)", () => {
+describe("hits decided together (one batch)", () => {
   it("decides n hits in order exactly as n sequential hits at the same instant would", async () => {
     // Random schedules of (batch size, time step) against two objects on one clock: one asked in
     // batches, one asked hit by hit. Their verdicts, in order, are the same.
@@ -278,9 +288,9 @@ describe("hits decided together (hitBatch)", () => {
           const single = await counterAt(clock);
           for (const [n, step] of schedule) {
             clock.now += step;
-            const together = await batched.hitBatch({ limit, hits: n });
+            const together = await hitBatch(batched, { limit, hits: n });
             const oneByOne = [];
-            for (let i = 0; i < n; i++) oneByOne.push(await single.hit(limit));
+            for (let i = 0; i < n; i++) oneByOne.push(await hit(single, limit));
             expect(together).toEqual(oneByOne);
           }
         },
@@ -294,7 +304,7 @@ describe("hits decided together (hitBatch)", () => {
     const stub = await counterAt(clock);
     // Made 1,000 ms to 991 ms before the call, by the isolate's account.
     const recorded = [{ id: "isolate-1", agesMs: Array.from({ length: 10 }, (_, i) => 1_000 - i) }];
-    const verdicts = await stub.hitBatch({ limit: LIMIT, hits: 8, recorded });
+    const verdicts = await hitBatch(stub, { limit: LIMIT, hits: 8, recorded });
     expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, true, true, false, false, false]);
     // The oldest recorded admission frees the first unit, one interval after it was made.
     expect(verdicts[5]).toMatchObject({ remaining: 0, retryInMs: 9_000 });
@@ -302,13 +312,13 @@ describe("hits decided together (hitBatch)", () => {
 
   it("refuses a batch size that is not a whole number from 1", async () => {
     const stub = await counterAt({ now: T0 });
-    await runInDurableObject(stub, (instance: RateLimiter) => {
-      for (const hits of [0, 1.5, -1, Number.NaN]) expect(() => instance.hitBatch({ limit: LIMIT, hits })).toThrow(/hits must be a whole number/);
+    await runInDurableObject(stub, (instance: CounterObject) => {
+      for (const hits of [0, 1.5, -1, Number.NaN]) expect(() => hitInside(instance, { limit: LIMIT, hits })).toThrow(/hits must be a whole number/);
     });
   });
 });
 
-describe("several counters in one call (decideMany)", () => {
+describe("several counters in one call", () => {
   it("decides each counter's batch exactly as its own call would, and sets the alarm the earliest of them needs", async () => {
     const clock = { now: T0 };
     const together = await counterAt(clock);
@@ -318,9 +328,9 @@ describe("several counters in one call (decideMany)", () => {
       { key: "b", limit: { count: 3, intervalMs: 5_000 }, hits: 5 },
       { key: "a", limit: LIMIT, hits: 8 },
     ];
-    const answers = await together.decideMany(batches);
+    const answers = await together.decide(batches);
     const separately = [];
-    for (const batch of batches) separately.push(await apart.decideBatch(batch));
+    for (const batch of batches) separately.push((await apart.decide([batch]))[0]!);
     expect(answers).toEqual(separately);
     expect(answers.map((a) => a.verdicts.filter((v) => v.allowed).length)).toEqual([10, 3, 5]);
     const { entries, alarm } = await stored(together);
@@ -333,12 +343,12 @@ describe("several counters in one call (decideMany)", () => {
   it("refuses a malformed call whole, before deciding any of it", async () => {
     const clock = { now: T0 };
     const stub = await counterAt(clock);
-    await runInDurableObject(stub, (instance: RateLimiter) => {
-      expect(() => instance.decideMany([])).toThrow(/non-empty list/);
-      expect(() => instance.decideMany([{ key: "a", limit: LIMIT, hits: 5 }, { key: "b", limit: LIMIT, hits: 0 }])).toThrow(/hits must be a whole number/);
-      expect(() => instance.decideMany([{ key: "a", limit: LIMIT, hits: 60_000 }, { key: "b", limit: LIMIT, hits: 60_000 }])).toThrow(/at most 100000 hits/);
+    await runInDurableObject(stub, (instance: CounterObject) => {
+      expect(() => instance.decide([])).toThrow(/non-empty list/);
+      expect(() => instance.decide([{ key: "a", limit: LIMIT, hits: 5 }, { key: "b", limit: LIMIT, hits: 0 }])).toThrow(/hits must be a whole number/);
+      expect(() => instance.decide([{ key: "a", limit: LIMIT, hits: 60_000 }, { key: "b", limit: LIMIT, hits: 60_000 }])).toThrow(/at most 100000 hits/);
     });
     // Nothing was counted: the first batch of the refused call left key "a" untouched.
-    expect((await stub.hitBatch({ key: "a", limit: LIMIT, hits: 15 })).every((v) => v.allowed)).toBe(true);
+    expect((await hitBatch(stub, { key: "a", limit: LIMIT, hits: 15 })).every((v) => v.allowed)).toBe(true);
   });
 });

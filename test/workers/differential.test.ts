@@ -173,7 +173,7 @@ function spelledWire(m: Meaning, s: Spelling): WireRequest {
 async function through(wire: WireRequest) {
   const limiter = recordingLimiter("allow");
   const upstreams = recordingUpstreams();
-  const res = await gatewayWith({ LIMITER: limiter.namespace, ...upstreams.bindings })(wire.path, { method: wire.method, headers: wire.headers });
+  const res = await gatewayWith({ COUNTERS: limiter.namespace, ...upstreams.bindings })(wire.path, { method: wire.method, headers: wire.headers });
   const forwarded = upstreams.seen[0];
   return {
     res,

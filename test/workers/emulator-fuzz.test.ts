@@ -15,7 +15,7 @@ import { buildRequest } from "./support/fuzz-request.ts";
 import { THIS_EMULATOR } from "./support/emulator-env.ts";
 import { stateObject } from "./agent-server/clock.ts";
 
-/** Requests per route: with 32 routes, 640 requests per region, about 10 s on a 2-core machine. */
+/** Requests per route: enough draws per route to reach its error paths, few enough for CI. */
 const RUNS_PER_ROUTE = 20;
 const SEED = 20_261_123;
 

@@ -44,7 +44,7 @@ describe("repeated identity headers", () => {
 
     const upstream = recordingUpstream();
     const limiter = recordingLimiter();
-    const send = gatewayWith({ HOSTED_API: upstream.fetcher, LIMITER: limiter.namespace });
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher, COUNTERS: limiter.namespace });
     for (const second of ["anything", "other", first]) {
       const headers = new Headers({ "cf-connecting-ip": who.ip });
       headers.append(name, first);
@@ -115,7 +115,7 @@ describe("headers that change the request behind the gateway's back", () => {
   it.each(["X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"])("refuses %s with 400 before any counter or upstream", async (name) => {
     const upstream = recordingUpstream();
     const limiter = recordingLimiter();
-    const send = gatewayWith({ HOSTED_API: upstream.fetcher, LIMITER: limiter.namespace });
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher, COUNTERS: limiter.namespace });
     const res = await send("/runs/query", { headers: { ...keyed(freshIdentity()), [name]: "POST" } });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { detail: string }).detail).toContain(`Header ${name.toLowerCase()} is not accepted`);

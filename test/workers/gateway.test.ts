@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { identityDigest } from "../../src/rules/identity.ts";
 import { counterAddress, OBJECTS_PER_RULE } from "../../src/limiter/index.ts";
-import { MAX_CALLS_PER_OBJECT } from "../../src/gateway/counter.ts";
+import { MAX_CALLS_PER_OBJECT } from "../../src/gateway/counting.ts";
 import { compileClassifier } from "../../src/rules/classify.ts";
 import { loadRuleTable } from "../../src/rules/load.ts";
 import rules from "../../rules/hosted-api.json" with { type: "json" };
@@ -42,7 +42,7 @@ describe("canonical paths", () => {
   it("refuses a malformed path with 400 {detail} before any counter or upstream", async () => {
     const upstream = recordingUpstream();
     const limiter = recordingLimiter();
-    const send = gatewayWith({ HOSTED_API: upstream.fetcher, LIMITER: limiter.namespace });
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher, COUNTERS: limiter.namespace });
     const res = await send("/runs/%zz", { headers: keyed(freshIdentity()) });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { detail: string };
@@ -253,7 +253,7 @@ describe("identity", () => {
     const limiter = recordingLimiter();
     const logs: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: unknown) => void logs.push(String(line)));
-    const send = gatewayWith({ LIMITER: limiter.namespace });
+    const send = gatewayWith({ COUNTERS: limiter.namespace });
     const headers = { "x-api-key": secretKey, "cf-connecting-ip": "198.18.0.1" };
     for (let i = 0; i < 17; i++) await send("/runs/query", { method: "POST", headers });
     const digest = identityDigest({ kind: "api-key", apiKey: secretKey }, env.IDENTITY_HMAC_SECRET!);
@@ -268,7 +268,7 @@ describe("identity", () => {
   it("keys every digest with the region's secret: another secret, other counters", async () => {
     const limiter = recordingLimiter();
     const other = "another-secret-of-at-least-32-bytes-long";
-    const send = gatewayWith({ LIMITER: limiter.namespace, IDENTITY_HMAC_SECRET: other });
+    const send = gatewayWith({ COUNTERS: limiter.namespace, IDENTITY_HMAC_SECRET: other });
     await send("/anything", { headers: { "x-api-key": "k", "cf-connecting-ip": "198.18.0.2" } });
     expect(limiter.calls.keys).toEqual([identityDigest({ kind: "api-key", apiKey: "k" }, other)]);
     expect(limiter.calls.keys).not.toContain(identityDigest({ kind: "api-key", apiKey: "k" }, env.IDENTITY_HMAC_SECRET!));
@@ -281,7 +281,7 @@ describe("identity", () => {
   ])("refuses to serve while IDENTITY_HMAC_SECRET is %s: 503 naming the setting, nothing counted or proxied", async (_, secret, why) => {
     const limiter = recordingLimiter();
     const upstream = recordingUpstream();
-    const send = gatewayWith({ LIMITER: limiter.namespace, HOSTED_API: upstream.fetcher, IDENTITY_HMAC_SECRET: secret });
+    const send = gatewayWith({ COUNTERS: limiter.namespace, HOSTED_API: upstream.fetcher, IDENTITY_HMAC_SECRET: secret });
     for (const path of ["/anything", "/runs/stats", "/v2/deployments"]) {
       const res = await send(path, { headers: { "x-api-key": "k", "cf-connecting-ip": "198.18.0.3" } });
       expect(res.status).toBe(503);
@@ -296,21 +296,21 @@ describe("identity", () => {
 describe("counter policy", () => {
   it("puts counters in the region's Durable Object jurisdiction", async () => {
     const limiter = recordingLimiter();
-    const send = gatewayWith({ LIMITER: limiter.namespace, LIMITER_JURISDICTION: region });
+    const send = gatewayWith({ COUNTERS: limiter.namespace, COUNTER_JURISDICTION: region });
     expect((await send("/anything", { headers: keyed(freshIdentity()) })).status).toBe(200);
     expect(limiter.calls.jurisdictions).toEqual([region]);
   });
 
   it("refuses a jurisdiction that is not the region's", async () => {
-    const send = gatewayWith({ LIMITER_JURISDICTION: region === "eu" ? "us" : "eu" });
+    const send = gatewayWith({ COUNTER_JURISDICTION: region === "eu" ? "us" : "eu" });
     const res = await send("/anything", { headers: keyed(freshIdentity()) });
     expect(res.status).toBe(500);
-    expect(((await res.json()) as { detail: string }).detail).toMatch(/LIMITER_JURISDICTION/);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/COUNTER_JURISDICTION/);
   });
 
   it("answers a flood from the isolate's deny cache without calling the object", async () => {
     const limiter = recordingLimiter();
-    const send = gatewayWith({ LIMITER: limiter.namespace });
+    const send = gatewayWith({ COUNTERS: limiter.namespace });
     const who = freshIdentity();
     const statuses = await burst(15 + 1500, () => send("/runs/query", { method: "POST", headers: keyed(who) }), 50);
     expect(Object.fromEntries(statuses)).toEqual({ 200: 15, 429: 1500 });
@@ -321,7 +321,7 @@ describe("counter policy", () => {
   it.each(["fail", "hang"] as const)("decides locally when the object %ss, saying so in a header and a log line", async (behaviour) => {
     const logs: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: unknown) => void logs.push(String(line)));
-    const send = gatewayWith({ LIMITER: recordingLimiter(behaviour).namespace, LIMITER_TIMEOUT_MS: "50" });
+    const send = gatewayWith({ COUNTERS: recordingLimiter(behaviour).namespace, COUNTER_TIMEOUT_MS: "50" });
     const res = await send("/runs/query", { method: "POST", headers: keyed(freshIdentity()) });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-tollgate-counter")).toBe("local-fallback");
@@ -334,7 +334,7 @@ describe("counter policy", () => {
 
   it("admits at most count of a 10x burst when the object is overloaded", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
-    const send = gatewayWith({ LIMITER: recordingLimiter("fail").namespace });
+    const send = gatewayWith({ COUNTERS: recordingLimiter("fail").namespace });
     const who = freshIdentity();
     const responses: Response[] = [];
     const statuses = await burst(150, async () => {
@@ -348,7 +348,7 @@ describe("counter policy", () => {
 
   it("coalesces a burst on one key into a few calls, one in flight at a time, deciding it exactly", async () => {
     const limiter = recordingLimiter();
-    const send = gatewayWith({ LIMITER: limiter.namespace });
+    const send = gatewayWith({ COUNTERS: limiter.namespace });
     const who = freshIdentity();
     const statuses = await burst(150, () => send("/runs/query", { method: "POST", headers: keyed(who) }), 150);
     expect(Object.fromEntries(statuses)).toEqual({ 200: 15, 429: 135 });
@@ -367,7 +367,7 @@ describe("counter policy", () => {
     const shared = await objectOf(keys[0]!);
     for (let i = 1; keys.length < 5; i++) if ((await objectOf(`${tag}-${i}`)) === shared) keys.push(`${tag}-${i}`);
     const limiter = recordingLimiter();
-    const send = gatewayWith({ LIMITER: limiter.namespace, LIMITER_TIMEOUT_MS: "300000" });
+    const send = gatewayWith({ COUNTERS: limiter.namespace, COUNTER_TIMEOUT_MS: "300000" });
     const responses = await Promise.all(
       Array.from({ length: 150 }, (_, i) => keys[i % keys.length]!).map(async (apiKey) => ({ apiKey, res: await send("/runs/query", { method: "POST", headers: { "x-api-key": apiKey } }) })),
     );
@@ -386,7 +386,7 @@ describe("counter policy", () => {
   it("stays exact under a 10x burst on an object that refuses concurrent calls (overloaded)", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const limiter = recordingLimiter("overloaded");
-    const send = gatewayWith({ LIMITER: limiter.namespace });
+    const send = gatewayWith({ COUNTERS: limiter.namespace });
     const who = freshIdentity();
     const responses = await Promise.all(Array.from({ length: 150 }, () => send("/runs/query", { method: "POST", headers: keyed(who) })));
     expect(responses.filter((r) => r.status === 200)).toHaveLength(15);
@@ -397,7 +397,7 @@ describe("counter policy", () => {
   it("hands the admissions it made alone to the object once it answers again", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const limiter = recordingLimiter("real", 10);
-    const send = gatewayWith({ LIMITER: limiter.namespace });
+    const send = gatewayWith({ COUNTERS: limiter.namespace });
     const who = freshIdentity();
     // Ten calls fail: ten local admissions. Then the object answers, told of those ten, and admits
     // only what is left of 15 in the window.
@@ -409,7 +409,7 @@ describe("counter policy", () => {
 
   it("fails closed with 503 and a problem body when configured to", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
-    const send = gatewayWith({ LIMITER: recordingLimiter("fail").namespace, FAIL_MODE: "closed" });
+    const send = gatewayWith({ COUNTERS: recordingLimiter("fail").namespace, FAIL_MODE: "closed" });
     const res = await send("/runs/query", { method: "POST", headers: keyed(freshIdentity()) });
     expect(res.status).toBe(503);
     expect(res.headers.get("content-type")).toBe("application/problem+json");

@@ -36,7 +36,7 @@ function cluster(k: number, skewMs: (i: number) => number = () => 0, answerMs = 
   const clock = { now: 1_900_000_000_000 };
   const limiter = memoryLimiter(() => clock.now, undefined, { answered: () => (clock.now += answerMs) });
   // No call may time out however busy the machine: time here is the driven clock's.
-  const testEnv = { ...env, ...limiter.env, LIMITER_TIMEOUT_MS: "300000", DECISION_LOG_SAMPLE: "0" } as Env;
+  const testEnv = { ...env, ...limiter.env, COUNTER_TIMEOUT_MS: "300000", DECISION_LOG_SAMPLE: "0" } as Env;
   const make = (i: number) => createWorker({ clock: { now: () => clock.now + skewMs(i) } });
   const gateways = Array.from({ length: k }, (_, i) => make(i));
   const apiKey = freshIdentity().apiKey;

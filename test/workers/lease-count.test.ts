@@ -9,7 +9,7 @@ import type { Region } from "../../src/rules/schema.ts";
 import { gatewayWith, recordingLimiter } from "./support/custom-gateway.ts";
 import { freshIdentity } from "./support/requests.ts";
 import type { Env } from "../../src/env.ts";
-import { Counting, MAX_CALLS_PER_OBJECT, type Counted } from "../../src/gateway/counter.ts";
+import { Counting, MAX_CALLS_PER_OBJECT, type Counted } from "../../src/gateway/counting.ts";
 import { LEASE_MIN_COUNT, verdictOf, type Limit, type Verdict } from "../../src/limiter/index.ts";
 import { memoryLimiter } from "./support/memory-limiter.ts";
 import { stepsArb } from "../unit/limiter/arbitraries.ts";
@@ -187,7 +187,7 @@ describe("admission leases through the gateway and the real counter object", () 
     const limiter = recordingLimiter();
     // No call may time out however busy the machine: a lease answered after the timeout is lost
     // to this isolate (its units stay counted: safe, but the headers would no longer be exact).
-    const send = gatewayWith({ LIMITER: limiter.namespace, LIMITER_TIMEOUT_MS: "300000" });
+    const send = gatewayWith({ COUNTERS: limiter.namespace, COUNTER_TIMEOUT_MS: "300000" });
     const who = freshIdentity();
     const rule = hostedApiTable.rules.find((r) => r.id === 16)!;
     const { count, interval } = rule.limits[env.REGION as Region];

@@ -46,7 +46,7 @@ describe("deployed: the upstream is chosen by host (ROUTING=hosts)", () => {
     async (origin) => {
       const upstreams = recordingUpstreams();
       const limiter = recordingLimiter();
-      const send = gatewayWith({ ROUTING: "hosts", UPSTREAM_HOSTS: HOSTS, LIMITER: limiter.namespace, ...upstreams.bindings });
+      const send = gatewayWith({ ROUTING: "hosts", UPSTREAM_HOSTS: HOSTS, COUNTERS: limiter.namespace, ...upstreams.bindings });
       const res = await send(`${origin}/runs/query`, { method: "POST", headers: keyed() });
       expect(res.status).toBe(421);
       expect(res.headers.get("content-type")).toBe("application/problem+json");
@@ -78,7 +78,7 @@ describe("each upstream is counted by its own table", () => {
   ])("%s %s: RateLimit-Policy %s, counted on row %i", async (path, method, policy, row) => {
     const limiter = recordingLimiter();
     const upstreams = recordingUpstreams();
-    const res = await gatewayWith({ LIMITER: limiter.namespace, ...upstreams.bindings })(path, { method, headers: keyed() });
+    const res = await gatewayWith({ COUNTERS: limiter.namespace, ...upstreams.bindings })(path, { method, headers: keyed() });
     expect(res.headers.get("ratelimit-policy")).toBe(policy);
     expect(limiter.calls.names).toHaveLength(1);
     expect(limiter.calls.names[0]).toMatch(new RegExp(`^(us|eu):${row}:objects-${OBJECTS_PER_RULE}:\\d+$`));
@@ -141,7 +141,7 @@ describe("a deployment's agent server, one local port (ROUTING=paths): /deployme
     const seen: Array<{ policy: string | null; names: string[]; keys: string[] }> = [];
     for (const spelling of spellings) {
       const limiter = recordingLimiter();
-      const res = await gatewayWith({ LIMITER: limiter.namespace, ...recordingUpstreams().bindings })(spelling, { method, headers });
+      const res = await gatewayWith({ COUNTERS: limiter.namespace, ...recordingUpstreams().bindings })(spelling, { method, headers });
       expect(res.status, spelling).toBe(200);
       seen.push({ policy: res.headers.get("ratelimit-policy"), names: limiter.calls.names, keys: limiter.calls.keys });
     }
@@ -170,7 +170,7 @@ describe("deployed: a deployment's agent server on a host of its own (ROUTING=ho
     const upstreams = recordingUpstreams();
     const limiter = recordingLimiter();
     const headers = keyed();
-    const send = gatewayWith({ ROUTING: "hosts", UPSTREAM_HOSTS: HOSTS, LIMITER: limiter.namespace, ...upstreams.bindings });
+    const send = gatewayWith({ ROUTING: "hosts", UPSTREAM_HOSTS: HOSTS, COUNTERS: limiter.namespace, ...upstreams.bindings });
     const res = await send("https://5b0c3a1e-9f2d-4c8a-8e1b-2a7f6d4c9e01.agents.example.test/threads/search", { method: "POST", headers });
     expect(res.status).toBe(200);
     expect(res.headers.get("ratelimit-policy")).toBe('"agent-server-default-key";q=1000;w=10');

@@ -30,7 +30,7 @@ describe(`identity digests in telemetry (${env.REGION})`, () => {
     for (let i = 0; i < 40; i++) statuses.push((await send("/runs/query", { method: "POST", headers })).status);
     expect(statuses).toContain(429);
     // A counter object failing: the counter_failure line and a locally decided admission.
-    const failing = gatewayWith({ ANALYTICS: analytics.dataset, DECISION_LOG_SAMPLE: "1", LIMITER: recordingLimiter("fail").namespace });
+    const failing = gatewayWith({ ANALYTICS: analytics.dataset, DECISION_LOG_SAMPLE: "1", COUNTERS: recordingLimiter("fail").namespace });
     expect((await failing("/runs/stats", { headers })).status).toBe(200);
 
     const digests = [

@@ -6,7 +6,7 @@ declare global {
   namespace Cloudflare {
     interface GlobalProps {
       mainModule: typeof import("../../src/index.ts");
-      durableNamespaces: "RateLimiter" | "ConfigStore" | "MetricsStore";
+      durableNamespaces: "CounterObject" | "OverridesStore" | "MetricsStore";
     }
   }
 }

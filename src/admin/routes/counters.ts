@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { toValidationErrors } from "../../http/fastapi-errors.ts";
 import { counterAddress } from "../../limiter/index.ts";
-import { gatewayConfig } from "../../gateway/config.ts";
+import { gatewaySettings } from "../../gateway/settings.ts";
 import { currentOverrides } from "../../gateway/overrides.ts";
 import { limiterLimit } from "../../gateway/rate-limit.ts";
 import { ceilSeconds } from "../../gateway/rate-limit-headers.ts";
@@ -32,7 +32,7 @@ type Field = { loc: (string | number)[]; msg: string; type: string };
  * `POST /_tollgate/counters/inspect` `{rule, apiKey | userId + ip | ip | digest}`: how much an
  * identity has left on a rule, without spending a request: the effective limit (overrides
  * applied), the admissions in the window, what remains, and when the window frees room. The
- * counter object reads it without recording, writing or arming anything (RateLimiter.inspect).
+ * counter object reads it without recording, writing or arming anything (CounterObject.inspect).
  */
 export function counterRoutes(tables: Readonly<Record<string, RuleTable>>) {
   return new Hono<AdminEnv>().post("/counters/inspect", async (c) => {
@@ -43,30 +43,30 @@ export function counterRoutes(tables: Readonly<Record<string, RuleTable>>) {
     const rule = tableOf(tables, ruleId)?.rules.find((r) => r.id === ruleId);
     if (!rule) return unprocessable([{ loc: ["body", "rule"], msg: `no rule ${ruleId} in the rule tables`, type: "value_error" }]);
 
-    const config = gatewayConfig(c.env);
+    const settings = gatewaySettings(c.env);
     const clientIp = ip === undefined ? UNKNOWN_CLIENT : clientIpKey(ip);
     if (ip !== undefined && clientIp === UNKNOWN_CLIENT) return unprocessable([{ loc: ["body", "ip"], msg: `"${ip}" is not an IPv4 or IPv6 address`, type: "value_error" }]);
     const identity = identityOf(rule.identity, { apiKey, userId, clientIp: ip === undefined ? undefined : clientIp });
     if (!givenDigest && "missing" in identity) return unprocessable([identity.missing]);
-    const digest = givenDigest ?? identityDigest(identity as Identity, config.hmacSecret);
+    const digest = givenDigest ?? identityDigest(identity as Identity, settings.hmacSecret);
 
     const { isolate } = c.var;
-    const compiled = await currentOverrides(isolate, c.env, config);
-    const digests = requestDigests({ apiKey: apiKey ?? null, userId: userId ?? null, clientIp }, compiled.needs, config.hmacSecret);
+    const compiled = await currentOverrides(isolate, c.env, settings);
+    const digests = requestDigests({ apiKey: apiKey ?? null, userId: userId ?? null, clientIp }, compiled.needs, settings.hmacSecret);
     // Given only a digest, it is the counter's own: for key and IP rows that is the subject's digest too.
     const byDigest = givenDigest && rule.identity !== "user-ip" ? { ...digests, [rule.identity]: givenDigest } : digests;
-    const effective = resolve(compiled, rule, config.region, byDigest, isolate.clock.now());
+    const effective = resolve(compiled, rule, settings.region, byDigest, isolate.clock.now());
     // A blocked or exempt caller's counter is still shown, under the rule's own limit.
-    const counted = effective.verdict === "count" ? effective : ruleEffective(compiled, rule, config.region, isolate.clock.now());
+    const counted = effective.treatment === "count" ? effective : ruleEffective(compiled, rule, settings.region, isolate.clock.now());
 
-    const address = counterAddress(config.region, rule.id, digest);
-    const namespace = config.jurisdiction ? c.env.LIMITER.jurisdiction(config.jurisdiction) : c.env.LIMITER;
-    const state = await namespace.getByName(address.object).inspect({ key: address.key, limit: limiterLimit(counted.limit, config.timeScale) });
+    const address = counterAddress(settings.region, rule.id, digest);
+    const namespace = settings.jurisdiction ? c.env.COUNTERS.jurisdiction(settings.jurisdiction) : c.env.COUNTERS;
+    const state = await namespace.getByName(address.object).inspect({ key: address.key, limit: limiterLimit(counted.limit, settings.timeScale) });
     return c.json({
       counter: address.name,
       rule: { id: rule.id, name: rule.name },
-      verdict: effective.verdict === "count" ? "counted" : effective.verdict === "block" ? "blocked" : "exempt",
-      ...(effective.verdict !== "count" && { override: effective.by.id }),
+      treatment: effective.treatment === "count" ? "counted" : effective.treatment === "block" ? "blocked" : "exempt",
+      ...(effective.treatment !== "count" && { override: effective.by.id }),
       mode: counted.mode,
       limit: counted.limit,
       limitFrom: counted.limitBy?.id ?? "published",

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { gatewayConfig } from "../../gateway/config.ts";
+import { gatewaySettings } from "../../gateway/settings.ts";
 import { flushAll, metricsStore } from "../../gateway/metrics-buffer.ts";
-import { configStore, currentOverrides } from "../../gateway/overrides.ts";
+import { overridesStore, currentOverrides } from "../../gateway/overrides.ts";
 import { effectiveTables } from "../../overrides/effective-table.ts";
 import type { RuleTable } from "../../rules/load.ts";
 import { dashboardData, SPANS_MS, type Span } from "../dashboard/data.ts";
@@ -24,7 +24,7 @@ export function dashboardRoutes(tables: Readonly<Record<string, RuleTable>>) {
     .get("/dashboard", (c) => {
       const refresh = Number(c.req.query("refresh"));
       const refreshMs = Number.isInteger(refresh) && refresh >= 500 && refresh <= 600_000 ? refresh : REFRESH_MS;
-      return c.html(dashboardPage({ region: gatewayConfig(c.env).region, refreshMs }), 200, {
+      return c.html(dashboardPage({ region: gatewaySettings(c.env).region, refreshMs }), 200, {
         "cache-control": "no-store",
         // Nothing but this page's own inline scripts, and requests to this origin.
         "content-security-policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
@@ -36,18 +36,18 @@ export function dashboardRoutes(tables: Readonly<Record<string, RuleTable>>) {
       if (asked !== undefined && !Object.hasOwn(SPANS_MS, asked)) {
         return c.json({ detail: [{ loc: ["query", "span"], msg: `span must be one of ${Object.keys(SPANS_MS).join(", ")}`, type: "enum" }] }, 422);
       }
-      const config = gatewayConfig(c.env);
+      const settings = gatewaySettings(c.env);
       const { isolate } = c.var;
-      await flushAll(isolate.metrics, c.env, config);
-      const store = configStore(c.env, config);
-      const [totals, compiled, audit] = await Promise.all([metricsStore(c.env, config).totals(), currentOverrides(isolate, c.env, config), store.audit(AUDIT_SHOWN)]);
+      await flushAll(isolate.metrics, c.env, settings);
+      const store = overridesStore(c.env, settings);
+      const [totals, compiled, audit] = await Promise.all([metricsStore(c.env, settings).totals(), currentOverrides(isolate, c.env, settings), store.audit(AUDIT_SHOWN)]);
       const now = isolate.clock.now();
       return c.json(
         dashboardData({
-          region: config.region,
+          region: settings.region,
           now,
           version: compiled.version,
-          tables: effectiveTables(tables, compiled, config.region, now),
+          tables: effectiveTables(tables, compiled, settings.region, now),
           totals,
           overrides: compiled.overrides.filter((o) => o.expiresAt === undefined || now < o.expiresAt),
           audit,

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { toValidationErrors } from "../../http/fastapi-errors.ts";
-import { gatewayConfig } from "../../gateway/config.ts";
+import { gatewaySettings } from "../../gateway/settings.ts";
 import { effectiveRule } from "../../gateway/overrides.ts";
 import { UPSTREAMS, type UpstreamName } from "../../gateway/routes.ts";
 import type { Effective } from "../../overrides/resolve.ts";
@@ -32,13 +32,13 @@ export function explainRoutes(tables: Readonly<Record<UpstreamName, RuleTable>>)
     const body = await jsonBody(c);
     const parsed = ExplainSchema.safeParse(body);
     if (!parsed.success) return unprocessable(toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })));
-    const config = gatewayConfig(c.env);
+    const settings = gatewaySettings(c.env);
     const headers = new Headers();
     for (const [name, value] of parsed.data.headers) headers.append(name, value);
-    const answer = await explainReport({ ...parsed.data, headers, region: config.region, secret: config.hmacSecret, tables });
+    const answer = await explainReport({ ...parsed.data, headers, region: settings.region, secret: settings.hmacSecret, tables });
     if (!answer.ok) return c.json({ detail: `the gateway would refuse this request with ${answer.status}: ${answer.detail}` }, 422);
 
-    const effective = await effectiveRule(c.var.isolate, c.env, config, answer.rule, { apiKey: answer.facts.apiKey ?? null, userId: answer.facts.userId ?? null, clientIp: answer.facts.clientIp });
+    const effective = await effectiveRule(c.var.isolate, c.env, settings, answer.rule, { apiKey: answer.facts.apiKey ?? null, userId: answer.facts.userId ?? null, clientIp: answer.facts.clientIp });
     const now = describe(effective);
     if (/^text\/plain\b/.test(c.req.header("accept") ?? "")) return c.text(`${answer.text}\n\nnow:        ${now}\n`);
     return c.json({ explanation: answer.json, text: answer.text, effective: { ...summary(effective), description: now } });
@@ -46,13 +46,13 @@ export function explainRoutes(tables: Readonly<Record<UpstreamName, RuleTable>>)
 }
 
 function summary(e: Effective) {
-  if (e.verdict !== "count") return { verdict: e.verdict === "block" ? "blocked" : "exempt", override: e.by.id };
-  return { verdict: "counted", mode: e.mode, limit: e.limit, limitFrom: e.limitBy?.id ?? "published", modeFrom: e.modeBy?.id ?? "published" };
+  if (e.treatment !== "count") return { treatment: e.treatment === "block" ? "blocked" : "exempt", override: e.by.id };
+  return { treatment: "counted", mode: e.mode, limit: e.limit, limitFrom: e.limitBy?.id ?? "published", modeFrom: e.modeBy?.id ?? "published" };
 }
 
 /** One line on top of the command's output: the overrides in force for this request. */
 function describe(e: Effective): string {
-  if (e.verdict !== "count") return e.verdict === "block" ? `blocked (403) by override ${e.by.id}` : `exempt, not counted, by override ${e.by.id}`;
+  if (e.treatment !== "count") return e.treatment === "block" ? `blocked (403) by override ${e.by.id}` : `exempt, not counted, by override ${e.by.id}`;
   const limit = `${e.limit.count} requests per ${e.limit.interval} s${e.limitBy ? ` (override ${e.limitBy.id})` : " (published)"}`;
   return `${e.mode}${e.modeBy ? ` (override ${e.modeBy.id})` : ""}, ${limit}`;
 }

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { gatewayConfig, operatingSettings } from "../../gateway/config.ts";
+import { gatewaySettings, operatingSettings } from "../../gateway/settings.ts";
 import { SettingError } from "../../http/setting-error.ts";
 import { adminHostsOf } from "../hosts.ts";
 import { overridesOutage } from "../../gateway/overrides.ts";
@@ -14,12 +14,12 @@ import type { AdminEnv } from "../types.ts";
  * balancer stops sending it traffic, with the setting to fix named.
  * 200 "degraded" while this isolate decides some counters on its own local windows (their objects
  * fail), with the bound that then holds: the counts are this isolate's, never an identity; and
- * while the configuration object cannot be read, saying which overrides are enforced instead.
+ * while the overrides store cannot be read, saying which overrides are enforced instead.
  */
 export const healthRoutes = new Hono<AdminEnv>().get("/health", async (c) => {
   let unavailable: string | undefined;
   try {
-    gatewayConfig(c.env);
+    gatewaySettings(c.env);
     operatingSettings(c.env);
     // An admin host that is also an upstream's: the deploy's probe must stop the rollout.
     const { mistake } = adminHostsOf(c.env);
@@ -32,7 +32,7 @@ export const healthRoutes = new Hono<AdminEnv>().get("/health", async (c) => {
   if (unavailable !== undefined) return c.json({ status: "unavailable", detail: unavailable }, 503, headers);
   const local = c.var.isolate.counting.fallbackCounters;
   // The overrides' outage (src/gateway/overrides.ts): what this isolate enforces instead.
-  const outage = await overridesOutage(c.var.isolate, c.env, gatewayConfig(c.env));
+  const outage = await overridesOutage(c.var.isolate, c.env, gatewaySettings(c.env));
   const details = [...(local > 0 ? [`${local} counters are decided by this isolate's local windows while their objects fail: each isolate admits at most count per window for each`] : []), ...(outage ? [outage] : [])];
   if (details.length === 0) return c.json({ status: "ok" }, 200, headers);
   return c.json({ status: "degraded", detail: details.join("; ") }, 200, headers);

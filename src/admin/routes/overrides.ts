@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { gatewayConfig } from "../../gateway/config.ts";
-import { adoptSnapshot, configStore } from "../../gateway/overrides.ts";
+import { gatewaySettings } from "../../gateway/settings.ts";
+import { adoptSnapshot, overridesStore } from "../../gateway/overrides.ts";
 import { notFound } from "../auth.ts";
 import { parseOverrideRequest } from "../../overrides/request.ts";
 import type { RuleTable } from "../../rules/load.ts";
@@ -15,33 +15,33 @@ import type { AdminEnv } from "../types.ts";
  *   rules that count its identity: src/overrides/scope.ts);
  * - `DELETE /_tollgate/overrides/{id}`: end one before its expiry;
  * - `GET /_tollgate/audit[?limit=N&before=SEQ]`: every change, newest first.
- * A change is applied by this isolate at once, by every other within CONFIG_REFRESH_MS.
+ * A change is applied by this isolate at once, by every other within OVERRIDES_REFRESH_MS.
  */
 export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
   return new Hono<AdminEnv>()
     .get("/overrides", async (c) => {
-      const snapshot = await configStore(c.env, gatewayConfig(c.env)).snapshot();
+      const snapshot = await overridesStore(c.env, gatewaySettings(c.env)).snapshot();
       const now = c.var.isolate.clock.now();
       return c.json({ version: snapshot.version, overrides: snapshot.overrides.filter((o) => o.expiresAt === undefined || now < o.expiresAt) });
     })
     .post("/overrides", async (c) => {
-      const config = gatewayConfig(c.env);
-      const parsed = parseOverrideRequest(await jsonBody(c), tables, config.hmacSecret);
+      const settings = gatewaySettings(c.env);
+      const parsed = parseOverrideRequest(await jsonBody(c), tables, settings.hmacSecret);
       if (!parsed.ok) return unprocessable(parsed.detail);
       const startedAt = c.var.isolate.clock.now();
-      const result = await configStore(c.env, config).set(parsed.change, c.var.actor);
+      const result = await overridesStore(c.env, settings).set(parsed.change, c.var.actor);
       if (!result.ok) return unprocessable(result.detail);
-      await adoptSnapshot(c.var.isolate, c.env, config, result.snapshot, startedAt);
-      log({ event: "override_set", region: config.region, id: result.override.id, actor: c.var.actor, replaced: result.previous?.id });
+      await adoptSnapshot(c.var.isolate, c.env, settings, result.snapshot, startedAt);
+      log({ event: "override_set", region: settings.region, id: result.override.id, actor: c.var.actor, replaced: result.previous?.id });
       return c.json({ override: result.override, previous: result.previous ?? null }, 201);
     })
     .delete("/overrides/:id", async (c) => {
-      const config = gatewayConfig(c.env);
+      const settings = gatewaySettings(c.env);
       const startedAt = c.var.isolate.clock.now();
-      const result = await configStore(c.env, config).end(c.req.param("id"), c.var.actor);
+      const result = await overridesStore(c.env, settings).end(c.req.param("id"), c.var.actor);
       if (!result.ok) return notFound();
-      await adoptSnapshot(c.var.isolate, c.env, config, result.snapshot, startedAt);
-      log({ event: "override_ended", region: config.region, id: result.ended.id, actor: c.var.actor });
+      await adoptSnapshot(c.var.isolate, c.env, settings, result.snapshot, startedAt);
+      log({ event: "override_ended", region: settings.region, id: result.ended.id, actor: c.var.actor });
       return c.json({ ended: result.ended });
     })
     .get("/audit", async (c) => {
@@ -50,7 +50,7 @@ export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000 || (before !== undefined && !/^\d+$/.test(before))) {
         return unprocessable([{ loc: ["query"], msg: "limit is 1..1000 and before a sequence number", type: "value_error" }]);
       }
-      const entries = await configStore(c.env, gatewayConfig(c.env)).audit(limit, before === undefined ? undefined : Number(before));
+      const entries = await overridesStore(c.env, gatewaySettings(c.env)).audit(limit, before === undefined ? undefined : Number(before));
       return c.json({ entries });
     });
 }

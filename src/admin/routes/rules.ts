@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { gatewayConfig } from "../../gateway/config.ts";
+import { gatewaySettings } from "../../gateway/settings.ts";
 import { currentOverrides } from "../../gateway/overrides.ts";
 import { effectiveTables } from "../../overrides/effective-table.ts";
 import type { RuleTable } from "../../rules/load.ts";
@@ -12,8 +12,8 @@ import type { AdminEnv } from "../types.ts";
  */
 export function rulesRoutes(tables: Readonly<Record<string, RuleTable>>) {
   return new Hono<AdminEnv>().get("/rules", async (c) => {
-    const config = gatewayConfig(c.env);
-    const compiled = await currentOverrides(c.var.isolate, c.env, config);
-    return c.json({ region: config.region, version: compiled.version, tables: effectiveTables(tables, compiled, config.region, c.var.isolate.clock.now()) });
+    const settings = gatewaySettings(c.env);
+    const compiled = await currentOverrides(c.var.isolate, c.env, settings);
+    return c.json({ region: settings.region, version: compiled.version, tables: effectiveTables(tables, compiled, settings.region, c.var.isolate.clock.now()) });
   });
 }

@@ -16,7 +16,7 @@ function fakeObject(limit: { count: number; intervalMs: number }, latencies: () 
     batches.push(n);
     for (let i = latencies(); i > 0; i--) await tick();
     inFlight--;
-    // Decided when the call reaches the object, in order, as RateLimiter.hitBatch does.
+    // Decided when the call reaches the object, in order, as CounterObject.decide does.
     return Array.from({ length: n }, () => verdictOf(window.hit(0), 0));
   };
   return { send, batches, window, maxInFlight: () => maxInFlight };
@@ -209,7 +209,7 @@ describe("Coalescer", () => {
           const batches: Item[][] = [];
           let inFlight = 0;
           let maxInFlight = 0;
-          // The object: decides each counter's part in order, as RateLimiter.decideMany does.
+          // The object: decides each counter's part in order, as CounterObject.decide does.
           const send = async (items: readonly Item[]) => {
             inFlight++;
             maxInFlight = Math.max(maxInFlight, inFlight);

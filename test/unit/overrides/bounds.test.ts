@@ -1,7 +1,7 @@
 // The bounds on what an override may set, and what becomes of overrides stored before them.
 import { describe, expect, it } from "vitest";
 import { exemptionEnd, MAX_COUNT, MAX_EXEMPTION_S, MAX_INTERVAL_S, noLaxer, withinBounds } from "../../../src/overrides/bounds.ts";
-import { boundConfig, expire, setOverride } from "../../../src/overrides/changes.ts";
+import { boundSnapshot, expire, setOverride } from "../../../src/overrides/changes.ts";
 import { compileOverrides } from "../../../src/overrides/resolve.ts";
 import type { IdentityOverride, Override, RuleOverride } from "../../../src/overrides/types.ts";
 
@@ -65,21 +65,21 @@ describe("overrides stored before the bounds", () => {
 
   it("on load, each change gets an audit entry (actor bounds) and a new version; an exemption past 30 days then expires", () => {
     const stored = { version: 7, overrides: [absurd, permanentExemption, oldExemption, userExemption, fine] as Override[] };
-    const { config, audits } = boundConfig(stored, NOW);
-    expect(config.version).toBe(8);
+    const { snapshot, audits } = boundSnapshot(stored, NOW);
+    expect(snapshot.version).toBe(8);
     expect(audits.map((a) => [a.actor, a.action, a.previous?.id])).toEqual([
       ["bounds", "clamp", "r"],
       ["bounds", "clamp", "e"],
       ["bounds", "clamp", "old"],
       ["bounds", "end", "u"],
     ]);
-    expect(config.overrides.map((o) => o.id)).toEqual(["r", "e", "old", "b"]);
+    expect(snapshot.overrides.map((o) => o.id)).toEqual(["r", "e", "old", "b"]);
     // The exemption made 40 days ago is now due: the store's expiry drops it with its own entry.
-    const expired = expire(config, NOW);
-    expect(expired.config.overrides.map((o) => o.id)).toEqual(["r", "e", "b"]);
+    const expired = expire(snapshot, NOW);
+    expect(expired.snapshot.overrides.map((o) => o.id)).toEqual(["r", "e", "b"]);
     expect(expired.audits.map((a) => [a.action, a.previous?.id])).toEqual([["expire", "old"]]);
     // Loading again changes nothing more.
-    expect(boundConfig(expired.config, NOW).audits).toEqual([]);
+    expect(boundSnapshot(expired.snapshot, NOW).audits).toEqual([]);
   });
 
   it("an isolate holds any copy to the bounds too (a data center's copy of an older store's answer)", () => {

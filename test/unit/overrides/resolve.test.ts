@@ -21,7 +21,7 @@ const decide = (overrides: Override[], id = 12, now = NOW, d = digests) => resol
 
 describe("resolve", () => {
   it("answers the published limit and mode when nothing applies", () => {
-    expect(decide([])).toEqual({ verdict: "count", limit: { count: 15, interval: 10 }, mode: "enforce" });
+    expect(decide([])).toEqual({ treatment: "count", limit: { count: 15, interval: 10 }, mode: "enforce" });
   });
 
   it("orders blocked > exempt > identity limit > rule override > published", () => {
@@ -29,10 +29,10 @@ describe("resolve", () => {
     const limit = identity({ action: "limit", limits: { us: { count: 25, interval: 10 } } });
     const exempt = identity({ action: "exempt", rule: 12, expiresAt: NOW + 60_000 });
     const block = identity({ action: "block", subject: { kind: "ip", digest: "ip" } });
-    expect(decide([r])).toMatchObject({ verdict: "count", limit: { count: 40 }, mode: "shadow", limitBy: r, modeBy: r });
-    expect(decide([r, limit])).toMatchObject({ verdict: "count", limit: { count: 25 }, mode: "shadow", limitBy: limit, modeBy: r });
-    expect(decide([r, limit, exempt])).toEqual({ verdict: "exempt", by: exempt });
-    expect(decide([r, limit, exempt, block])).toEqual({ verdict: "block", by: block });
+    expect(decide([r])).toMatchObject({ treatment: "count", limit: { count: 40 }, mode: "shadow", limitBy: r, modeBy: r });
+    expect(decide([r, limit])).toMatchObject({ treatment: "count", limit: { count: 25 }, mode: "shadow", limitBy: limit, modeBy: r });
+    expect(decide([r, limit, exempt])).toEqual({ treatment: "exempt", by: exempt });
+    expect(decide([r, limit, exempt, block])).toEqual({ treatment: "block", by: block });
   });
 
   it("prefers the rule-specific identity limit, then the exact identity over a prefix, then the longer prefix", () => {
@@ -50,12 +50,12 @@ describe("resolve", () => {
     const keyLimit = identity({ action: "limit", limits: { us: { count: 3, interval: 10 } } });
     // Row 27 counts per IP: a key's limit, exemption or block does not reach it.
     expect(decide([keyLimit], 27)).toMatchObject({ limit: { count: 5000, interval: 60 } });
-    expect(decide([identity({ action: "block" })], 27)).toMatchObject({ verdict: "count" });
-    expect(decide([identity({ action: "exempt", expiresAt: NOW + 1000 })], 27)).toMatchObject({ verdict: "count" });
-    expect(decide([identity({ action: "block" })], 12)).toMatchObject({ verdict: "block" });
+    expect(decide([identity({ action: "block" })], 27)).toMatchObject({ treatment: "count" });
+    expect(decide([identity({ action: "exempt", expiresAt: NOW + 1000 })], 27)).toMatchObject({ treatment: "count" });
+    expect(decide([identity({ action: "block" })], 12)).toMatchObject({ treatment: "block" });
     // An address cannot be forged: its block holds on a key rule too (else any x-api-key walks around it).
-    expect(decide([identity({ action: "block", subject: { kind: "ip", digest: "ip" } })], 12)).toMatchObject({ verdict: "block" });
-    expect(decide([identity({ action: "exempt", expiresAt: NOW + 1000, subject: { kind: "ip", digest: "ip" } })], 12)).toMatchObject({ verdict: "count" });
+    expect(decide([identity({ action: "block", subject: { kind: "ip", digest: "ip" } })], 12)).toMatchObject({ treatment: "block" });
+    expect(decide([identity({ action: "exempt", expiresAt: NOW + 1000, subject: { kind: "ip", digest: "ip" } })], 12)).toMatchObject({ treatment: "count" });
   });
 
   it("keeps a region's own limit when the override names only the other region", () => {
@@ -67,10 +67,10 @@ describe("resolve", () => {
     expect(decide([o], 12, NOW)).toMatchObject({ mode: "shadow" });
     expect(decide([o], 12, NOW + 1)).toMatchObject({ mode: "enforce" });
     const b = identity({ action: "block", expiresAt: NOW + 1 });
-    expect(decide([b], 12, NOW + 1)).toMatchObject({ verdict: "count" });
+    expect(decide([b], 12, NOW + 1)).toMatchObject({ treatment: "count" });
   });
 
   it("ruleEffective ignores identities", () => {
-    expect(ruleEffective(compileOverrides({ version: 1, overrides: [identity({ action: "block" })] }), rule(12), "us", NOW)).toMatchObject({ verdict: "count", limit: { count: 15 } });
+    expect(ruleEffective(compileOverrides({ version: 1, overrides: [identity({ action: "block" })] }), rule(12), "us", NOW)).toMatchObject({ treatment: "count", limit: { count: 15 } });
   });
 });

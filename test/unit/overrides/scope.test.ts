@@ -45,7 +45,7 @@ function reached(o: IdentityOverride): number[] {
   const compiled = compileOverrides({ version: 1, overrides: [o] });
   return [KEY_RULE, USER_RULE, IP_RULE].filter((id) => {
     const effective = resolve(compiled, rule(id), "us", digests, NOW);
-    return effective.verdict !== "count" || effective.limitBy === o;
+    return effective.treatment !== "count" || effective.limitBy === o;
   });
 }
 
@@ -85,7 +85,7 @@ describe("an identity override applies only on rules that count its identity", (
     const o = override("user-ip", "exempt");
     const compiled = compileOverrides({ version: 1, overrides: [o] });
     const elsewhere: RequestDigests = { ...digests, "user-ip": "same-user-other-ip" };
-    expect(resolve(compiled, rule(USER_RULE), "us", elsewhere, NOW).verdict).toBe("count");
-    expect(resolve(compiled, rule(USER_RULE), "us", digests, NOW).verdict).toBe("exempt");
+    expect(resolve(compiled, rule(USER_RULE), "us", elsewhere, NOW).treatment).toBe("count");
+    expect(resolve(compiled, rule(USER_RULE), "us", digests, NOW).treatment).toBe("exempt");
   });
 });

@@ -165,14 +165,14 @@ describe("classify agrees with the reference evaluation (explainRequest)", () =>
 
 describe("explainRequest", () => {
   it("says why each outranking rule was passed over", () => {
-    const { verdicts, classification } = explainRequest(hostedApiTable, {
+    const { readings, classification } = explainRequest(hostedApiTable, {
       method: "POST",
       path: "/runs/query",
       userId: "u",
       clientIp: ip,
     });
     expect(classification.rule.id).toBe(13);
-    const byId = new Map(verdicts.map((v) => [v.rule.id, v.outcome]));
+    const byId = new Map(readings.map((v) => [v.rule.id, v.outcome]));
     expect(byId.get(12)).toBe("no-identity");
     expect(byId.get(13)).toBe("selected");
     expect(byId.get(26)).toBe("outranked");

@@ -70,7 +70,7 @@ describe("the admin API's door", () => {
   it("keeps the whole /_tollgate/ prefix: an unknown path there is a 404, never forwarded or counted", async () => {
     const upstream = recordingUpstream();
     const limiter = recordingLimiter();
-    const send = adminGateway({ HOSTED_API: upstream.fetcher, LIMITER: limiter.namespace });
+    const send = adminGateway({ HOSTED_API: upstream.fetcher, COUNTERS: limiter.namespace });
     for (const path of ["/_tollgate/nope", "/_tollgate", "/_tollgate/health/x"]) {
       for (const host of [ADMIN_HOST, "gateway.test"]) {
         const res = await send(`https://${host}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -106,7 +106,7 @@ describe("the admin API's door", () => {
 describe("GET /_tollgate/health", () => {
   it("is never counted: more probes than row 29 allows one IP, then that IP's counter is untouched", async () => {
     const limiter = recordingLimiter();
-    const send = adminGateway({ LIMITER: limiter.namespace });
+    const send = adminGateway({ COUNTERS: limiter.namespace });
     const ip = freshIdentity().ip;
     const statuses = await burst(150, () => send(adminUrl("/health"), { headers: { "cf-connecting-ip": ip } }), 50);
     expect(Object.fromEntries(statuses)).toEqual({ 200: 150 });

@@ -26,7 +26,7 @@ describe("POST /_tollgate/explain", () => {
     expect(body.text).toBe(expected.text);
     expect(body.explanation).toEqual(expected.json);
     expect(body.text).toContain('rule met:   row 12 "runs-query-key"');
-    expect(body.effective).toMatchObject({ verdict: "counted", limitFrom: "published" });
+    expect(body.effective).toMatchObject({ treatment: "counted", limitFrom: "published" });
 
     await admin(send, "POST", "/overrides", { body: { rule: 12, mode: "shadow", reason: "explained" } });
     const text = await (await admin(send, "POST", "/explain", { body: question, headers: { accept: "text/plain" } })).text();

@@ -52,7 +52,7 @@ describe("the admin API on its hosts only", () => {
   it("answers on the admin host, and 404 in the API's shape on every upstream host, forwarding and counting nothing", async () => {
     const upstream = recordingUpstream();
     const limiter = recordingLimiter();
-    const send = gatewayWith({ ...DEPLOYED, HOSTED_API: upstream.fetcher, LIMITER: limiter.namespace });
+    const send = gatewayWith({ ...DEPLOYED, HOSTED_API: upstream.fetcher, COUNTERS: limiter.namespace });
     expect((await send("https://tollgate-admin.example.com/_tollgate/rules", { headers: bearer })).status).toBe(200);
     for (const host of ["api.example.com", "control.example.com", "x.agents.example.com", "unserved.example.net"]) {
       for (const path of ["/_tollgate/rules", "/_tollgate/health", "/_tollgate/metrics", "/_tollgate/overrides"]) {
@@ -112,7 +112,7 @@ describe("the admin API on its hosts only", () => {
       const upstream = recordingUpstream();
       const limiter = recordingLimiter();
       const host = overrides === DEPLOYED ? "tollgate-admin.example.com" : ADMIN_HOST;
-      const send = adminGateway({ ...overrides, HOSTED_API: upstream.fetcher, LIMITER: limiter.namespace });
+      const send = adminGateway({ ...overrides, HOSTED_API: upstream.fetcher, COUNTERS: limiter.namespace });
       for (const path of ["/", "/runs/stats", "/v2/deployments", "/agent-server/info", "/_Tollgate/dashboard", "/_tollgatex"]) {
         const res = await send(`https://${host}${path}`, { headers: { ...bearer, "x-api-key": "k" } });
         expect(res.status, `${host}${path}`).toBe(404);

@@ -34,7 +34,7 @@ describe("POST /_tollgate/counters/inspect", () => {
     const first = await inspect();
     expect(first).toMatchObject({
       counter: address.name,
-      verdict: "counted",
+      treatment: "counted",
       limit: { count: 15, interval: 10 },
       limitFrom: "published",
       admissions: 5,

@@ -48,7 +48,7 @@ describe("GET /_tollgate/metrics", () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     // Another gateway is another isolate: its counts reach the totals when it hands them on (an
     // admin read through it does so at once).
-    const failing = adminGateway({ LIMITER: recordingLimiter("fail").namespace });
+    const failing = adminGateway({ COUNTERS: recordingLimiter("fail").namespace });
     for (let i = 0; i < 2; i++) await failing("/runs/query", { method: "POST", headers: keyed(freshIdentity().apiKey) });
     await scrape(failing);
 

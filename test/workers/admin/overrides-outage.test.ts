@@ -1,4 +1,4 @@
-// The last known overrides survive an outage of the configuration object: several gateways (each
+// The last known overrides survive an outage of the overrides store: several gateways (each
 // an isolate of its own, as in isolates.test.ts) share one data center's cache; some of them
 // cannot reach the object. New isolates enforce the copy the others kept, health says so, and a
 // copy older than MAX_COPY_AGE_MS is no longer enforced. Clocks are driven by the test.
@@ -12,12 +12,12 @@ import { admin, adminGateway, adminUrl, configObject, driveOverridesClock, keyed
 const T = 1_900_000_000_000;
 const REFRESH_MS = 5_000;
 
-/** A CONFIG namespace whose object fails every call while `down.now` is true, the real one otherwise. */
+/** A OVERRIDES namespace whose object fails every call while `down.now` is true, the real one otherwise. */
 function unreachableConfig(down = { now: true }) {
   const namespace = {
     jurisdiction: () => namespace,
     getByName: (name: string) => {
-      const real = env.CONFIG.getByName(name);
+      const real = env.OVERRIDES.getByName(name);
       return new Proxy(real, {
         get(target, prop) {
           if (!down.now) return Reflect.get(target, prop);
@@ -25,7 +25,7 @@ function unreachableConfig(down = { now: true }) {
         },
       });
     },
-  } as unknown as Env["CONFIG"];
+  } as unknown as Env["OVERRIDES"];
   return { namespace, down };
 }
 
@@ -43,14 +43,14 @@ async function setup() {
   const clock = driveOverridesClock(T);
   await configObject(clock);
   await dropDataCenterCopy();
-  const up = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS) });
+  const up = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS) });
   return { clock, up };
 }
 
 const runsQuery = (send: ReturnType<typeof adminGateway>, apiKey: string) => send("/runs/query", { method: "POST", headers: keyed(apiKey) });
 const health = async (send: ReturnType<typeof adminGateway>) => (await send(adminUrl("/health"))).json() as Promise<{ status: string; detail?: string }>;
 
-describe("the configuration object unreachable", () => {
+describe("the overrides store unreachable", () => {
   it("new isolates enforce the overrides another isolate of the data center last read; health says degraded", async () => {
     const { clock, up } = await setup();
     vi.spyOn(console, "log").mockImplementation(() => {});
@@ -64,7 +64,7 @@ describe("the configuration object unreachable", () => {
     // Outage: three new isolates that cannot reach the object, later on.
     clock.now = T + 10 * 60_000;
     const { namespace } = unreachableConfig();
-    const isolates = [0, 1, 2].map(() => adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), CONFIG: namespace }));
+    const isolates = [0, 1, 2].map(() => adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), OVERRIDES: namespace }));
     for (const send of isolates) {
       expect((await runsQuery(send, blocked)).status).toBe(403);
       expect((await runsQuery(send, slowed)).headers.get("ratelimit-policy")).toBe('"runs-query-key";q=2;w=60');
@@ -72,12 +72,12 @@ describe("the configuration object unreachable", () => {
     }
     const degraded = await health(isolates[0]!);
     expect(degraded.status).toBe("degraded");
-    expect(degraded.detail).toMatch(/^the configuration object cannot be read: enforcing the 2 overrides last read 595 s ago \(this data center's copy\), until that copy is 3600 s old$/);
+    expect(degraded.detail).toMatch(/^the overrides store cannot be read: enforcing the 2 overrides last read 595 s ago \(this data center's copy\), until that copy is 3600 s old$/);
     expect(await health(up)).toEqual({ status: "ok" });
 
     // An isolate that started while the object was down recovers once it answers.
     const flaky = unreachableConfig();
-    const recovering = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), CONFIG: flaky.namespace });
+    const recovering = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), OVERRIDES: flaky.namespace });
     expect((await runsQuery(recovering, blocked)).status).toBe(403);
     flaky.down.now = false;
     clock.now += 1_000; // the retry after a failed read
@@ -94,23 +94,23 @@ describe("the configuration object unreachable", () => {
 
     // An isolate that read the object itself, then lost it.
     const flaky = unreachableConfig({ now: false });
-    const old = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), CONFIG: flaky.namespace });
+    const old = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), OVERRIDES: flaky.namespace });
     expect((await runsQuery(old, blocked)).status).toBe(403);
     flaky.down.now = true;
 
     clock.now = T + MAX_COPY_AGE_MS; // the last moment the copies (read at T) are enforced
     const { namespace } = unreachableConfig();
-    expect((await runsQuery(adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), CONFIG: namespace }), blocked)).status).toBe(403);
+    expect((await runsQuery(adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), OVERRIDES: namespace }), blocked)).status).toBe(403);
     expect((await runsQuery(old, blocked)).status).toBe(403);
 
     clock.now = T + MAX_COPY_AGE_MS + 1; // older: a block ended meanwhile must not come back from it
-    const late = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), CONFIG: namespace });
+    const late = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), OVERRIDES: namespace });
     expect((await runsQuery(late, blocked)).status).toBe(200);
     expect((await runsQuery(old, blocked)).status).toBe(200);
     const { status, detail } = await health(late);
     expect(status).toBe("degraded");
-    expect(detail).toBe("the configuration object cannot be read and no copy of the overrides younger than 3600 s is known: no override is enforced");
-    expect(logs.map((l) => JSON.parse(l).event)).toContain("config_copy_expired");
+    expect(detail).toBe("the overrides store cannot be read and no copy of the overrides younger than 3600 s is known: no override is enforced");
+    expect(logs.map((l) => JSON.parse(l).event)).toContain("overrides_copy_expired");
   });
 
   it("an ended block does not come back from the data center's copy", async () => {
@@ -123,16 +123,16 @@ describe("the configuration object unreachable", () => {
     expect((await admin(up, "DELETE", `/overrides/${override.id}`)).status).toBe(200);
     clock.now = T + 2_000;
     const { namespace } = unreachableConfig();
-    expect((await runsQuery(adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), CONFIG: namespace }), K)).status).toBe(200);
+    expect((await runsQuery(adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), OVERRIDES: namespace }), K)).status).toBe(200);
   });
 
   it("with no copy in the data center, a new isolate enforces nothing and health says so", async () => {
     await setup();
     vi.spyOn(console, "log").mockImplementation(() => {});
     const { namespace } = unreachableConfig();
-    const send = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), CONFIG: namespace });
+    const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), OVERRIDES: namespace });
     expect((await runsQuery(send, freshIdentity().apiKey)).status).toBe(200);
-    expect(await health(send)).toEqual({ status: "degraded", detail: "the configuration object cannot be read and no copy of the overrides younger than 3600 s is known: no override is enforced" });
+    expect(await health(send)).toEqual({ status: "degraded", detail: "the overrides store cannot be read and no copy of the overrides younger than 3600 s is known: no override is enforced" });
   });
 
   it("concurrent first requests of a new isolate each wait for the overrides (none is decided without them)", async () => {
@@ -140,7 +140,7 @@ describe("the configuration object unreachable", () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const K = freshIdentity().apiKey;
     expect((await admin(up, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, action: "block", reason: "abuse" } })).status).toBe(201);
-    const fresh = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS) });
+    const fresh = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS) });
     const statuses = await Promise.all(Array.from({ length: 8 }, () => runsQuery(fresh, K).then((r) => r.status)));
     expect(statuses).toEqual(Array(8).fill(403));
   });

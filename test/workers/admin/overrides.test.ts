@@ -1,4 +1,4 @@
-// Overrides at runtime: applied within the stated bound (CONFIG_REFRESH_MS, on a clock the test
+// Overrides at runtime: applied within the stated bound (OVERRIDES_REFRESH_MS, on a clock the test
 // drives), expiring on time, shadow mode without a deploy, blocks, exemptions, precedence,
 // refusals that change nothing, and the audit log. Counter objects are frozen in time, so no
 // window slides however slowly the machine runs.
@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { subjectOf } from "../../../src/overrides/subject.ts";
-import type { ConfigStore } from "../../../src/durable-objects/config-store.ts";
+import type { OverridesStore } from "../../../src/durable-objects/overrides-store.ts";
 import { freshIdentity } from "../support/requests.ts";
 import { recordingLimiter } from "../support/custom-gateway.ts";
 import { admin, adminGateway, adminUrl, configObject, driveOverridesClock, freezeCounter, keyed, region, resetAdminState, TOKEN } from "./support.ts";
@@ -22,14 +22,14 @@ afterEach(async () => {
 async function setup() {
   const clock = driveOverridesClock(T);
   const config = await configObject(clock);
-  const send = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS) });
+  const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS) });
   return { clock, config, send };
 }
 
 const runsQuery = (send: ReturnType<typeof adminGateway>, apiKey: string) => send("/runs/query", { method: "POST", headers: keyed(apiKey) });
 
 describe("an override raising key K's limit on row 12 (15/10)", () => {
-  it(`reaches an isolate that did not make it within CONFIG_REFRESH_MS (${REFRESH_MS} ms), and ends at its expiry`, async () => {
+  it(`reaches an isolate that did not make it within OVERRIDES_REFRESH_MS (${REFRESH_MS} ms), and ends at its expiry`, async () => {
     const { clock, config, send } = await setup();
     const K = freshIdentity().apiKey;
     await freezeCounter(12, { kind: "api-key", apiKey: K }, T);
@@ -37,7 +37,7 @@ describe("an override raising key K's limit on row 12 (15/10)", () => {
     for (let i = 0; i < 15; i++) expect((await runsQuery(send, K)).status).toBe(200);
     expect((await runsQuery(send, K)).status).toBe(429); // this isolate's copy is now read at T
 
-    // Made elsewhere: written straight to the configuration object, as another isolate's admin
+    // Made elsewhere: written straight to the overrides store, as another isolate's admin
     // request would, so this isolate learns of it only by reading again.
     const subject = await subjectOf("api-key", K, env.IDENTITY_HMAC_SECRET!);
     if (!subject.ok) throw new Error(subject.why);
@@ -67,7 +67,7 @@ describe("an override raising key K's limit on row 12 (15/10)", () => {
     expect(expired.status).toBe(429);
     expect(expired.headers.get("ratelimit-policy")).toBe('"runs-query-key";q=15;w=10');
 
-    // The configuration object recorded the expiry in the audit log.
+    // The overrides store recorded the expiry in the audit log.
     const audit = (await (await admin(send, "GET", "/audit")).json()) as { entries: { action: string; actor: string; at: number }[] };
     expect(audit.entries[0]).toMatchObject({ action: "expire", actor: "expiry", at: T + 60_000 });
   });
@@ -90,7 +90,7 @@ describe("shadow mode switched at runtime", () => {
   it("stops denials on the rule without a deploy, and ending it brings them back", async () => {
     await setup();
     // Every decision logged (denials answered by the deny cache are otherwise sampled).
-    const send = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), DECISION_LOG_SAMPLE: "1" });
+    const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), DECISION_LOG_SAMPLE: "1" });
     const logs: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: unknown) => void logs.push(String(line)));
     const K = freshIdentity().apiKey;
@@ -157,7 +157,7 @@ describe("identity overrides", () => {
   it("answer a blocked key 403 with a problem body, on every rule counting keys, before any counter", async () => {
     const { send: base } = await setup();
     const limiter = recordingLimiter();
-    const send = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), LIMITER: limiter.namespace });
+    const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), COUNTERS: limiter.namespace });
     const K = freshIdentity().apiKey;
     expect((await admin(base, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, action: "block", reason: "abuse report 7" } })).status).toBe(201);
     for (const [method, path] of [["POST", "/runs/query"], ["GET", "/runs/stats"], ["GET", "/anything"]] as const) {
@@ -187,7 +187,7 @@ describe("identity overrides", () => {
   it("exempt a user only at the user's address: the same x-user-id from elsewhere, or on a rule counting IPs, is counted", async () => {
     const { send: base } = await setup();
     const limiter = recordingLimiter();
-    const send = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), LIMITER: limiter.namespace });
+    const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), COUNTERS: limiter.namespace });
     const user = `user-${crypto.randomUUID()}`;
     const home = "203.0.113.40";
     const res = await admin(base, "POST", "/overrides", { body: { identity: { kind: "user-ip", value: user, ip: home }, action: "exempt", expiresInSeconds: 3600, reason: "load test" } });
@@ -207,12 +207,12 @@ describe("identity overrides", () => {
   it("an x-user-id exemption stored before the scoping (on every rule) is ended when loaded, and never exempted a rule counting IPs", async () => {
     const { config, send } = await setup();
     const limiter = recordingLimiter();
-    const counted = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), LIMITER: limiter.namespace });
+    const counted = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), COUNTERS: limiter.namespace });
     const user = `user-${crypto.randomUUID()}`;
     const subject = subjectOf("user-id", user, env.IDENTITY_HMAC_SECRET!);
     if (!subject.ok) throw new Error(subject.why);
     // Written as an older version stored it: no expiry, no rule, straight into storage.
-    await runInDurableObject(config, (_instance: ConfigStore, state) => {
+    await runInDurableObject(config, (_instance: OverridesStore, state) => {
       state.storage.kv.put("config", { version: 1, overrides: [{ kind: "identity", id: "legacy", subject: subject.subject, action: "exempt", reason: "old", createdAt: T - 1000, createdBy: "admin" }] });
     });
     const anyone = { "x-user-id": user, "cf-connecting-ip": "198.51.100.9" };
@@ -228,7 +228,7 @@ describe("identity overrides", () => {
     const { config, send } = await setup();
     const logs: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: unknown) => void logs.push(String(line)));
-    await runInDurableObject(config, (_instance: ConfigStore, state) => {
+    await runInDurableObject(config, (_instance: OverridesStore, state) => {
       state.storage.kv.put("config", {
         version: 3,
         overrides: [
@@ -260,7 +260,7 @@ describe("identity overrides", () => {
   it("exempt a key: not counted (no counter call, no RateLimit headers) while other keys are", async () => {
     const { send: base } = await setup();
     const limiter = recordingLimiter();
-    const send = adminGateway({ CONFIG_REFRESH_MS: String(REFRESH_MS), LIMITER: limiter.namespace });
+    const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), COUNTERS: limiter.namespace });
     const K = freshIdentity().apiKey;
     expect((await admin(base, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, rule: 28, action: "exempt", expiresInSeconds: 3600, reason: "internal monitor" } })).status).toBe(201);
     for (let i = 0; i < 25; i++) {
@@ -325,7 +325,7 @@ describe("the audit log", () => {
     expect(entries[2]!.target).toMatch(/^api-key [0-9a-f]{8}…[0-9a-f]{4} on rule 12$/);
 
     // The raw key is in no stored value, no answer, no log line.
-    const stored = await runInDurableObject(config, (_instance: ConfigStore, state) => JSON.stringify([...state.storage.kv.list()]));
+    const stored = await runInDurableObject(config, (_instance: OverridesStore, state) => JSON.stringify([...state.storage.kv.list()]));
     expect(stored).not.toContain(K);
     expect(JSON.stringify(entries)).not.toContain(K);
     for (const line of logs) expect(line).not.toContain(K);

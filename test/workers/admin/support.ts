@@ -5,8 +5,8 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import type { Env } from "../../../src/env.ts";
-import type { RateLimiter } from "../../../src/durable-objects/rate-limiter.ts";
-import type { ConfigStore } from "../../../src/durable-objects/config-store.ts";
+import type { CounterObject } from "../../../src/durable-objects/counter-object.ts";
+import type { OverridesStore } from "../../../src/durable-objects/overrides-store.ts";
 import { throttleAddress } from "../../../src/admin/throttle.ts";
 import { clientIpKey } from "../../../src/rules/client-ip.ts";
 import { LOCAL_BINDINGS } from "../../../tools/local-bindings.ts";
@@ -32,8 +32,8 @@ export const adminUrl = (path: string, host: string = ADMIN_HOST) => `https://${
 let lab = `admin-test:${crypto.randomUUID()}:`;
 const privateLimiter = {
   jurisdiction: () => privateLimiter,
-  getByName: (name: string) => env.LIMITER.getByName(lab + name),
-} as unknown as Env["LIMITER"];
+  getByName: (name: string) => env.COUNTERS.getByName(lab + name),
+} as unknown as Env["COUNTERS"];
 
 /** The clock the next admin gateways run on (driveOverridesClock), the runtime's by default. */
 let gatewayClock: { now(): number } | undefined;
@@ -43,7 +43,7 @@ let gatewayClock: { now(): number } | undefined;
  * bindings replaced, on the clock driveOverridesClock set (each gateway is an isolate of its own).
  */
 export function adminGateway(overrides: Partial<Env> = {}) {
-  return gatewayWith({ ADMIN_TOKEN: TOKEN, LIMITER: privateLimiter, ...overrides }, undefined, gatewayClock);
+  return gatewayWith({ ADMIN_TOKEN: TOKEN, COUNTERS: privateLimiter, ...overrides }, undefined, gatewayClock);
 }
 
 export type Send = ReturnType<typeof gatewayWith>;
@@ -73,7 +73,7 @@ export function admin(
 export async function driveThrottleClock(ip: string, start: number) {
   const clock = { now: start };
   const address = throttleAddress({ region, hmacSecret: env.IDENTITY_HMAC_SECRET! }, clientIpKey(ip));
-  await runInDurableObject(env.LIMITER.getByName(lab + address.object), (instance: RateLimiter) => {
+  await runInDurableObject(env.COUNTERS.getByName(lab + address.object), (instance: CounterObject) => {
     instance.now = () => clock.now;
   });
   return clock;
@@ -87,24 +87,24 @@ export function driveOverridesClock(start: number) {
 }
 
 /**
- * After each test: the real clock back, the configuration object emptied (storage outlives a
+ * After each test: the real clock back, the overrides store emptied (storage outlives a
  * test here) and this isolate's copies of it dropped, so no override leaks into the next test.
  */
 export async function resetAdminState(): Promise<void> {
   gatewayClock = undefined;
   lab = `admin-test:${crypto.randomUUID()}:`;
-  await runInDurableObject(env.CONFIG.getByName(`config:${region}`), async (instance: ConfigStore, state) => {
+  await runInDurableObject(env.OVERRIDES.getByName(`config:${region}`), async (instance: OverridesStore, state) => {
     instance.now = () => Date.now();
     await state.storage.deleteAlarm();
     await state.storage.deleteAll();
   });
 }
 
-/** The region's configuration object (jurisdiction "none" in tests), on the test's clock. */
+/** The region's overrides store (jurisdiction "none" in tests), on the test's clock. */
 export async function configObject(clock?: { now: number }) {
-  const stub = env.CONFIG.getByName(`config:${region}`);
+  const stub = env.OVERRIDES.getByName(`config:${region}`);
   if (clock) {
-    await runInDurableObject(stub, (instance: ConfigStore) => {
+    await runInDurableObject(stub, (instance: OverridesStore) => {
       instance.now = () => clock.now;
     });
   }
@@ -114,15 +114,15 @@ export async function configObject(clock?: { now: number }) {
 /** Fixes the counter object of `identity` on `rule` at `at`: its window never slides during the test. */
 export async function freezeCounter(rule: number, identity: Identity, at: number) {
   const address = counterAddress(region, rule, identityDigest(identity, env.IDENTITY_HMAC_SECRET!));
-  const stub = env.LIMITER.getByName(lab + address.object);
-  await runInDurableObject(stub, (instance: RateLimiter) => {
+  const stub = env.COUNTERS.getByName(lab + address.object);
+  await runInDurableObject(stub, (instance: CounterObject) => {
     instance.now = () => at;
   });
   return { address, stub };
 }
 
 /** What a counter object has stored (to prove a read changed nothing). */
-export function storedState(stub: DurableObjectStub<RateLimiter>) {
+export function storedState(stub: DurableObjectStub<CounterObject>) {
   return runInDurableObject(stub, async (_instance, state) => ({
     entries: JSON.stringify([...state.storage.kv.list()]),
     alarm: await state.storage.getAlarm(),

@@ -141,14 +141,14 @@ describe("failed admin authentication", () => {
     const failing = {
       jurisdiction: () => failing,
       getByName: () => ({
-        decideMany: () => Promise.reject(new Error("object exploded")),
+        decide: () => Promise.reject(new Error("object exploded")),
         inspect: () => Promise.reject(new Error("object exploded")),
       }),
-    } as unknown as Env["LIMITER"];
+    } as unknown as Env["COUNTERS"];
     const log = vi.spyOn(console, "log");
     try {
-      const a = adminGateway({ LIMITER: failing });
-      const b = adminGateway({ LIMITER: failing });
+      const a = adminGateway({ COUNTERS: failing });
+      const b = adminGateway({ COUNTERS: failing });
       const ip = freshIdentity().ip;
       expect((await admin(a, "GET", "/rules", { ip })).status).toBe(200);
       const statuses = [];

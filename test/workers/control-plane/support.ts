@@ -12,7 +12,7 @@ export function freshWorkspace(): string {
  * gateway, which (run locally) routes `/v2` and `/v1/integrations` to the bound emulator Worker
  * unchanged, so the paths are the document's either way.
  */
-export const THROUGH_GATEWAY = "LIMITER" in env;
+export const THROUGH_GATEWAY = "COUNTERS" in env;
 export const CONTROL_PLANE_URL = THROUGH_GATEWAY ? "https://gateway.test" : "https://control-plane.test";
 
 /**

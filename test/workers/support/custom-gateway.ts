@@ -3,7 +3,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import type { Env } from "../../../src/env.ts";
 import { createWorker } from "../../../src/worker.ts";
 import type { Clock } from "../../../src/gateway/clock.ts";
-import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/rate-limiter.ts";
+import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/counter-object.ts";
 import type { Classifier } from "../../../src/rules/classify.ts";
 
 /**
@@ -36,7 +36,7 @@ export function recordingUpstream() {
 }
 
 /**
- * A LIMITER namespace that records jurisdictions, names and calls, then uses the real one, fails,
+ * A COUNTERS namespace that records jurisdictions, names and calls, then uses the real one, fails,
  * hangs, or (`allow`) admits every call without counting it, for tests about which counter a
  * request meets rather than how it is counted. `failFirst` fails that many calls, then behaves.
  * `overloaded` is the real object that answers "overloaded" to a call made while another is in
@@ -45,7 +45,7 @@ export function recordingUpstream() {
 export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" | "overloaded" = "real", failFirst = 0) {
   const calls = { jurisdictions: [] as string[], names: [] as string[], keys: [] as string[], hits: 0, recorded: [] as number[][], batches: [] as number[], leases: [] as number[], maxInFlight: 0 };
   let inFlight = 0;
-  const real = env.LIMITER;
+  const real = env.COUNTERS;
   const namespace = {
     jurisdiction(j: string) {
       calls.jurisdictions.push(j);
@@ -55,7 +55,7 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" |
       calls.names.push(name);
       const stub = real.getByName(name);
       return {
-        async decideMany(batches: HitBatch[]): Promise<BatchAnswer[]> {
+        async decide(batches: HitBatch[]): Promise<BatchAnswer[]> {
           calls.hits++;
           for (const batch of batches) {
             calls.keys.push(batch.key ?? "");
@@ -71,7 +71,7 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" |
           inFlight++;
           calls.maxInFlight = Math.max(calls.maxInFlight, inFlight);
           try {
-            const answers = await stub.decideMany(batches);
+            const answers = await stub.decide(batches);
             for (const answer of answers) if (answer.lease) calls.leases.push(answer.lease.units);
             return answers;
           } finally {
@@ -81,5 +81,5 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" |
       };
     },
   };
-  return { calls, namespace: namespace as unknown as Env["LIMITER"] };
+  return { calls, namespace: namespace as unknown as Env["COUNTERS"] };
 }

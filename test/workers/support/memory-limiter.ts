@@ -1,10 +1,10 @@
 import type { Env } from "../../../src/env.ts";
-import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/rate-limiter.ts";
+import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/counter-object.ts";
 import { Counter, MemoryCounterStore } from "../../../src/limiter/index.ts";
 
 /**
  * Counter objects run in memory on a clock the test drives: the same Counter the Durable Object
- * runs, called as RateLimiter.decideMany is, so the gateway's own counting (deny cache, lease,
+ * runs, called as CounterObject.decide is, so the gateway's own counting (deny cache, lease,
  * coalescer, fallback) meets them exactly as it meets the real ones, in any number of gateways.
  * It records calls in flight (per counter: two at once for one counter is a coalescing failure).
  * `overloaded`: a call made while another is in flight to the same object fails, as a Durable
@@ -26,7 +26,7 @@ export function memoryLimiter(now: () => number, latency?: () => Promise<void>, 
   const namespace = {
     jurisdiction: () => namespace,
     getByName: (object: string) => ({
-      async decideMany(batches: HitBatch[]): Promise<BatchAnswer[]> {
+      async decide(batches: HitBatch[]): Promise<BatchAnswer[]> {
         calls++;
         if (faults.fail) throw new Error("counter object unreachable (test)");
         if (options.overloaded && objectsInFlight.has(object)) throw new Error("Durable Object is overloaded. Too many requests queued.");
@@ -51,7 +51,7 @@ export function memoryLimiter(now: () => number, latency?: () => Promise<void>, 
     }),
   };
   return {
-    env: { LIMITER: namespace } as unknown as Env,
+    env: { COUNTERS: namespace } as unknown as Env,
     calls: () => calls,
     maxInFlight: () => maxInFlight,
     overlapping: () => overlapping,

@@ -17,8 +17,8 @@ const run: AccuracyRun = {
   target: targetFor(5),
   limit,
   timeScale: 60,
-  limiterTimeoutMs: 250,
-  configRefreshMs: 100,
+  counterTimeoutMs: 250,
+  overridesRefreshMs: 100,
   isolation: { 1: "one isolate", 4: "4 workers" },
   results: [result(1, [ok(0), ok(10), refused(20)], []), result(4, [ok(0), refused(10)], ["1 early 429(s)"])],
 };

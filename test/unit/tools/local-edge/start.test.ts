@@ -14,7 +14,7 @@ const STARTUP = `\x1b[33m▲ \x1b[43;33m[\x1b[43;30mWARNING\x1b[43;33m]\x1b[0m \
 
 tollgate-us has access to the following bindings:
 Binding                                                  Resource                  Mode
-env.LIMITER (RateLimiter)                                Durable Object            local
+env.COUNTERS (CounterObject)                                Durable Object            local
 env.HOSTED_API (tollgate-hosted-api-us)                  Worker                    local [connected]
 
 Service bindings, Durable Object bindings, and Tail consumers connect to other Wrangler or Vite dev processes running locally.
