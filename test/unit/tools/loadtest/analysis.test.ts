@@ -6,7 +6,8 @@ import { toleranceMs, type Answer } from "../../../../tools/loadtest/answer.ts";
 import { failsRun } from "../../../../tools/loadtest/outcome.ts";
 import { judgeRetry } from "../../../../tools/loadtest/retry.ts";
 import { chartSeries } from "../../../../tools/loadtest/series.ts";
-import { mulberry32, simulate, toolTraffic, type Network } from "./simulate.ts";
+import { simulate, toolTraffic, type Network } from "./simulate.ts";
+import { seededRandom } from "../../../../bench/accuracy/traffic.ts";
 
 /** The analysis input for a rule that runs from 0 for `durationMs`, its retry client not simulated. */
 const input = (count: number, windowMs: number, durationMs: number, intendedRate: number, intervalS = windowMs / 1000): AnalysisInput => ({
@@ -170,7 +171,7 @@ const networkArb = fc.record({
 });
 
 function network(n: { typical: number; tail: number; tailShare: number; clockOffsetMs: number; seed: number }): Network {
-  const random = mulberry32(n.seed);
+  const random = seededRandom(n.seed);
   const latency = () => (random() < n.tailShare ? random() * n.tail : random() * n.typical);
   return { toGateway: latency, fromGateway: latency, clockOffsetMs: n.clockOffsetMs };
 }
@@ -185,7 +186,7 @@ describe("a correct sliding window is never flagged", () => {
         fc.array(fc.record({ gap: fc.double({ min: 0, max: 3000, noNaN: true }), size: fc.integer({ min: 1, max: 60 }), spread: fc.double({ min: 0, max: 200, noNaN: true }) }), { minLength: 1, maxLength: 25 }),
         networkArb,
         (count, windowMs, groups, net) => {
-          const random = mulberry32(net.seed ^ 0x5bd1e995);
+          const random = seededRandom(net.seed ^ 0x5bd1e995);
           const sends: { sendMs: number }[] = [];
           let t = 0;
           for (const g of groups) {
@@ -210,7 +211,7 @@ describe("a correct sliding window is never flagged", () => {
   });
 
   it("under the tool's own traffic at 2x load, with full figures", () => {
-    const random = mulberry32(7);
+    const random = seededRandom(7);
     const windowMs = 10_000 / 60;
     const count = 15;
     const { steady, burst } = toolTraffic({ windowMs, count, rate: 180, durationMs: 6000, burstSize: 30, bursts: 8, random });
@@ -238,7 +239,7 @@ describe("a fixed-window counter is caught", () => {
     fc.assert(
       fc.property(phases, fc.integer({ min: 1, max: 40 }), (clockOffsetMs, count) => {
         const windowMs = 1000;
-        const random = mulberry32(Math.floor(clockOffsetMs));
+        const random = seededRandom(Math.floor(clockOffsetMs));
         const { burst } = toolTraffic({ windowMs, count, rate: 1, durationMs: 0, burstSize: count * 2 + 2, bursts: 4, random });
         const net: Network = { toGateway: () => 1 + random() * 10, fromGateway: () => 1 + random() * 10, clockOffsetMs };
         const answers = simulate(new FixedWindow({ count, intervalMs: windowMs }), burst, net);
@@ -253,7 +254,7 @@ describe("a fixed-window counter is caught", () => {
     fc.assert(
       fc.property(phases, fc.integer({ min: 2, max: 40 }), (clockOffsetMs, count) => {
         const windowMs = 1000;
-        const random = mulberry32(Math.floor(clockOffsetMs) + 1);
+        const random = seededRandom(Math.floor(clockOffsetMs) + 1);
         const { steady } = toolTraffic({ windowMs, count, rate: (2 * count * 1000) / windowMs, durationMs: 3 * windowMs, burstSize: 0, bursts: 0, random });
         const net: Network = { toGateway: () => 1 + random() * 10, fromGateway: () => 1 + random() * 10, clockOffsetMs };
         const answers = simulate(new FixedWindow({ count, intervalMs: windowMs }), steady, net);
@@ -265,7 +266,7 @@ describe("a fixed-window counter is caught", () => {
   });
 
   it("and analyzeRule reports the rule failed, naming the window", () => {
-    const random = mulberry32(11);
+    const random = seededRandom(11);
     const windowMs = 1000;
     const count = 15;
     const { steady, burst } = toolTraffic({ windowMs, count, rate: 30, durationMs: 6000, burstSize: 30, bursts: 8, random });
@@ -290,7 +291,7 @@ describe("a fixed-window counter is caught", () => {
 
 describe("the window check's words, with their reasons", () => {
   const run = (count: number, rate: number, latency: () => number) => {
-    const random = mulberry32(5);
+    const random = seededRandom(5);
     const windowMs = 10_000 / 60;
     const { steady, burst } = toolTraffic({ windowMs, count, rate, durationMs: 6000, burstSize: Math.min(2 * count, 200), bursts: 5, random });
     const net: Network = { toGateway: latency, fromGateway: latency, clockOffsetMs: 77 };
@@ -325,7 +326,7 @@ describe("the window check's words, with their reasons", () => {
   });
 
   it("when answers slower than a window hide admissions: the chart marks where, never crossing the limit", () => {
-    const random = mulberry32(9);
+    const random = seededRandom(9);
     const { judgement, figures, series } = run(15, 180, () => (random() < 0.4 ? 100 + random() * 900 : 30 + random() * 50));
     expect(figures.limitReached).toBe(true);
     expect(judgement.outcome).toBe("unjudged");

@@ -7,7 +7,8 @@ import type { LoadTestResult, RuleResult } from "../../../../tools/loadtest/load
 import { runVerdict } from "../../../../tools/kit/verdict.ts";
 import { failsRun } from "../../../../tools/loadtest/outcome.ts";
 import { retryPromise } from "../../../../tools/loadtest/retry.ts";
-import { mulberry32, simulate, toolTraffic, type Limiter, type Network } from "./simulate.ts";
+import { simulate, toolTraffic, type Limiter, type Network } from "./simulate.ts";
+import { seededRandom } from "../../../../bench/accuracy/traffic.ts";
 
 const TIME_SCALE = 60;
 
@@ -41,7 +42,7 @@ export function ruleResult(c: CannedRule): RuleResult {
   const windowMs = (c.intervalS * 1000) / TIME_SCALE;
   const intervalMs = Math.round(windowMs);
   const durationMs = Math.max(6000, 3 * windowMs);
-  const random = mulberry32(c.seed);
+  const random = seededRandom(c.seed);
   const latency = c.latency ?? ((u: number) => 1 + u * 8);
   const burstSize = Math.min(2 * c.count, 200);
   const { steady, burst } = toolTraffic({ windowMs, count: c.count, rate: c.rate, durationMs, burstSize, bursts: 5, random });

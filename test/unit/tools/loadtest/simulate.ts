@@ -40,18 +40,6 @@ export function simulate(limiter: Limiter, sends: readonly Send[], net: Network,
   });
 }
 
-/** A uniform random number in [lo, hi) from a seeded generator. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The tool's traffic shape: a jittered steady stream at `rate`/s plus bursts 2/3 W apart. */
 export function toolTraffic(opts: { windowMs: number; count: number; rate: number; durationMs: number; burstSize: number; bursts: number; random: () => number }): { steady: Send[]; burst: Send[] } {
   const steady: Send[] = [];
