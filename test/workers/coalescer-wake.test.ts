@@ -29,10 +29,14 @@ afterAll(() => {
 /** One request of its own, to this Worker's default export (a new request context each). */
 const request = (path: string) => exports.default.fetch(`https://probe.test${path}`);
 
-/** The gateway's timers, as src/gateway/counter.ts passes them. */
-const newCoalescer = () =>
+/**
+ * The gateway's timers, as src/gateway/counting.ts passes them, on a clock the test moves: a
+ * waiting request's real timer wakes it in its own request context, and it reads a deadline as
+ * passed only once the test has said so (however long the requests took to arrive).
+ */
+const newCoalescer = (clock: { ms: number }) =>
   new Coalescer<Item, number>({
-    now: () => Date.now(),
+    now: () => clock.ms,
     setTimeout: (wake, ms) => setTimeout(wake, ms),
     clearTimeout: (timer) => clearTimeout(timer as number),
     maxCallsInFlight: 4,
@@ -41,7 +45,7 @@ const newCoalescer = () =>
 /** I/O of the request's own after it woke: a subrequest and a Durable Object call. */
 async function ownIo(tag: string): Promise<void> {
   await (await env.HOSTED_API!.fetch(`https://echo.test/${tag}`)).text();
-  await env.LIMITER.getByName(`coalescer-wake:${tag}`).countersInMemory();
+  await env.COUNTERS.getByName(`coalescer-wake:${tag}`).countersInMemory();
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -49,17 +53,18 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("Coalescer in the Workers runtime", () => {
   it("300 requests queued behind one slow call on one object all complete, each doing its own I/O after it wakes, none cancelled as hung", async () => {
     const n = 300;
-    const coalescer = newCoalescer();
+    const coalescer = newCoalescer({ ms: 0 }); // no deadline passes
     const object = `coalescer-wake:${crypto.randomUUID()}`;
     const batches: number[] = [];
     let arrived = 0;
     // The first call is held until every request has joined (whatever the machine's speed), so
-    // all the others queue behind it; each call is a real Durable Object call.
+    // all the others queue behind it; each call is a real Durable Object call. The sender waits on
+    // a timer of its own request (a wait on another request's promise alone would be a hung request).
     const send = async (items: readonly Item[]) => {
       batches.push(items.length);
       const call = batches.length;
       while (arrived < n) await pause(5);
-      await env.LIMITER.getByName(object).countersInMemory();
+      await env.COUNTERS.getByName(object).countersInMemory();
       return items.map(() => call);
     };
     probe = async () => {
@@ -85,11 +90,15 @@ describe("Coalescer in the Workers runtime", () => {
 
   it("when the request that sent the call ahead ends mid-call (its client gone), the 100 requests queued behind it get their turn at its deadline and do their own I/O", async () => {
     const n = 100;
-    const timeoutMs = 300;
-    const coalescer = newCoalescer();
+    // How often a queued request's own timer wakes it to read the clock, which stands still until
+    // all have queued: none can find the deadline passed early, however slowly they arrive.
+    const timeoutMs = 50;
+    const clock = { ms: 0 };
+    const coalescer = newCoalescer(clock);
     const object = `coalescer-wake:${crypto.randomUUID()}`;
     const batches: number[] = [];
     let senderSettled = false;
+    let queued = 0;
     probe = async (req) => {
       if (new URL(req.url).pathname === "/leave") {
         // Sends a call that waits on a timer of this request, then answers without waiting for
@@ -105,11 +114,14 @@ describe("Coalescer in the Workers runtime", () => {
         return new Response("left");
       }
       try {
-        const call = await coalescer.join(object, { counter: "c" }, timeoutMs, async (items) => {
+        const joined = coalescer.join(object, { counter: "c" }, timeoutMs, async (items) => {
           batches.push(items.length);
-          await env.LIMITER.getByName(object).countersInMemory();
+          await env.COUNTERS.getByName(object).countersInMemory();
           return items.map(() => batches.length);
         });
+        // The last to queue moves the clock to the abandoned call's deadline.
+        if (++queued === n) clock.ms += timeoutMs;
+        const call = await joined;
         await ownIo("after-abandoned");
         return Response.json({ call });
       } catch (error) {
