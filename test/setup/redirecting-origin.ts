@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
 
 /**
- * Two real HTTP servers for the Workers-runtime tests of redirects (test/workers/redirects.test.ts):
+ * Two real HTTP servers for the Workers-runtime tests of redirects (test/workers/gateway/redirects.test.ts):
  * an origin that answers every request with a redirect to a second server, and that second server
  * (the redirect target), which only counts what reaches it. The origin reports the count at
  * `/__target-hits`, so a test can tell whether the gateway followed a redirect without asking the

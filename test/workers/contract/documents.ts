@@ -3,7 +3,7 @@
  * (validators-plugin.ts): `virtual:agent-server-contract`, `virtual:control-plane-contract`.
  * vitest.config.ts registers the plugins; agent-server.ts and control-plane.ts bind the checker.
  */
-// Vendored (test/fixtures/reference), held identical to ../shared/reference by test/unit/reference-documents.test.ts.
+// Vendored (test/fixtures/reference), held identical to ../shared/reference by test/unit/docs/reference-documents.test.ts.
 import agentServerDocument from "../../fixtures/reference/agent-server.openapi.json" with { type: "json" };
 import controlPlaneDocument from "../../fixtures/reference/control-plane.openapi.json" with { type: "json" };
 import { amendAgentServerDocument } from "./agent-server-amendments.ts";

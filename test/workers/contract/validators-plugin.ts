@@ -1,7 +1,7 @@
 /**
  * Config-time half of the contract test: compiles a reference API description (vendored in
  * test/fixtures/reference, held identical to `../shared/reference` by
- * test/unit/reference-documents.test.ts) into JSON Schema validators with ajv, in Node, and serves
+ * test/unit/docs/reference-documents.test.ts) into JSON Schema validators with ajv, in Node, and serves
  * them to the Workers-runtime tests as a virtual module, `virtual:<name>-contract`. One mechanism
  * for every document (documents.ts lists them); contract.ts checks a response against a module.
  *

@@ -8,8 +8,8 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 describe("vendored reference documents", () => {
   for (const name of ["agent-server.openapi.json", "control-plane.openapi.json"]) {
-    const vendored = here(`../fixtures/reference/${name}`);
-    const original = here(`../../../shared/reference/${name}`);
+    const vendored = here(`../../fixtures/reference/${name}`);
+    const original = here(`../../../../shared/reference/${name}`);
     it(`${name} is vendored and parses`, () => {
       expect(JSON.parse(readFileSync(vendored, "utf8"))).toHaveProperty("paths");
     });

@@ -1,8 +1,8 @@
 // Each upstream on its own address (issue 11 part 1) and each counted by its own table (part 2).
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { burst, freshIdentity, gateway } from "./support/requests.ts";
-import { OBJECTS_PER_RULE } from "../../src/limiter/index.ts";
-import { gatewayWith, recordingLimiter } from "./support/custom-gateway.ts";
+import { burst, freshIdentity, gateway } from "../support/requests.ts";
+import { OBJECTS_PER_RULE } from "../../../src/limiter/index.ts";
+import { gatewayWith, recordingLimiter } from "../support/custom-gateway.ts";
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -10,8 +10,8 @@
 // wait holds with it too (bench/coalescer-wakeups.ts runs it in workerd at the Worker's date).
 import { env, exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import gateway from "../../src/index.ts";
-import { Coalescer } from "../../src/limiter/index.ts";
+import gateway from "../../../src/index.ts";
+import { Coalescer } from "../../../src/limiter/index.ts";
 
 type Item = { readonly counter: string };
 type Probe = (request: Request) => Promise<Response>;

@@ -3,11 +3,11 @@
 // (429) or refused (400) before any counter or upstream.
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { hostedApiTable } from "../../src/rules/hosted-api.ts";
-import type { Region } from "../../src/rules/schema.ts";
-import { burst, freshIdentity, gateway, type TestIdentity } from "./support/requests.ts";
-import { gatewayWith, recordingLimiter, recordingUpstream } from "./support/custom-gateway.ts";
-import { nestedJson } from "./support/nested-json.ts";
+import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
+import type { Region } from "../../../src/rules/schema.ts";
+import { burst, freshIdentity, gateway, type TestIdentity } from "../support/requests.ts";
+import { gatewayWith, recordingLimiter, recordingUpstream } from "../support/custom-gateway.ts";
+import { nestedJson } from "../support/nested-json.ts";
 
 const region = env.REGION as Region;
 const limitOf = (id: number) => hostedApiTable.rules.find((r) => r.id === id)!.limits[region];

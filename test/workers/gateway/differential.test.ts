@@ -4,9 +4,9 @@
 // src/rules) reads as the request that was meant.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import table from "../../rules/hosted-api.json" with { type: "json" };
-import { gatewayWith, recordingLimiter } from "./support/custom-gateway.ts";
-import { MOUNTS, upstreamReads, type UpstreamAction } from "./support/upstream-model.ts";
+import table from "../../../rules/hosted-api.json" with { type: "json" };
+import { gatewayWith, recordingLimiter } from "../support/custom-gateway.ts";
+import { MOUNTS, upstreamReads, type UpstreamAction } from "../support/upstream-model.ts";
 
 /** Every upstream answers 200 and records what reached it. */
 function recordingUpstreams() {

@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
-import { normalizePath } from "../../src/rules/normalize.ts";
+import { normalizePath } from "../../../src/rules/normalize.ts";
 
 /** Characters RFC 3986 allows literally in a path segment. */
 const PCHAR = new Set(

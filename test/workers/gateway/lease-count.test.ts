@@ -4,16 +4,16 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hostedApiTable } from "../../src/rules/hosted-api.ts";
-import type { Region } from "../../src/rules/schema.ts";
-import { gatewayWith, recordingLimiter } from "./support/custom-gateway.ts";
-import { freshIdentity } from "./support/requests.ts";
-import type { Env } from "../../src/env.ts";
-import { Counting, MAX_CALLS_PER_OBJECT, type Counted } from "../../src/gateway/counting.ts";
-import { LEASE_MIN_COUNT, verdictOf, type Limit, type Verdict } from "../../src/limiter/index.ts";
-import { memoryLimiter } from "./support/memory-limiter.ts";
-import { stepsArb } from "../unit/limiter/arbitraries.ts";
-import { ReferenceWindow } from "../unit/limiter/reference-model.ts";
+import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
+import type { Region } from "../../../src/rules/schema.ts";
+import { gatewayWith, recordingLimiter } from "../support/custom-gateway.ts";
+import { freshIdentity } from "../support/requests.ts";
+import type { Env } from "../../../src/env.ts";
+import { Counting, MAX_CALLS_PER_OBJECT, type Counted } from "../../../src/gateway/counting.ts";
+import { LEASE_MIN_COUNT, verdictOf, type Limit, type Verdict } from "../../../src/limiter/index.ts";
+import { memoryLimiter } from "../support/memory-limiter.ts";
+import { stepsArb } from "../../unit/limiter/arbitraries.ts";
+import { ReferenceWindow } from "../../unit/limiter/reference-model.ts";
 
 /** Limits on both sides of LEASE_MIN_COUNT: leased counters and counters asked every time. */
 const leasedLimitArb: fc.Arbitrary<Limit> = fc.record({

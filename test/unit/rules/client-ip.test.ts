@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
-import { clientIpKey, UNKNOWN_CLIENT } from "../../src/rules/client-ip.ts";
+import { clientIpKey, UNKNOWN_CLIENT } from "../../../src/rules/client-ip.ts";
 
 describe("clientIpKey examples", () => {
   it("keys IPv4 by its canonical dotted quad", () => {

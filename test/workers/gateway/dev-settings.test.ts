@@ -2,8 +2,8 @@
 // eu environments (DEV_SETTINGS=refuse in wrangler.toml).
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { freshIdentity } from "./support/requests.ts";
-import { gatewayWith } from "./support/custom-gateway.ts";
+import { freshIdentity } from "../support/requests.ts";
+import { gatewayWith } from "../support/custom-gateway.ts";
 
 afterEach(() => vi.useRealTimers());
 

@@ -6,12 +6,12 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import type { Env } from "../../src/env.ts";
-import { createWorker } from "../../src/worker.ts";
-import { maxInAnyWindow } from "../unit/limiter/reference-model.ts";
-import { memoryLimiter } from "./support/memory-limiter.ts";
-import { freshIdentity } from "./support/requests.ts";
-import { LOCAL_BINDINGS } from "../../tools/local-bindings.ts";
+import type { Env } from "../../../src/env.ts";
+import { createWorker } from "../../../src/worker.ts";
+import { maxInAnyWindow } from "../../unit/limiter/reference-model.ts";
+import { memoryLimiter } from "../support/memory-limiter.ts";
+import { freshIdentity } from "../support/requests.ts";
+import { LOCAL_BINDINGS } from "../../../tools/local-bindings.ts";
 
 /** Health, on the admin host the tests' gateways serve it on (docs/admin.md). */
 const HEALTH = `https://${LOCAL_BINDINGS.ADMIN_HOSTS}/_tollgate/health`;

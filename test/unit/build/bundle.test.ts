@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { unstable_readConfig } from "wrangler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EMULATOR_NAMES, emulatorConfig, emulatorWorkerOptions } from "../../tools/emulator-workers.ts";
+import { EMULATOR_NAMES, emulatorConfig, emulatorWorkerOptions } from "../../../tools/emulator-workers.ts";
 
 const run = promisify(execFile);
 const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false" };

@@ -1,7 +1,7 @@
 import { inject } from "vitest";
 import { describe, expect, it } from "vitest";
-import { gatewayWith } from "./support/custom-gateway.ts";
-import { freshIdentity } from "./support/requests.ts";
+import { gatewayWith } from "../support/custom-gateway.ts";
+import { freshIdentity } from "../support/requests.ts";
 
 /**
  * An upstream's redirect is passed to the client untouched (docs/rules.md, "Routing and proxying"): the
