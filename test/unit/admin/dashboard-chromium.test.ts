@@ -9,16 +9,16 @@
 // docs/images/dashboard.png.
 import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCAL_BINDINGS } from "../../../tools/local-bindings.ts";
 import { localSecret } from "../../../tools/local-secret.ts";
 import { EMULATOR_NAMES } from "../../../tools/emulator-workers.ts";
 import { serveWithWranglerDev } from "../../../tools/wrangler-dev.ts";
-import { docsImage, testBrowser } from "../support/browser.ts";
+import { docsImage, pageProblems, testBrowser } from "../support/browser.ts";
+import { REPO_ROOT } from "../support/paths.ts";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const ROOT = REPO_ROOT;
 const TOKEN = "dashboard-test-token-0123456789";
 
 /** The gateway as `npm start` runs it (us, its emulator Workers bound), with the admin API on, on a free port, in memory. */
@@ -86,11 +86,7 @@ describe("the admin dashboard in Chromium", () => {
     try {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, httpCredentials: { username: "admin", password: TOKEN } });
       const page = await context.newPage();
-      const problems: string[] = [];
-      page.on("console", (m) => {
-        if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
-      });
-      page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+      const problems = pageProblems(page);
       const elsewhere: string[] = [];
       page.on("request", (r) => {
         if (new URL(r.url()).origin !== adminBase) elsewhere.push(r.url());

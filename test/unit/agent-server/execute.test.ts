@@ -4,6 +4,7 @@ import type { Graph } from "../../../emulators/agent-server/graphs/graph.ts";
 import { pipelineGraph } from "../../../emulators/agent-server/graphs/pipeline.ts";
 import { executeRun, type RunHooks, type RunPlan, type StreamMode } from "../../../emulators/agent-server/runs/execute.ts";
 import type { ServerSentEvent } from "../../../emulators/shared/sse.ts";
+import { say } from "../../support/run-input.ts";
 
 /** Runs a plan, recording events and where the pauses fell between them. */
 async function run(graph: Graph<any>, streamModes: StreamMode[], input: unknown, extra: Partial<RunPlan> = {}) {
@@ -15,8 +16,6 @@ async function run(graph: Graph<any>, streamModes: StreamMode[], input: unknown,
   );
   return { log, outcome, names: log.map((e) => (e === "pause" ? "pause" : e.event)) };
 }
-
-const say = (content: string) => ({ messages: [{ role: "user", content }] });
 
 describe("executeRun", () => {
   it("emits metadata, the input values, then per step (after a pause) updates and values", async () => {

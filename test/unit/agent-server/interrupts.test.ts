@@ -6,8 +6,7 @@ import { pipelineGraph } from "../../../emulators/agent-server/graphs/pipeline.t
 import { defaultAssistantId } from "../../../emulators/agent-server/graphs/registry.ts";
 import { executeRun, type RunPlan, type StepRecord } from "../../../emulators/agent-server/runs/execute.ts";
 import type { ServerSentEvent } from "../../../emulators/shared/sse.ts";
-
-const say = (content: string) => ({ messages: [{ role: "user", content }] });
+import { say } from "../../support/run-input.ts";
 
 /** Runs a plan, recording events, checkpoints (source, next, writer) and the interrupts saved. */
 async function run(graph: Graph<any>, plan: Partial<RunPlan>) {

@@ -2,10 +2,10 @@
 // reaches an existing file and, where it names an anchor, an existing heading of that file.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../support/paths.ts";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
+const root = REPO_ROOT;
 
 /** The lines outside fenced code blocks (``` or ~~~), others blanked so line numbers hold. */
 function prose(text: string): string[] {

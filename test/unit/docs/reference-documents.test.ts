@@ -1,15 +1,13 @@
 // The reference API descriptions the emulators are held to are vendored in test/fixtures/reference
 // so a clone tests on its own; beside ../shared they must be the same documents.
 import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-
-const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+import { inRepo } from "../support/paths.ts";
 
 describe("vendored reference documents", () => {
   for (const name of ["agent-server.openapi.json", "control-plane.openapi.json"]) {
-    const vendored = here(`../../fixtures/reference/${name}`);
-    const original = here(`../../../../shared/reference/${name}`);
+    const vendored = inRepo("test/fixtures/reference", name);
+    const original = inRepo("../shared/reference", name);
     it(`${name} is vendored and parses`, () => {
       expect(JSON.parse(readFileSync(vendored, "utf8"))).toHaveProperty("paths");
     });

@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { toValidationErrors, type Location } from "../../../src/http/fastapi-errors.ts";
-
-/** Validates `input` and returns what the emulator would put in a 422's `detail`. */
-function errorsFor(schema: z.ZodType, input: unknown, location: Location = "body") {
-  const result = schema.safeParse(input);
-  if (result.success) throw new Error("expected a validation failure");
-  return toValidationErrors(result.error.issues, location, input);
-}
+import { errorsFor } from "../support/validation-errors.ts";
 
 describe("zod issues as FastAPI (pydantic v2) validation errors", () => {
   it("missing field", () => {

@@ -1,13 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nestsDeeperThan } from "../../../emulators/shared/json-depth.ts";
-
-/** The nesting depth of a parsed JSON value, computed recursively (fine for test-sized values). */
-function depthOf(value: unknown): number {
-  if (value === null || typeof value !== "object") return 0;
-  const children = Array.isArray(value) ? value : Object.values(value);
-  return 1 + Math.max(0, ...children.map(depthOf));
-}
+import { depthOf } from "../../support/nested-json.ts";
 
 describe("nestsDeeperThan", () => {
   it("counts arrays and objects open at once", () => {

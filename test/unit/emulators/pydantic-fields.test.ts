@@ -1,7 +1,7 @@
 // The emulators' field helpers, held to what pydantic (v2) answers for the same input.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { toValidationErrors, type Location } from "../../../src/http/fastapi-errors.ts";
+import { errorsFor } from "../support/validation-errors.ts";
 import { float } from "../../../emulators/shared/pydantic/number.ts";
 import { optionalBody, optionalField } from "../../../emulators/shared/pydantic/optional.ts";
 import { bodyPaging, queryPaging } from "../../../emulators/shared/pydantic/paging.ts";
@@ -10,12 +10,6 @@ import { uuid } from "../../../emulators/shared/pydantic/uuid.ts";
 import { notEmulated } from "../../../emulators/shared/pydantic/value-error.ts";
 
 /** What the emulator would put in a 422's `detail` for `input`. */
-function errorsFor(schema: z.ZodType, input: unknown, location: Location = "body") {
-  const result = schema.safeParse(input);
-  if (result.success) throw new Error(`expected a validation failure, got ${JSON.stringify(result.data)}`);
-  return toValidationErrors(result.error.issues, location, input);
-}
-
 const ID = "67e55044-10b1-426f-9247-bb680e5fe0c8";
 
 describe("uuid", () => {

@@ -3,9 +3,8 @@ import { describe, expect, it } from "vitest";
 import { compileOverrides, resolve, ruleEffective } from "../../../src/overrides/resolve.ts";
 import type { RequestDigests } from "../../../src/overrides/subject.ts";
 import type { IdentityOverride, Override, RuleOverride } from "../../../src/overrides/types.ts";
-import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
+import { publishedRow } from "../../support/rows.ts";
 
-const rule = (id: number) => hostedApiTable.rules.find((r) => r.id === id)!;
 const NOW = 1_000_000;
 const meta = { reason: "test", createdAt: 0, createdBy: "admin" };
 const ruleOverride = (o: Partial<RuleOverride>): RuleOverride => ({ kind: "rule", id: `r${o.rule}`, rule: 12, ...meta, ...o });
@@ -17,7 +16,7 @@ const identity = (o: Partial<IdentityOverride> & Pick<IdentityOverride, "action"
   ...o,
 });
 const digests: RequestDigests = { "api-key": "k", ip: "ip", prefixes: new Map<number, string>() };
-const decide = (overrides: Override[], id = 12, now = NOW, d = digests) => resolve(compileOverrides({ version: 1, overrides }), rule(id), "us", d, now);
+const decide = (overrides: Override[], id = 12, now = NOW, d = digests) => resolve(compileOverrides({ version: 1, overrides }), publishedRow(id), "us", d, now);
 
 describe("resolve", () => {
   it("answers the published limit and mode when nothing applies", () => {
@@ -71,6 +70,6 @@ describe("resolve", () => {
   });
 
   it("ruleEffective ignores identities", () => {
-    expect(ruleEffective(compileOverrides({ version: 1, overrides: [identity({ action: "block" })] }), rule(12), "us", NOW)).toMatchObject({ treatment: "count", limit: { count: 15 } });
+    expect(ruleEffective(compileOverrides({ version: 1, overrides: [identity({ action: "block" })] }), publishedRow(12), "us", NOW)).toMatchObject({ treatment: "count", limit: { count: 15 } });
   });
 });

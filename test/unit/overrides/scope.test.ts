@@ -4,10 +4,9 @@ import { describe, expect, it } from "vitest";
 import { compileOverrides, resolve } from "../../../src/overrides/resolve.ts";
 import type { RequestDigests } from "../../../src/overrides/subject.ts";
 import type { IdentityOverride, SubjectKind } from "../../../src/overrides/types.ts";
-import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
+import { publishedRow } from "../../support/rows.ts";
 
 const NOW = 1_000_000;
-const rule = (id: number) => hostedApiTable.rules.find((r) => r.id === id)!;
 /** Row 12 counts per key (15/10 s), row 13 per user and IP (300/10 s), row 29 per IP (100/60 s). */
 const KEY_RULE = 12;
 const USER_RULE = 13;
@@ -44,7 +43,7 @@ function override(kind: SubjectKind, action: IdentityOverride["action"], limit =
 function reached(o: IdentityOverride): number[] {
   const compiled = compileOverrides({ version: 1, overrides: [o] });
   return [KEY_RULE, USER_RULE, IP_RULE].filter((id) => {
-    const effective = resolve(compiled, rule(id), "us", digests, NOW);
+    const effective = resolve(compiled, publishedRow(id), "us", digests, NOW);
     return effective.treatment !== "count" || effective.limitBy === o;
   });
 }
@@ -85,7 +84,7 @@ describe("an identity override applies only on rules that count its identity", (
     const o = override("user-ip", "exempt");
     const compiled = compileOverrides({ version: 1, overrides: [o] });
     const elsewhere: RequestDigests = { ...digests, "user-ip": "same-user-other-ip" };
-    expect(resolve(compiled, rule(USER_RULE), "us", elsewhere, NOW).treatment).toBe("count");
-    expect(resolve(compiled, rule(USER_RULE), "us", digests, NOW).treatment).toBe("exempt");
+    expect(resolve(compiled, publishedRow(USER_RULE), "us", elsewhere, NOW).treatment).toBe("count");
+    expect(resolve(compiled, publishedRow(USER_RULE), "us", digests, NOW).treatment).toBe("exempt");
   });
 });

@@ -2,12 +2,11 @@
 // value by value, for both regions. The table is vendored in test/fixtures so a clone without
 // shared/ still runs this; when shared/ is beside the clone the vendored copy is checked too.
 import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
+import { inRepo } from "../support/paths.ts";
 
-const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const vendored = readFileSync(here("../../fixtures/spec-limits-table.md"), "utf8");
+const vendored = readFileSync(inRepo("test/fixtures/spec-limits-table.md"), "utf8");
 
 interface SpecRow {
   id: number;
@@ -121,7 +120,7 @@ describe("rules/hosted-api.json against the published table", () => {
     expect(order.slice(0, -3)).toEqual(spec.map((r) => r.id).filter((id) => ![25, 26, 29].includes(id)));
   });
 
-  const original = here("../../../../shared/spec/hosted-api.md");
+  const original = inRepo("../shared/spec/hosted-api.md");
   it.skipIf(!existsSync(original))("vendored table is identical to shared/spec/hosted-api.md", () => {
     expect(parseTable(readFileSync(original, "utf8"))).toEqual(spec);
   });

@@ -1,19 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { checkedTogether, classifiers, ruleTables } from "../../../src/rules/tables.ts";
 import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
+import { publishedRow } from "../../support/rows.ts";
 
 describe("one rule table per upstream", () => {
   it("the control plane and the agent server get the published path-free rows: high throughput, default and catch-all", () => {
-    const published = (id: number) => hostedApiTable.rules.find((r) => r.id === id)!;
     const tiers = (name: "control-plane" | "agent-server") =>
       ruleTables[name].rules.map((r) => ({ tier: r.tier, identity: r.identity, limits: r.limits }));
-    const tierOf = (id: number) => ({ tier: published(id).tier, identity: published(id).identity, limits: published(id).limits });
+    const tierOf = (id: number) => ({ tier: publishedRow(id).tier, identity: publishedRow(id).identity, limits: publishedRow(id).limits });
     expect(tiers("control-plane")).toEqual([tierOf(1), tierOf(25), tierOf(29)]);
     expect(tiers("agent-server")).toEqual([tierOf(1), tierOf(25), tierOf(26), tierOf(29)]);
   });
 
   it("row 1 (OPTIONS and /info, high throughput) applies to every upstream, so a preflight is never a default-tier request", () => {
-    const row1 = hostedApiTable.rules.find((r) => r.id === 1)!;
+    const row1 = publishedRow(1);
     for (const name of ["control-plane", "agent-server"] as const) {
       const highThroughput = ruleTables[name].rules.find((r) => r.category === row1.category)!;
       expect(highThroughput).toMatchObject({ identity: row1.identity, limits: row1.limits, tier: row1.tier });

@@ -7,10 +7,11 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { brotliDecompressSync } from "node:zlib";
+import type { Page } from "playwright-core";
+import { REPO_ROOT } from "./paths.ts";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const ROOT = REPO_ROOT;
 const PACKAGE = "@sparticuz/chromium";
 
 /** Flags for a headless run in a container: no sandbox (often no user namespaces), no GPU, nothing fetched in the background. */
@@ -96,4 +97,14 @@ export async function testBrowser(): Promise<TestBrowser> {
  */
 export function docsImage(name: string): string | undefined {
   return process.env.UPDATE_SCREENSHOTS === "1" ? join(ROOT, "docs", "images", name) : undefined;
+}
+
+/** The console errors and warnings and the uncaught errors of `page` from now on, as they happen. */
+export function pageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  return problems;
 }

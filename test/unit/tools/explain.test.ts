@@ -1,12 +1,12 @@
 import { execFile } from "node:child_process";
-import { createHash, createHmac } from "node:crypto";
+import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { hmacHex } from "../support/hmac.ts";
 
 const run = promisify(execFile);
 const explain = (...args: string[]) => run(process.execPath, ["tools/explain.ts", ...args], { cwd: process.cwd() });
 const SECRET = "a-test-secret-of-at-least-32-bytes!!";
-const hmac = (text: string) => createHmac("sha256", SECRET).update(text).digest("hex");
 
 describe("npm run explain", () => {
   it("names the rule, its limit in the region and the hashed counter key", async () => {
@@ -15,7 +15,7 @@ describe("npm run explain", () => {
     expect(out.rule).toMatchObject({ id: 12, name: "runs-query-key" });
     expect(out.limit).toEqual({ region: "us", count: 15, interval: 10 });
     expect(out.matcher).toBe("POST exact /runs/query");
-    expect(out.counter).toBe(`us:12:${hmac("api-key:k")}`);
+    expect(out.counter).toBe(`us:12:${hmacHex(SECRET, "api-key:k")}`);
     expect(out.passedOver.map((v: { id: number; outcome: string }) => [v.id, v.outcome])).toEqual([
       [13, "no-identity"],
       [25, "outranked"],
@@ -59,7 +59,7 @@ describe("npm run explain", () => {
 
   it("names the counter only with the region's secret (no unkeyed digest, ever), and never prints the raw key", async () => {
     const keyed = await explain("GET", "/x", "-H", "x-api-key: sk-raw-123", "--secret", SECRET);
-    expect(keyed.stdout).toContain(`counter:    us:25:${hmac("api-key:sk-raw-123")}`);
+    expect(keyed.stdout).toContain(`counter:    us:25:${hmacHex(SECRET, "api-key:sk-raw-123")}`);
     expect(keyed.stdout).not.toContain("sk-raw-123");
     const unkeyed = await explain("GET", "/x", "-H", "x-api-key: sk-raw-123", "--json");
     expect(JSON.parse(unkeyed.stdout)).toMatchObject({ counter: null, hash: "hmac-sha256" });

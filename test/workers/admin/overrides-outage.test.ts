@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../src/env.ts";
 import { COPY_CACHE, copyKey, MAX_COPY_AGE_MS } from "../../../src/overrides/last-known.ts";
 import { freshIdentity } from "../support/requests.ts";
-import { admin, adminGateway, adminUrl, configObject, driveOverridesClock, keyed, region, resetAdminState } from "./support.ts";
+import { admin, adminGateway, adminUrl, configObject, driveOverridesClock, region, resetAdminState, runsQuery } from "./support.ts";
 
 const T = 1_900_000_000_000;
 const REFRESH_MS = 5_000;
@@ -39,7 +39,8 @@ afterEach(async () => {
   await resetAdminState();
 });
 
-async function setup() {
+/** The admin gateway, the overrides on the test's clock, no copy of them in the data center. */
+async function withoutDataCenterCopy() {
   const clock = driveOverridesClock(T);
   await configObject(clock);
   await dropDataCenterCopy();
@@ -47,12 +48,11 @@ async function setup() {
   return { clock, up };
 }
 
-const runsQuery = (send: ReturnType<typeof adminGateway>, apiKey: string) => send("/runs/query", { method: "POST", headers: keyed(apiKey) });
 const health = async (send: ReturnType<typeof adminGateway>) => (await send(adminUrl("/health"))).json() as Promise<{ status: string; detail?: string }>;
 
 describe("the overrides store unreachable", () => {
   it("new isolates enforce the overrides another isolate of the data center last read; health says degraded", async () => {
-    const { clock, up } = await setup();
+    const { clock, up } = await withoutDataCenterCopy();
     vi.spyOn(console, "log").mockImplementation(() => {});
     const blocked = freshIdentity().apiKey;
     const slowed = freshIdentity().apiKey;
@@ -86,7 +86,7 @@ describe("the overrides store unreachable", () => {
   });
 
   it("a copy is enforced until it is MAX_COPY_AGE_MS old, not after: by a new isolate, and by one that had read it itself", async () => {
-    const { clock, up } = await setup();
+    const { clock, up } = await withoutDataCenterCopy();
     const logs: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: unknown) => void logs.push(String(line)));
     const blocked = freshIdentity().apiKey;
@@ -114,7 +114,7 @@ describe("the overrides store unreachable", () => {
   });
 
   it("an ended block does not come back from the data center's copy", async () => {
-    const { clock, up } = await setup();
+    const { clock, up } = await withoutDataCenterCopy();
     vi.spyOn(console, "log").mockImplementation(() => {});
     const K = freshIdentity().apiKey;
     const res = await admin(up, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, action: "block", reason: "mistake" } });
@@ -127,7 +127,7 @@ describe("the overrides store unreachable", () => {
   });
 
   it("with no copy in the data center, a new isolate enforces nothing and health says so", async () => {
-    await setup();
+    await withoutDataCenterCopy();
     vi.spyOn(console, "log").mockImplementation(() => {});
     const { namespace } = unreachableConfig();
     const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), OVERRIDES: namespace });
@@ -136,7 +136,7 @@ describe("the overrides store unreachable", () => {
   });
 
   it("concurrent first requests of a new isolate each wait for the overrides (none is decided without them)", async () => {
-    const { up } = await setup();
+    const { up } = await withoutDataCenterCopy();
     vi.spyOn(console, "log").mockImplementation(() => {});
     const K = freshIdentity().apiKey;
     expect((await admin(up, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, action: "block", reason: "abuse" } })).status).toBe(201);

@@ -9,7 +9,7 @@ import { subjectOf } from "../../../src/overrides/subject.ts";
 import type { OverridesStore } from "../../../src/durable-objects/overrides-store.ts";
 import { freshIdentity } from "../support/requests.ts";
 import { recordingLimiter } from "../support/custom-gateway.ts";
-import { admin, adminGateway, adminUrl, configObject, driveOverridesClock, freezeCounter, keyed, region, resetAdminState, TOKEN } from "./support.ts";
+import { admin, adminGateway, adminUrl, configObject, driveOverridesClock, freezeCounter, keyed, region, resetAdminState, runsQuery, TOKEN } from "./support.ts";
 
 const T = 1_900_000_000_000;
 const REFRESH_MS = 5_000;
@@ -26,7 +26,6 @@ async function setup() {
   return { clock, config, send };
 }
 
-const runsQuery = (send: ReturnType<typeof adminGateway>, apiKey: string) => send("/runs/query", { method: "POST", headers: keyed(apiKey) });
 
 describe("an override raising key K's limit on row 12 (15/10)", () => {
   it(`reaches an isolate that did not make it within OVERRIDES_REFRESH_MS (${REFRESH_MS} ms), and ends at its expiry`, async () => {

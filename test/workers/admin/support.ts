@@ -13,6 +13,7 @@ import { LOCAL_BINDINGS } from "../../../tools/local-bindings.ts";
 import { counterAddress } from "../../../src/limiter/index.ts";
 import { identityDigest } from "../../../src/rules/identity.ts";
 import type { Identity } from "../../../src/rules/request-facts.ts";
+import { keyed } from "../support/requests.ts";
 import { gatewayWith } from "../support/custom-gateway.ts";
 
 export const region = env.REGION as "us" | "eu";
@@ -129,4 +130,7 @@ export function storedState(stub: DurableObjectStub<CounterObject>) {
   }));
 }
 
-export const keyed = (apiKey: string, ip = "198.51.100.7") => ({ "x-api-key": apiKey, "cf-connecting-ip": ip });
+export { keyed };
+
+/** A POST /runs/query (row 12, counted on the API key) through `send`. */
+export const runsQuery = (send: ReturnType<typeof adminGateway>, apiKey: string) => send("/runs/query", { method: "POST", headers: keyed(apiKey) });

@@ -7,7 +7,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createAgentServer } from "../../../emulators/agent-server/app.ts";
 import { MAX_JSON_DEPTH } from "../../../emulators/shared/json-depth.ts";
-import { bodyAt, depthOf } from "../support/nested-json.ts";
+import { bodyAt, depthOf } from "../../support/nested-json.ts";
 import { AGENT_SERVER_URL, agentServer, createThread, freshCaller } from "./support.ts";
 import { trackedUpload } from "../support/tracked-upload.ts";
 

@@ -4,9 +4,9 @@
 import { parseEvents } from "../../../emulators/shared/sse.ts";
 import { HOLD_MARKER } from "../../../emulators/agent-server/graphs/hold.ts";
 import { agentServer, send, type JsonAnswer, type WireEvent } from "./support.ts";
+import { say } from "../../support/run-input.ts";
 
-/** A run input of one user message. */
-export const say = (content: string) => ({ messages: [{ role: "user", content }] });
+export { say };
 
 /** A run input that holds the run before its graph's last node until it is cancelled. */
 export const held = (content: string) => say(`${content} ${HOLD_MARKER}`);

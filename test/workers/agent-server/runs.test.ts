@@ -2,8 +2,7 @@
 // test/workers/through-gateway/agent-server-stream.test.ts).
 import { describe, expect, it } from "vitest";
 import { agentServer, createAssistant, createThread, lastReply, send, streamRun } from "./support.ts";
-
-const say = (content: string) => ({ messages: [{ role: "user", content }] });
+import { say } from "../../support/run-input.ts";
 
 describe("streaming a run", () => {
   it("answers text/event-stream with Content-Location, no Location, and the rate-limit headers", async () => {

@@ -2,6 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import { Client } from "@langchain/langgraph-sdk";
 import { parseEvents } from "../../../emulators/shared/sse.ts";
 import { checkResponse } from "../contract/agent-server.ts";
+import { randomClientIp } from "../../support/callers.ts";
 
 /** An event as a test reads it (data is whatever JSON the server sent). */
 export type WireEvent = { event: string; data: any; id?: string };
@@ -16,14 +17,12 @@ export type WireEvent = { event: string; data: any; id?: string };
 export const THROUGH_GATEWAY = "COUNTERS" in env;
 export const AGENT_SERVER_URL = THROUGH_GATEWAY ? "https://gateway.test/agent-server" : "https://agent-server.test";
 
-const rand = () => Math.floor(Math.random() * 250) + 1;
-
 /**
  * Headers that make each call its own rate-limit identity (a fresh client IP and API key), so the
  * gateway's limits never interfere with what a test is about.
  */
 export function freshCaller(): Record<string, string> {
-  return { "cf-connecting-ip": `10.${rand()}.${rand()}.${rand()}`, "x-api-key": `agent-test-${crypto.randomUUID()}` };
+  return { "cf-connecting-ip": randomClientIp(), "x-api-key": `agent-test-${crypto.randomUUID()}` };
 }
 
 /**
@@ -60,6 +59,16 @@ export async function agentServer(method: string, path: string, options: CallOpt
   const res = await send(method, path, options);
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+/**
+ * A response's status, content type and whether the gateway's RateLimit header came with it, read
+ * before hanging up without reading the body (a stream's headers arrive before its events).
+ */
+export async function headersOf(res: Response) {
+  const seen = { status: res.status, type: res.headers.get("content-type"), limited: res.headers.has("ratelimit") };
+  await res.body?.cancel();
+  return seen;
 }
 
 /** The raw response (for streams). */
@@ -121,18 +130,20 @@ function jsonOrUndefined(text: string): unknown {
 /**
  * The official JS client (@langchain/langgraph-sdk) given the agent server's base URL, as a client
  * developer configures it; every request has its own client IP (for the gateway, when there is
- * one in front) and is held to the reference document.
+ * one in front) and is held to the reference document. `wrap` sees each request with its answer
+ * and may hand the client another answer.
  */
-export function officialClient(): Client {
+export function officialClient(wrap: (request: Request, response: Response) => Response = (_, response) => response): Client {
   return new Client({
     apiUrl: AGENT_SERVER_URL,
     apiKey: `sdk-${crypto.randomUUID()}`,
     callerOptions: {
       maxRetries: 0,
-      fetch: (input: RequestInfo | URL, init?: RequestInit) => {
+      fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
         const headers = new Headers(init?.headers);
         headers.set("cf-connecting-ip", freshCaller()["cf-connecting-ip"]!);
-        return agentServerFetch(input, { ...init, headers });
+        const request = new Request(input, { ...init, headers });
+        return wrap(request, await agentServerFetch(request));
       },
     },
   });

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createControlPlane } from "../../../emulators/control-plane/app.ts";
 import { MAX_JSON_DEPTH } from "../../../emulators/shared/json-depth.ts";
-import { bodyAt } from "../support/nested-json.ts";
+import { bodyAt } from "../../support/nested-json.ts";
 import { contractChecked, controlPlane, freshWorkspace } from "./support.ts";
 import { trackedUpload } from "../support/tracked-upload.ts";
 

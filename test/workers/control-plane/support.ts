@@ -1,5 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { checkResponse } from "../contract/control-plane.ts";
+import { randomClientIp } from "../../support/callers.ts";
 
 /** A fresh workspace per test: workspaces are isolated, so tests never see each other's data. */
 export function freshWorkspace(): string {
@@ -64,7 +65,7 @@ export async function controlPlane(
   path: string,
   options: { workspace?: string; apiKey?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; body: any; headers: Headers }> {
-  const headers: Record<string, string> = { "cf-connecting-ip": `10.${rand()}.${rand()}.${rand()}`, ...options.headers };
+  const headers: Record<string, string> = { "cf-connecting-ip": randomClientIp(), ...options.headers };
   if (options.workspace) headers["x-tenant-id"] = options.workspace;
   if (options.apiKey) headers["x-api-key"] = options.apiKey;
   let body: string | undefined;
@@ -77,4 +78,3 @@ export async function controlPlane(
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
 
-const rand = () => Math.floor(Math.random() * 250) + 1;

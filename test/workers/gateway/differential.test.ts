@@ -5,15 +5,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import table from "../../../rules/hosted-api.json" with { type: "json" };
-import { gatewayWith, recordingLimiter } from "../support/custom-gateway.ts";
+import { gatewayWith, recordingLimiter, recordingUpstreams } from "../support/custom-gateway.ts";
 import { MOUNTS, upstreamReads, type UpstreamAction } from "../support/upstream-model.ts";
-
-/** Every upstream answers 200 and records what reached it. */
-function recordingUpstreams() {
-  const seen: Request[] = [];
-  const fetcher = { fetch: async (input: RequestInfo | URL, init?: RequestInit) => (seen.push(new Request(input, init)), new Response("ok")) } as Fetcher;
-  return { seen, bindings: { HOSTED_API: fetcher, CONTROL_PLANE: fetcher, AGENT_SERVER: fetcher } };
-}
 
 // ---- what a request means: method, mount, route, identity ---------------------------------------
 
@@ -174,7 +167,7 @@ async function through(wire: WireRequest) {
   const limiter = recordingLimiter("allow");
   const upstreams = recordingUpstreams();
   const res = await gatewayWith({ COUNTERS: limiter.namespace, ...upstreams.bindings })(wire.path, { method: wire.method, headers: wire.headers });
-  const forwarded = upstreams.seen[0];
+  const forwarded = upstreams.seen[0]?.request;
   return {
     res,
     // The object and the key within it: together they name the counter.

@@ -3,14 +3,14 @@
 // (429) or refused (400) before any counter or upstream.
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
 import type { Region } from "../../../src/rules/schema.ts";
-import { burst, freshIdentity, gateway, type TestIdentity } from "../support/requests.ts";
+import { burst, freshIdentity, gateway, keyed } from "../support/requests.ts";
 import { gatewayWith, recordingLimiter, recordingUpstream } from "../support/custom-gateway.ts";
-import { nestedJson } from "../support/nested-json.ts";
+import { nestedJson } from "../../support/nested-json.ts";
+import { publishedRow } from "../../support/rows.ts";
 
 const region = env.REGION as Region;
-const limitOf = (id: number) => hostedApiTable.rules.find((r) => r.id === id)!.limits[region];
+const limitOf = (id: number) => publishedRow(id).limits[region];
 const RUN = "67e55044-10b1-426f-9247-bb680e5fe0c8";
 
 // The clock stands still while a row is exhausted, so a slow machine cannot let a window expire
@@ -29,7 +29,6 @@ async function exhaust(id: number, method: string, path: string, headers: Record
   expect(denied.status).toBe(429);
 }
 
-const keyed = (who: TestIdentity) => ({ "x-api-key": who.apiKey, "cf-connecting-ip": who.ip });
 
 /** The row a response was counted on, from its RateLimit-Policy name. */
 const ruleNameOf = (res: Response) => /^"([^"]+)"/.exec(res.headers.get("ratelimit-policy") ?? "")?.[1];

@@ -7,19 +7,13 @@ import { MAX_CALLS_PER_OBJECT } from "../../../src/gateway/counting.ts";
 import { compileClassifier } from "../../../src/rules/classify.ts";
 import { loadRuleTable } from "../../../src/rules/load.ts";
 import rules from "../../../rules/hosted-api.json" with { type: "json" };
-import { burst, freshIdentity, gateway } from "../support/requests.ts";
+import { burst, freshIdentity, gateway, keyed } from "../support/requests.ts";
 import { gatewayWith, recordingLimiter, recordingUpstream } from "../support/custom-gateway.ts";
 
 const region = env.REGION;
 afterEach(() => {
   vi.restoreAllMocks();
   vi.useRealTimers();
-});
-
-const keyed = (who: ReturnType<typeof freshIdentity>, extra: Record<string, string> = {}) => ({
-  "x-api-key": who.apiKey,
-  "cf-connecting-ip": who.ip,
-  ...extra,
 });
 
 describe("canonical paths", () => {

@@ -4,7 +4,6 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
 import type { Region } from "../../../src/rules/schema.ts";
 import { gatewayWith, recordingLimiter } from "../support/custom-gateway.ts";
 import { freshIdentity } from "../support/requests.ts";
@@ -14,6 +13,7 @@ import { LEASE_MIN_COUNT, verdictOf, type Limit, type Verdict } from "../../../s
 import { memoryLimiter } from "../support/memory-limiter.ts";
 import { stepsArb } from "../../unit/limiter/arbitraries.ts";
 import { ReferenceWindow } from "../../unit/limiter/reference-model.ts";
+import { publishedRow } from "../../support/rows.ts";
 
 /** Limits on both sides of LEASE_MIN_COUNT: leased counters and counters asked every time. */
 const leasedLimitArb: fc.Arbitrary<Limit> = fc.record({
@@ -189,7 +189,7 @@ describe("admission leases through the gateway and the real counter object", () 
     // to this isolate (its units stay counted: safe, but the headers would no longer be exact).
     const send = gatewayWith({ COUNTERS: limiter.namespace, COUNTER_TIMEOUT_MS: "300000" });
     const who = freshIdentity();
-    const rule = hostedApiTable.rules.find((r) => r.id === 16)!;
+    const rule = publishedRow(16);
     const { count, interval } = rule.limits[env.REGION as Region];
     for (let i = 1; i <= 100; i++) {
       const res = await send("/commits/x", { headers: { "x-api-key": who.apiKey } });

@@ -1,25 +1,13 @@
 // Each upstream on its own address (issue 11 part 1) and each counted by its own table (part 2).
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { burst, freshIdentity, gateway } from "../support/requests.ts";
+import { burst, freshIdentity, gateway, keyed } from "../support/requests.ts";
 import { OBJECTS_PER_RULE } from "../../../src/limiter/index.ts";
-import { gatewayWith, recordingLimiter } from "../support/custom-gateway.ts";
+import { gatewayWith, recordingLimiter, recordingUpstreams } from "../support/custom-gateway.ts";
 
 afterEach(() => vi.restoreAllMocks());
 
 const HOSTS = "api.example.test=hosted-api, control.example.test=control-plane, *.agents.example.test=agent-server";
 
-/** Upstreams that record which of them answered, and the path each received. */
-function recordingUpstreams() {
-  const seen: string[] = [];
-  const answer = (name: string) =>
-    ({ fetch: async (request: Request) => (seen.push(`${name} ${new URL(request.url).pathname}`), new Response("ok")) }) as unknown as Fetcher;
-  return { seen, bindings: { HOSTED_API: answer("hosted-api"), CONTROL_PLANE: answer("control-plane"), AGENT_SERVER: answer("agent-server") } };
-}
-
-const keyed = () => {
-  const who = freshIdentity();
-  return { "x-api-key": who.apiKey, "cf-connecting-ip": who.ip };
-};
 
 // Paths each upstream documents; the agent server's collide with the hosted API's.
 const DOCUMENTED = ["/runs/wait", "/runs/batch", "/runs", "/info", "/ok", "/metrics", "/store/items", "/assistants/search", "/threads", "/v2/deployments", "/runs/query", "/auth/login"];
@@ -35,10 +23,10 @@ describe("deployed: the upstream is chosen by host (ROUTING=hosts)", () => {
     const upstreams = recordingUpstreams();
     const send = gatewayWith({ ROUTING: "hosts", UPSTREAM_HOSTS: HOSTS, ...upstreams.bindings });
     for (const path of DOCUMENTED) {
-      const res = await send(`${origin}${path}`, { method: "POST", headers: keyed() });
+      const res = await send(`${origin}${path}`, { method: "POST", headers: keyed(freshIdentity()) });
       expect(res.status, path).toBe(200);
     }
-    expect(upstreams.seen).toEqual(DOCUMENTED.map((path) => `${upstream} ${path}`));
+    expect(upstreams.reached()).toEqual(DOCUMENTED.map((path) => `${upstream} ${path}`));
   });
 
   it.each(["https://gateway.test", "https://agents.example.test", "https://example.test", "https://api.example.test.evil.test"])(
@@ -47,11 +35,11 @@ describe("deployed: the upstream is chosen by host (ROUTING=hosts)", () => {
       const upstreams = recordingUpstreams();
       const limiter = recordingLimiter();
       const send = gatewayWith({ ROUTING: "hosts", UPSTREAM_HOSTS: HOSTS, COUNTERS: limiter.namespace, ...upstreams.bindings });
-      const res = await send(`${origin}/runs/query`, { method: "POST", headers: keyed() });
+      const res = await send(`${origin}/runs/query`, { method: "POST", headers: keyed(freshIdentity()) });
       expect(res.status).toBe(421);
       expect(res.headers.get("content-type")).toBe("application/problem+json");
       expect(await res.json()).toMatchObject({ status: 421, detail: `This gateway does not serve the host ${new URL(origin).hostname}.` });
-      expect(upstreams.seen).toEqual([]);
+      expect(upstreams.reached()).toEqual([]);
       expect(limiter.calls.hits).toBe(0);
     },
   );
@@ -63,7 +51,7 @@ describe("deployed: the upstream is chosen by host (ROUTING=hosts)", () => {
     ["a.test=hosted-api, a.test=agent-server", /host a.test is listed twice/],
   ])("answers 500 naming the setting when UPSTREAM_HOSTS is %j", async (hosts, message) => {
     vi.spyOn(console, "log").mockImplementation(() => {});
-    const res = await gatewayWith({ ROUTING: "hosts", UPSTREAM_HOSTS: hosts })("https://a.test/runs/query", { headers: keyed() });
+    const res = await gatewayWith({ ROUTING: "hosts", UPSTREAM_HOSTS: hosts })("https://a.test/runs/query", { headers: keyed(freshIdentity()) });
     expect(res.status).toBe(500);
     expect(((await res.json()) as { detail: string }).detail).toMatch(message);
   });
@@ -78,7 +66,7 @@ describe("each upstream is counted by its own table", () => {
   ])("%s %s: RateLimit-Policy %s, counted on row %i", async (path, method, policy, row) => {
     const limiter = recordingLimiter();
     const upstreams = recordingUpstreams();
-    const res = await gatewayWith({ COUNTERS: limiter.namespace, ...upstreams.bindings })(path, { method, headers: keyed() });
+    const res = await gatewayWith({ COUNTERS: limiter.namespace, ...upstreams.bindings })(path, { method, headers: keyed(freshIdentity()) });
     expect(res.headers.get("ratelimit-policy")).toBe(policy);
     expect(limiter.calls.names).toHaveLength(1);
     expect(limiter.calls.names[0]).toMatch(new RegExp(`^(us|eu):${row}:objects-${OBJECTS_PER_RULE}:\\d+$`));
@@ -119,9 +107,9 @@ describe("a deployment's agent server, one local port (ROUTING=paths): /deployme
     ["/deployments/a%2520b/info", "agent-server", "/deployments/a%2520b/info"],
   ])("%s goes to the %s as %s", async (path, upstream, upstreamPath) => {
     const upstreams = recordingUpstreams();
-    const res = await gatewayWith(upstreams.bindings)(path, { method: "POST", headers: keyed() });
+    const res = await gatewayWith(upstreams.bindings)(path, { method: "POST", headers: keyed(freshIdentity()) });
     expect(res.status).toBe(200);
-    expect(upstreams.seen).toEqual([`${upstream} ${upstreamPath}`]);
+    expect(upstreams.reached()).toEqual([`${upstream} ${upstreamPath}`]);
   });
 
   it.each([
@@ -129,7 +117,7 @@ describe("a deployment's agent server, one local port (ROUTING=paths): /deployme
     ["/info", "GET", '"agent-server-high-throughput-ip";q=2000;w=10'],
     ["/ok", "GET", '"agent-server-default-key";q=1000;w=10'],
   ])("%s %s: the same rule and the same counter below /agent-server and below any deployment (%s)", async (path, method, policy) => {
-    const headers = keyed();
+    const headers = keyed(freshIdentity());
     const spellings = [
       `/agent-server${path}`,
       `/deployments/${ID}${path}`,
@@ -169,7 +157,7 @@ describe("deployed: a deployment's agent server on a host of its own (ROUTING=ho
   it("reaches the agent server on its own paths, counted as the shared agent server's; /deployments/<id> there is read as locally", async () => {
     const upstreams = recordingUpstreams();
     const limiter = recordingLimiter();
-    const headers = keyed();
+    const headers = keyed(freshIdentity());
     const send = gatewayWith({ ROUTING: "hosts", UPSTREAM_HOSTS: HOSTS, COUNTERS: limiter.namespace, ...upstreams.bindings });
     const res = await send("https://5b0c3a1e-9f2d-4c8a-8e1b-2a7f6d4c9e01.agents.example.test/threads/search", { method: "POST", headers });
     expect(res.status).toBe(200);
@@ -177,6 +165,6 @@ describe("deployed: a deployment's agent server on a host of its own (ROUTING=ho
     // An agent server answering below /deployments/<id> (the emulator as the origin) is counted on the rest, once.
     const info = await send("https://agents-sandbox.agents.example.test/%64eployments/x/./info", { headers });
     expect(info.headers.get("ratelimit-policy")).toBe('"agent-server-high-throughput-ip";q=2000;w=10');
-    expect(upstreams.seen).toEqual(["agent-server /threads/search", "agent-server /deployments/x/info"]);
+    expect(upstreams.reached()).toEqual(["agent-server /threads/search", "agent-server /deployments/x/info"]);
   });
 });

@@ -36,6 +36,17 @@ export function recordingUpstream() {
 }
 
 /**
+ * The three upstream bindings, each answering 200 "ok" without forwarding, recording what reached
+ * it: `seen` the requests, `reached()` them as "<upstream> <path>".
+ */
+export function recordingUpstreams() {
+  const seen: { upstream: string; request: Request }[] = [];
+  const answer = (upstream: string) => ({ fetch: async (input: RequestInfo | URL, init?: RequestInit) => (seen.push({ upstream, request: new Request(input, init) }), new Response("ok")) }) as Fetcher;
+  const reached = () => seen.map(({ upstream, request }) => `${upstream} ${new URL(request.url).pathname}`);
+  return { seen, reached, bindings: { HOSTED_API: answer("hosted-api"), CONTROL_PLANE: answer("control-plane"), AGENT_SERVER: answer("agent-server") } };
+}
+
+/**
  * A COUNTERS namespace that records jurisdictions, names and calls, then uses the real one, fails,
  * hangs, or (`allow`) admits every call without counting it, for tests about which counter a
  * request meets rather than how it is counted. `failFirst` fails that many calls, then behaves.

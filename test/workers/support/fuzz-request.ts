@@ -1,7 +1,7 @@
 import { idsFor, type EmulatorState } from "./emulator-state.ts";
 import { fillPath, type EmulatorRoute } from "./emulator-routes.ts";
 import { EXAMPLE_BODIES, type BodyPlan, type CredentialsPlan, type ParamPlan, type RequestPlan } from "./fuzz.ts";
-import { nestedJson } from "./nested-json.ts";
+import { nestedJson } from "../../support/nested-json.ts";
 
 /** Where a plan is aimed: the seeded workspace, and what is stored right now (for existing ids). */
 export interface FuzzTarget {

@@ -16,6 +16,15 @@ export function freshIdentity() {
 }
 export type TestIdentity = ReturnType<typeof freshIdentity>;
 
+/**
+ * Headers that count a request on an API key: `who`'s key from `who`'s address, or a bare key
+ * from a fixed address; `extra` added.
+ */
+export function keyed(who: string | Pick<TestIdentity, "apiKey" | "ip">, extra: Record<string, string> = {}): Record<string, string> {
+  const { apiKey, ip } = typeof who === "string" ? { apiKey: who, ip: "198.51.100.7" } : who;
+  return { "x-api-key": apiKey, "cf-connecting-ip": ip, ...extra };
+}
+
 /** Identity headers a request needs to be counted under `rule`'s identity. */
 export function identityHeaders(rule: Rule, who: TestIdentity): Record<string, string> {
   const headers: Record<string, string> = { "cf-connecting-ip": who.ip };

@@ -3,16 +3,10 @@
 // server does. The only bound is the test's own timeout: a gateway that waited for a first chunk
 // before answering would never resolve these fetches.
 import { describe, expect, it } from "vitest";
-import { THROUGH_GATEWAY, createThread, send } from "../agent-server/support.ts";
+import { THROUGH_GATEWAY, createThread, headersOf, send } from "../agent-server/support.ts";
 import { createRun, held, untilRunning } from "../agent-server/run-support.ts";
 
 const SSE = "text/event-stream; charset=utf-8";
-
-async function headersOf(res: Response) {
-  const seen = { status: res.status, type: res.headers.get("content-type"), limited: res.headers.has("ratelimit") };
-  await res.body?.cancel();
-  return seen;
-}
 
 describe("agent-server streams through the gateway answer their headers at once", () => {
   it("is the gateway in front of the emulator", () => {

@@ -5,11 +5,11 @@
 import { describe, expect, it } from "vitest";
 import { GITHUB_INTEGRATION } from "../../../emulators/control-plane/integrations/seed.ts";
 import { CONTROL_PLANE_URL, controlPlaneFetch } from "../control-plane/support.ts";
+import { randomClientIp } from "../../support/callers.ts";
 
 const gateway = (path: string, init: RequestInit = {}) => controlPlaneFetch(`${CONTROL_PLANE_URL}${path}`, init);
 
-const rand = () => Math.floor(Math.random() * 250) + 1;
-const caller = () => ({ "cf-connecting-ip": `10.${rand()}.${rand()}.${rand()}`, "x-api-key": `cp-${crypto.randomUUID()}` });
+const caller = () => ({ "cf-connecting-ip": randomClientIp(), "x-api-key": `cp-${crypto.randomUUID()}` });
 
 describe("the control plane through the gateway", () => {
   it("a deployment is created and listed, each answer the emulator's with the gateway's RateLimit headers", async () => {

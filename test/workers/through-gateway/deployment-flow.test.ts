@@ -13,12 +13,11 @@ import { DEFAULT_STEP_MS, PATHS } from "../../../emulators/control-plane/deploym
 import { workspaceCredential } from "../../../emulators/shared/workspace-credential.ts";
 import { contractChecked as agentServerChecked } from "../agent-server/support.ts";
 import { CONTROL_PLANE_URL, controlPlaneFetch } from "../control-plane/support.ts";
-
-const rand = () => Math.floor(Math.random() * 250) + 1;
+import { randomClientIp } from "../../support/callers.ts";
 
 /** One client of one workspace: its API key, and a client IP of its own (the gateway counts both). */
 function workspaceCaller() {
-  const headers = { "x-api-key": `flow-${crypto.randomUUID()}`, "cf-connecting-ip": `10.${rand()}.${rand()}.${rand()}` };
+  const headers = { "x-api-key": `flow-${crypto.randomUUID()}`, "cf-connecting-ip": randomClientIp() };
   const control = async (method: string, path: string, body?: unknown) => {
     const res = await controlPlaneFetch(`${CONTROL_PLANE_URL}${path}`, {
       method,

@@ -2,20 +2,9 @@
 // stream a run on the `approval` graph to its interrupt, read the paused state, resume it with a
 // command, reach the end; a breakpoint (interrupt_before) on the `agent` graph; a refused resume.
 // Every response is held to the reference document (support.ts).
-import { Client } from "@langchain/langgraph-sdk";
 import { describe, expect, it } from "vitest";
-import { AGENT_SERVER_URL, agentServerFetch, freshCaller } from "../agent-server/support.ts";
+import { officialClient } from "../agent-server/support.ts";
 import { contents, say } from "../agent-server/run-support.ts";
-
-/** A client whose every request goes through the gateway, contract-checked, with its own client IP. */
-function gatewayClient(): Client {
-  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const headers = new Headers(init?.headers);
-    headers.set("cf-connecting-ip", freshCaller()["cf-connecting-ip"]!);
-    return agentServerFetch(new Request(input, { ...init, headers }));
-  };
-  return new Client({ apiUrl: AGENT_SERVER_URL, apiKey: `sdk-${crypto.randomUUID()}`, callerOptions: { maxRetries: 0, fetch } });
-}
 
 type Chunk = { event: string; data: any };
 
@@ -27,7 +16,7 @@ async function collect(stream: AsyncIterable<Chunk>): Promise<Chunk[]> {
 
 describe("human in the loop with the official client", () => {
   it("streams to the interrupt, reads the state, resumes with a command and reaches the end", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const thread = await client.threads.create();
     const first = await collect(client.runs.stream(thread.thread_id, "approval", { input: say("launch"), streamMode: ["values", "updates"] }));
     const paused = first.find((c) => c.event === "updates" && "__interrupt__" in c.data);
@@ -58,7 +47,7 @@ describe("human in the loop with the official client", () => {
   });
 
   it("stops the agent graph before its node with interrupt_before, and goes on with a run without input", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const thread = await client.threads.create();
     const chunks = await collect(client.runs.stream(thread.thread_id, "agent", { input: say("hello"), interruptBefore: ["agent"], streamMode: "updates" }));
     expect(chunks.map((c) => c.event)).toEqual(["metadata", "updates"]);
@@ -72,7 +61,7 @@ describe("human in the loop with the official client", () => {
   });
 
   it("refuses a resume on a thread that is not interrupted", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "agent", { input: say("hi") });
     const refused = await client.runs.wait(thread.thread_id, "agent", { command: { resume: "approve" } }).then(

@@ -2,27 +2,12 @@
 // gateway: background runs, wait, join, joinStream (with a reconnect after a dropped stream),
 // cancel, list, stateless runs, and getState/updateState/getHistory/copy. Every response is held
 // to the reference document (support.ts).
-import { Client } from "@langchain/langgraph-sdk";
 import { describe, expect, it } from "vitest";
-import { AGENT_SERVER_URL, agentServerFetch, freshCaller } from "../agent-server/support.ts";
+import { officialClient } from "../agent-server/support.ts";
 import { contents, held, say } from "../agent-server/run-support.ts";
-
-type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
 /** What a client sent, as the test sees it. */
 type Sent = { readonly url: string; readonly lastEventId: string | null };
-
-/** A client whose every request goes through the gateway with its own client IP; `wrap` sees each answer. */
-function gatewayClient(wrap: (sent: Sent, response: Response) => Response = (_, response) => response): Client {
-  const fetch: Fetch = async (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set("cf-connecting-ip", freshCaller()["cf-connecting-ip"]!);
-    const request = new Request(input, { ...init, headers });
-    const sent = { url: request.url, lastEventId: request.headers.get("last-event-id") };
-    return wrap(sent, await agentServerFetch(request));
-  };
-  return new Client({ apiUrl: AGENT_SERVER_URL, apiKey: `sdk-${crypto.randomUUID()}`, callerOptions: { maxRetries: 0, fetch } });
-}
 
 /**
  * A body that delivers the first `events` events and then, once `drop` settles, fails as a dropped
@@ -55,7 +40,7 @@ function droppedAfter(body: ReadableStream<Uint8Array>, events: number, drop: Pr
 
 describe("official JS client: runs", () => {
   it("creates a background run, joins it, gets and lists it, deletes it", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const thread = await client.threads.create();
     let created: { run_id: string; thread_id?: string } | undefined;
     const run = await client.runs.create(thread.thread_id, "agent", { input: say("background"), onRunCreated: (meta) => void (created = meta) });
@@ -76,7 +61,7 @@ describe("official JS client: runs", () => {
   });
 
   it("waits for a run's output on a thread and stateless; raises a failed run's error unless told not to", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const thread = await client.threads.create();
     expect(contents(await client.runs.wait(thread.thread_id, "pipeline", { input: say("wait") }))).toEqual(["wait", "draft: wait", "reviewed: wait"]);
     expect(contents(await client.runs.wait(null, "agent", { input: say("stateless") }))).toEqual(["stateless", "you said: stateless"]);
@@ -86,7 +71,7 @@ describe("official JS client: runs", () => {
   });
 
   it("streams a stateless run", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const chunks = [];
     for await (const chunk of client.runs.stream(null, "pipeline", { input: say("no thread"), streamMode: "updates" })) chunks.push(chunk);
     expect(chunks.map((c) => c.event)).toEqual(["metadata", "updates", "updates"]);
@@ -94,7 +79,7 @@ describe("official JS client: runs", () => {
   });
 
   it("creates a batch of stateless runs", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const runs = await client.runs.createBatch([
       { assistantId: "agent", input: say("a") },
       { assistantId: "pipeline", input: say("b") },
@@ -103,18 +88,19 @@ describe("official JS client: runs", () => {
   });
 
   it("joinStream replays a run, and after a dropped stream reconnects with the last event id: every event once", async () => {
-    const thread = await gatewayClient().threads.create();
-    const run = await gatewayClient().runs.create(thread.thread_id, "pipeline", { input: say("reconnect"), streamMode: ["updates", "values"] });
-    await gatewayClient().runs.join(thread.thread_id, run.run_id);
+    const thread = await officialClient().threads.create();
+    const run = await officialClient().runs.create(thread.thread_id, "pipeline", { input: say("reconnect"), streamMode: ["updates", "values"] });
+    await officialClient().runs.join(thread.thread_id, run.run_id);
 
     const whole = [];
-    for await (const chunk of gatewayClient().runs.joinStream(thread.thread_id, run.run_id)) whole.push(chunk);
+    for await (const chunk of officialClient().runs.joinStream(thread.thread_id, run.run_id)) whole.push(chunk);
     expect(whole.map((c) => c.event)).toEqual(["metadata", "values", "updates", "values", "updates", "values"]);
 
     const joins: Sent[] = [];
     let drop!: () => void;
     const dropped = new Promise<void>((resolve) => (drop = resolve));
-    const dropping = gatewayClient((sent, response) => {
+    const dropping = officialClient((request, response) => {
+      const sent = { url: request.url, lastEventId: request.headers.get("last-event-id") };
       if (!new URL(sent.url).pathname.endsWith("/stream")) return response;
       joins.push(sent);
       return joins.length === 1 ? new Response(droppedAfter(response.body!, 2, dropped), response) : response;
@@ -130,7 +116,7 @@ describe("official JS client: runs", () => {
   });
 
   it("cancels: interrupt keeps the run as interrupted, rollback (waiting) deletes it", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const thread = await client.threads.create();
     const first = await client.runs.create(thread.thread_id, "agent", { input: held("stop") });
     await client.runs.cancel(thread.thread_id, first.run_id);
@@ -146,7 +132,7 @@ describe("official JS client: runs", () => {
 
 describe("official JS client: thread state", () => {
   it("gets the state, updates it, reads the history and a checkpoint, and copies the thread", async () => {
-    const client = gatewayClient();
+    const client = officialClient();
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "pipeline", { input: say("state") });
 

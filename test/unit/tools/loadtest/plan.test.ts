@@ -6,6 +6,7 @@ import { sampleRequest } from "../../../../src/rules/sample-request.ts";
 import { classifiers, tableOfRule } from "../../../../src/rules/tables.ts";
 import { selectRules } from "../../../../tools/loadtest/loadtest.ts";
 import { assertMeetsRule, benchmarkIp, clientIdentity } from "../../../../tools/loadtest/traffic.ts";
+import { publishedRow } from "../../../support/rows.ts";
 
 const options = (overrides: Partial<PlanOptions> = {}): PlanOptions => ({
   ...DEFAULTS,
@@ -14,7 +15,6 @@ const options = (overrides: Partial<PlanOptions> = {}): PlanOptions => ({
   runId: "test",
   ...overrides,
 });
-const rule = (id: number) => hostedApiTable.rules.find((r) => r.id === id)!;
 
 describe("traffic derived from the table", () => {
   it("every row's sample request, with each client's identity, meets that row on the gateway's classifier", () => {
@@ -28,13 +28,13 @@ describe("traffic derived from the table", () => {
   });
 
   it("gives each client its own key, user id and address; against a target, IP rules share the tool's address", () => {
-    const steady = clientIdentity(rule(3), "steady", "run", true, 0);
-    const burst = clientIdentity(rule(3), "burst", "run", true, 1);
+    const steady = clientIdentity(publishedRow(3), "steady", "run", true, 0);
+    const burst = clientIdentity(publishedRow(3), "burst", "run", true, 1);
     expect(steady.headers).toEqual({ "x-user-id": "lt-run-r3-steady", "cf-connecting-ip": "198.18.0.0" });
     expect(burst.key).not.toBe(steady.key);
-    expect(clientIdentity(rule(12), "steady", "run", true, 2).headers).toMatchObject({ "x-api-key": "lt-run-r12-steady" });
-    expect(clientIdentity(rule(29), "steady", "run", false, 0)).toEqual({ key: "ip:tool", headers: {} });
-    expect(clientIdentity(rule(29), "burst", "run", false, 1).key).toBe("ip:tool");
+    expect(clientIdentity(publishedRow(12), "steady", "run", true, 2).headers).toMatchObject({ "x-api-key": "lt-run-r12-steady" });
+    expect(clientIdentity(publishedRow(29), "steady", "run", false, 0)).toEqual({ key: "ip:tool", headers: {} });
+    expect(clientIdentity(publishedRow(29), "burst", "run", false, 1).key).toBe("ip:tool");
     expect(benchmarkIp(65_536 + 258)).toBe("198.19.1.2");
   });
 });
@@ -54,7 +54,7 @@ describe("rows of every upstream's table", () => {
 
 describe("planRule", () => {
   it("scales the window and the rates by the time scale", () => {
-    const p = planRule(rule(12), options(), 0, hostedApiClassifier);
+    const p = planRule(publishedRow(12), options(), 0, hostedApiClassifier);
     expect(p.windowMs).toBeCloseTo(10_000 / 60);
     expect(p.intendedRate).toBeCloseTo((2 * 15) / (10 / 60));
     expect(p.steadyRate).toBeCloseTo(180);
@@ -66,7 +66,7 @@ describe("planRule", () => {
   });
 
   it("caps what one client offers and says so through steadyRate < intendedRate", () => {
-    const p = planRule(rule(11), options(), 0);
+    const p = planRule(publishedRow(11), options(), 0);
     expect(p.intendedRate).toBeCloseTo(72_000);
     expect(p.steadyRate).toBe(DEFAULTS.ruleRateCap);
     expect(p.bursts.size).toBe(DEFAULTS.burstCap);
@@ -74,14 +74,14 @@ describe("planRule", () => {
   });
 
   it("covers the hour-long rows in three scaled windows", () => {
-    const p = planRule(rule(14), options(), 0);
+    const p = planRule(publishedRow(14), options(), 0);
     expect(p.windowMs).toBe(60_000);
     expect(p.durationMs).toBeGreaterThanOrEqual(180_000);
     expect(p.steadyRate).toBeCloseTo(1);
   });
 
   it("puts the retry client first, then a quiet window, when all clients share one counter", () => {
-    const p = planRule(rule(29), options({ varyIp: false, timeScale: 1 }), 0);
+    const p = planRule(publishedRow(29), options({ varyIp: false, timeScale: 1 }), 0);
     expect(p.sharedIdentity).toBe(true);
     expect(p.steady.offsetMs).toBeGreaterThan(2 * p.windowMs);
     expect(p.bursts.offsetsMs[0]).toBe(p.steady.offsetMs);
@@ -104,7 +104,7 @@ describe("planRun", () => {
   });
 
   it("refuses a rule whose derived traffic would meet another row", () => {
-    const broken = { ...rule(12), identity: "ip" as const };
+    const broken = { ...publishedRow(12), identity: "ip" as const };
     expect(() => planRun([broken], options(), hostedApiClassifier)).toThrow(/meets row 29, not row 12/);
   });
 });

@@ -12,7 +12,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { formatWindow } from "../../../../tools/loadtest/answer.ts";
 import { renderReport } from "../../../../tools/loadtest/report.ts";
-import { docsImage, testBrowser } from "../../support/browser.ts";
+import { docsImage, pageProblems, testBrowser } from "../../support/browser.ts";
 import { cannedResult } from "./fixtures.ts";
 
 const WIDTH = 1280;
@@ -61,11 +61,7 @@ describe("the HTML report in Chromium", () => {
     const browser = await chromium.launch(await testBrowser());
     try {
       const page = await browser.newPage({ viewport: { width: WIDTH, height: 900 } });
-      const problems: string[] = [];
-      page.on("console", (m) => {
-        if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
-      });
-      page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+      const problems = pageProblems(page);
       const requests: string[] = [];
       page.on("request", (r) => {
         if (!r.url().startsWith("file:")) requests.push(r.url());
