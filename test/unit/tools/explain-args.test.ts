@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BadArgument, refusal } from "../../../tools/kit/args.ts";
 import { HELP, parseExplainArgs } from "../../../tools/explain-args.ts";
-
-const refused = (argv: string[]) => {
-  try {
-    parseExplainArgs(argv);
-  } catch (error) {
-    expect(error).toBeInstanceOf(BadArgument);
-    return (error as Error).message;
-  }
-  throw new Error(`accepted ${argv.join(" ")}`);
-};
+import { refusalOf } from "../support/refusals.ts";
 
 describe("explain's arguments", () => {
   it("reads a request: method in any case, path without its query, headers in order", () => {
@@ -40,7 +31,7 @@ describe("explain's arguments", () => {
     [["GET", "/x", "-H", "cf-connecting-ip: nope"], /^--header: cf-connecting-ip "nope" is not an IPv4 or IPv6 address/],
     [["GET", "/x", "--frobnicate"], /^Unknown option '--frobnicate'/],
   ])("refuses %j, naming what is wrong", (argv, message) => {
-    expect(refused(argv)).toMatch(message);
+    expect(refusalOf(() => parseExplainArgs(argv))).toMatch(message);
   });
 
   it("prints a refusal as one line that says where the options are explained", () => {

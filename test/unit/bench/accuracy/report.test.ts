@@ -3,10 +3,9 @@ import { analyze, type Outcome } from "../../../../bench/accuracy/analysis.ts";
 import { jsonReport, renderReport, verdictLine } from "../../../../bench/accuracy/report.ts";
 import type { AccuracyRun, ScenarioResult } from "../../../../bench/accuracy/run.ts";
 import { targetFor } from "../../../../bench/accuracy/target.ts";
+import { admitted, refused } from "./outcomes.ts";
 
 const limit = { count: 2, intervalMs: 1000 };
-const ok = (t: number): Outcome => ({ isolate: 0, sentAt: t, receivedAt: t + 5, status: 200 });
-const refused = (t: number): Outcome => ({ isolate: 0, sentAt: t, receivedAt: t + 5, status: 429, retryAfterMs: 1000 });
 
 function result(isolates: number, outcomes: Outcome[], problems: string[]): ScenarioResult {
   const timeline = { limit, outcomes, isolates };
@@ -20,7 +19,7 @@ const run: AccuracyRun = {
   counterTimeoutMs: 250,
   overridesRefreshMs: 100,
   isolation: { 1: "one isolate", 4: "4 workers" },
-  results: [result(1, [ok(0), ok(10), refused(20)], []), result(4, [ok(0), refused(10)], ["1 early 429(s)"])],
+  results: [result(1, [admitted(0), admitted(10), refused(20)], []), result(4, [admitted(0), refused(10)], ["1 early 429(s)"])],
 };
 
 describe("report", () => {

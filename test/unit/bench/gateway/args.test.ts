@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { BadArgument, DEFAULTS, parseBenchArgs, parseShapes, parseTargets, USAGE } from "../../../../bench/gateway/args.ts";
+import { DEFAULTS, parseBenchArgs, parseShapes, parseTargets, USAGE } from "../../../../bench/gateway/args.ts";
 import { SHAPE_NAMES } from "../../../../bench/gateway/shape-names.ts";
-
-const refuses = (argv: string[], option: string) => {
-  expect(() => parseBenchArgs(argv)).toThrow(BadArgument);
-  expect(() => parseBenchArgs(argv)).toThrow(new RegExp(`^${option}\\b|'${option}`));
-};
+import { refuses } from "../../support/refusals.ts";
 
 describe("parseBenchArgs", () => {
   it("has a default for everything: three rounds, every target and shape, Miniflare, pinned", () => {
@@ -39,20 +35,20 @@ describe("parseBenchArgs", () => {
   });
 
   it("refuses numbers that are not whole, not numbers, or out of range, naming the option", () => {
-    refuses(["--rounds", "0"], "--rounds");
-    refuses(["--rounds", "two"], "--rounds");
-    refuses(["--rounds", ""], "--rounds");
-    refuses(["--keys", "1.5"], "--keys");
-    refuses(["--connections", "0"], "--connections");
-    refuses(["--burst-factor", "1"], "--burst-factor");
+    refuses(parseBenchArgs, ["--rounds", "0"], "--rounds");
+    refuses(parseBenchArgs, ["--rounds", "two"], "--rounds");
+    refuses(parseBenchArgs, ["--rounds", ""], "--rounds");
+    refuses(parseBenchArgs, ["--keys", "1.5"], "--keys");
+    refuses(parseBenchArgs, ["--connections", "0"], "--connections");
+    refuses(parseBenchArgs, ["--burst-factor", "1"], "--burst-factor");
   });
 
   it("refuses sizes that would turn a shape's admissions into denials", () => {
     // Row 11 allows 6000 per 10 s to one key; row 16 10000 per 60 s (one new + the warm passes).
     expect(parseBenchArgs(["--requests", "6000"]).requests).toBe(6000);
-    refuses(["--requests", "6001"], "--requests");
+    refuses(parseBenchArgs, ["--requests", "6001"], "--requests");
     expect(parseBenchArgs(["--warm-passes", "9999"]).warmPasses).toBe(9999);
-    refuses(["--warm-passes", "10000"], "--warm-passes");
+    refuses(parseBenchArgs, ["--warm-passes", "10000"], "--warm-passes");
   });
 
   it("keeps Durable Object storage in RAM unless told otherwise", () => {
@@ -62,11 +58,11 @@ describe("parseBenchArgs", () => {
   });
 
   it("refuses an unknown serving, storage, option or value where none is taken", () => {
-    refuses(["--serving", "docker"], "--serving");
-    refuses(["--storage", "ssd"], "--storage");
-    refuses(["--fast"], "--fast");
-    refuses(["--json=yes"], "--json");
-    refuses(["--rounds"], "--rounds");
+    refuses(parseBenchArgs, ["--serving", "docker"], "--serving");
+    refuses(parseBenchArgs, ["--storage", "ssd"], "--storage");
+    refuses(parseBenchArgs, ["--fast"], "--fast");
+    refuses(parseBenchArgs, ["--json=yes"], "--json");
+    refuses(parseBenchArgs, ["--rounds"], "--rounds");
   });
 });
 
