@@ -3,8 +3,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AGENT_DEFAULT_ID, agentServer, createAssistant, freshTag, streamRun, TIMESTAMP, UUID } from "./support.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
-
-const unknownId = () => crypto.randomUUID();
+import { unknownId } from "../../support/ids.ts";
 
 describe("POST /assistants", () => {
   it("answers 200 with version 1, name defaulting to the graph id, config and context defaulting to {}", async () => {

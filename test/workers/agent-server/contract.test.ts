@@ -2,8 +2,8 @@
 // forbids, or every other agent-server test would be checking nothing.
 import { describe, expect, it } from "vitest";
 import { checkResponse, ContractViolation, findOperation } from "../contract/agent-server.ts";
+import { jsonResponse } from "../../support/responses.ts";
 
-const json = (status: number, body: unknown, type = "application/json") => new Response(JSON.stringify(body), { status, headers: { "content-type": type } });
 const check = (method: string, path: string, response: Response, requestBody?: unknown) => checkResponse({ method, path, requestBody }, response);
 
 const ID = crypto.randomUUID();
@@ -33,38 +33,38 @@ describe("findOperation", () => {
 
 describe("checkResponse accepts", () => {
   it("documented successes whose bodies match, and streams by their media type", async () => {
-    await check("GET", `/assistants/${ID}`, json(200, assistant));
-    await check("POST", `/assistants/${ID}/versions`, json(200, [assistant]));
-    await check("POST", "/assistants/count", json(200, 3));
+    await check("GET", `/assistants/${ID}`, jsonResponse(200, assistant));
+    await check("POST", `/assistants/${ID}/versions`, jsonResponse(200, [assistant]));
+    await check("POST", "/assistants/count", jsonResponse(200, 3));
     await check("POST", `/threads/${ID}/runs/stream`, new Response("event: metadata\ndata: {}\n\n", { headers: { "content-type": "text/event-stream; charset=utf-8" } }));
     await check("PUT", "/store/items", new Response(null, { status: 204 }));
   });
 
   it("selected fields only, when the search asked for them", async () => {
-    await check("POST", "/assistants/search", json(200, [{ name: "agent" }]), { select: ["name"] });
+    await check("POST", "/assistants/search", jsonResponse(200, [{ name: "agent" }]), { select: ["name"] });
   });
 
   it("errors in the real server's shape, whatever their status", async () => {
-    await check("GET", `/assistants/${ID}`, json(404, { detail: "Assistant not found." }));
-    await check("PATCH", "/assistants/agent", json(409, { detail: "read-only" }));
-    await check("POST", "/assistants", json(422, { detail: [{ type: "missing", loc: ["body", "graph_id"], msg: "Field required" }] }));
-    await check("POST", "/assistants", json(429, { type: "about:blank", title: "Too Many Requests", status: 429, detail: "slow down" }, "application/problem+json"));
+    await check("GET", `/assistants/${ID}`, jsonResponse(404, { detail: "Assistant not found." }));
+    await check("PATCH", "/assistants/agent", jsonResponse(409, { detail: "read-only" }));
+    await check("POST", "/assistants", jsonResponse(422, { detail: [{ type: "missing", loc: ["body", "graph_id"], msg: "Field required" }] }));
+    await check("POST", "/assistants", jsonResponse(429, { type: "about:blank", title: "Too Many Requests", status: 429, detail: "slow down" }, "application/problem+json"));
   });
 });
 
 describe("checkResponse refuses", () => {
   it.each([
-    ["a version without updated_at", "POST", `/assistants/${ID}/versions`, json(200, [{ ...assistant, updated_at: undefined }]), /updated_at/],
-    ["a thread status the document does not list", "GET", `/threads/${ID}`, json(200, { thread_id: ID, created_at: NOW, updated_at: NOW, metadata: {}, status: "asleep" }), /status/],
-    ["a config whose tags are not a list", "GET", `/assistants/${ID}`, json(200, { ...assistant, config: { tags: "a" } }), /config\/tags/],
-    ["a timestamp that is not a date-time", "GET", `/assistants/${ID}`, json(200, { ...assistant, created_at: "yesterday" }), /created_at/],
-    ["the document's own error body (a bare string)", "GET", `/assistants/${ID}`, json(404, "Assistant not found."), /error body/],
-    ["a 422 whose detail is not FastAPI's list", "POST", "/assistants", json(422, { detail: "bad" }), /error body/],
-    ["a 422 item with fields FastAPI does not write", "POST", "/assistants", json(422, { detail: [{ type: "missing", loc: ["body"], msg: "Field required", hint: "x" }] }), /additional/],
+    ["a version without updated_at", "POST", `/assistants/${ID}/versions`, jsonResponse(200, [{ ...assistant, updated_at: undefined }]), /updated_at/],
+    ["a thread status the document does not list", "GET", `/threads/${ID}`, jsonResponse(200, { thread_id: ID, created_at: NOW, updated_at: NOW, metadata: {}, status: "asleep" }), /status/],
+    ["a config whose tags are not a list", "GET", `/assistants/${ID}`, jsonResponse(200, { ...assistant, config: { tags: "a" } }), /config\/tags/],
+    ["a timestamp that is not a date-time", "GET", `/assistants/${ID}`, jsonResponse(200, { ...assistant, created_at: "yesterday" }), /created_at/],
+    ["the document's own error body (a bare string)", "GET", `/assistants/${ID}`, jsonResponse(404, "Assistant not found."), /error body/],
+    ["a 422 whose detail is not FastAPI's list", "POST", "/assistants", jsonResponse(422, { detail: "bad" }), /error body/],
+    ["a 422 item with fields FastAPI does not write", "POST", "/assistants", jsonResponse(422, { detail: [{ type: "missing", loc: ["body"], msg: "Field required", hint: "x" }] }), /additional/],
     ["an error that is not JSON", "GET", `/assistants/${ID}`, new Response("Not Found", { status: 404, headers: { "content-type": "text/plain" } }), /not JSON/],
-    ["an undocumented success status", "POST", "/assistants", json(201, assistant), /status 201 is not documented/],
-    ["an undocumented media type", "POST", "/assistants", json(200, assistant, "text/plain"), /media type 'text\/plain'/],
-    ["a success for an operation the document does not describe", "GET", "/assistants", json(200, []), /does not describe/],
+    ["an undocumented success status", "POST", "/assistants", jsonResponse(201, assistant), /status 201 is not documented/],
+    ["an undocumented media type", "POST", "/assistants", jsonResponse(200, assistant, "text/plain"), /media type 'text\/plain'/],
+    ["a success for an operation the document does not describe", "GET", "/assistants", jsonResponse(200, []), /does not describe/],
   ] as const)("%s", async (_name, method, path, response, message) => {
     await expect(check(method, path, response)).rejects.toThrow(ContractViolation);
     await expect(check(method, path, response.clone())).rejects.toThrow(message);
@@ -77,6 +77,6 @@ describe("checkResponse refuses", () => {
   });
 
   it("fields a selection did not ask for", async () => {
-    await expect(check("POST", "/assistants/search", json(200, [{ name: "agent", graph_id: "agent" }]), { select: ["name"] })).rejects.toThrow(/did not ask for: graph_id/);
+    await expect(check("POST", "/assistants/search", jsonResponse(200, [{ name: "agent", graph_id: "agent" }]), { select: ["name"] })).rejects.toThrow(/did not ask for: graph_id/);
   });
 });

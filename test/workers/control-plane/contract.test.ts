@@ -2,8 +2,8 @@
 // catch what the document forbids, or every other control-plane test would be checking nothing.
 import { describe, expect, it } from "vitest";
 import { checkResponse, ContractViolation, findOperation } from "../contract/control-plane.ts";
+import { jsonResponse } from "../../support/responses.ts";
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 const check = (method: string, path: string, response: Response) => checkResponse({ method, path }, response);
 
 const ID = crypto.randomUUID();
@@ -37,23 +37,23 @@ describe("findOperation (control plane)", () => {
 
 describe("checkResponse (control plane) accepts", () => {
   it("documented answers, the bulk delete's 207 its description names, and FastAPI errors", async () => {
-    await check("GET", `/v2/deployments/${ID}`, json(200, deployment));
-    await check("GET", "/v2/deployments", json(200, { resources: [deployment], offset: 1 }));
-    await check("DELETE", `/v2/deployments?deployment_ids=${ID}`, json(207, {}));
-    await check("GET", "/v1/integrations/github/install", json(200, [{ id: ID, installation_id: 1, name: "acme" }]));
+    await check("GET", `/v2/deployments/${ID}`, jsonResponse(200, deployment));
+    await check("GET", "/v2/deployments", jsonResponse(200, { resources: [deployment], offset: 1 }));
+    await check("DELETE", `/v2/deployments?deployment_ids=${ID}`, jsonResponse(207, {}));
+    await check("GET", "/v1/integrations/github/install", jsonResponse(200, [{ id: ID, installation_id: 1, name: "acme" }]));
     await check("DELETE", `/v2/deployments/${ID}`, new Response(null, { status: 204 }));
-    await check("GET", "/v2/deployments?remote_reconciled=x", json(422, { detail: [{ type: "bool_parsing", loc: ["query", "remote_reconciled"], msg: "Input should be a valid boolean, unable to interpret input", input: "x" }] }));
+    await check("GET", "/v2/deployments?remote_reconciled=x", jsonResponse(422, { detail: [{ type: "bool_parsing", loc: ["query", "remote_reconciled"], msg: "Input should be a valid boolean, unable to interpret input", input: "x" }] }));
   });
 });
 
 describe("checkResponse (control plane) refuses", () => {
   it.each([
-    ["a deployment_type outside the enum (serverless)", "GET", `/v2/deployments/${ID}`, json(200, { ...deployment, source_config: { ...deployment.source_config, deployment_type: "serverless" } }), /deployment_type/],
-    ["a deployment without latest_revision_id", "GET", `/v2/deployments/${ID}`, json(200, { ...deployment, latest_revision_id: undefined }), /latest_revision_id/],
-    ["a repository without its default branch", "GET", `/v1/integrations/github/${ID}/repos`, json(200, [{ host_integration_id: ID, id: 1, name: "a", owner: "b", url: "u" }]), /default_branch/],
-    ["a redeploy answered 201", "POST", `/v2/deployments/${ID}/revisions/${ID}/redeploy`, json(201, deployment), /status 201 is not documented/],
-    ["a 422 that is not FastAPI's list", "GET", "/v2/deployments", json(422, { detail: "bad" }), /error body/],
-    ["a success for a path the document does not describe", "GET", "/v2/deployments/templates/x/y", json(200, {}), /does not describe/],
+    ["a deployment_type outside the enum (serverless)", "GET", `/v2/deployments/${ID}`, jsonResponse(200, { ...deployment, source_config: { ...deployment.source_config, deployment_type: "serverless" } }), /deployment_type/],
+    ["a deployment without latest_revision_id", "GET", `/v2/deployments/${ID}`, jsonResponse(200, { ...deployment, latest_revision_id: undefined }), /latest_revision_id/],
+    ["a repository without its default branch", "GET", `/v1/integrations/github/${ID}/repos`, jsonResponse(200, [{ host_integration_id: ID, id: 1, name: "a", owner: "b", url: "u" }]), /default_branch/],
+    ["a redeploy answered 201", "POST", `/v2/deployments/${ID}/revisions/${ID}/redeploy`, jsonResponse(201, deployment), /status 201 is not documented/],
+    ["a 422 that is not FastAPI's list", "GET", "/v2/deployments", jsonResponse(422, { detail: "bad" }), /error body/],
+    ["a success for a path the document does not describe", "GET", "/v2/deployments/templates/x/y", jsonResponse(200, {}), /does not describe/],
   ] as const)("%s", async (_name, method, path, response, message) => {
     await expect(check(method, path, response)).rejects.toThrow(ContractViolation);
     await expect(check(method, path, response.clone())).rejects.toThrow(message);

@@ -4,6 +4,7 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { controlPlane, freshWorkspace } from "./support.ts";
 import { controlPlaneEnv } from "../support/emulator-env.ts";
+import { unknownId } from "../../support/ids.ts";
 
 const PLUS_WORKSPACE = "00000000-0000-4000-8000-00000000000b";
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -24,7 +25,6 @@ async function createListener(workspace: string, body: Record<string, unknown> =
 }
 
 const listenerPath = (id: string) => `/v2/listeners/${id}`;
-const unknownId = () => crypto.randomUUID();
 
 describe("POST /v2/listeners", () => {
   it("answers 201 with the stored Listener, and GET answers the same", async () => {

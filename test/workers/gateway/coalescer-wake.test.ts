@@ -27,7 +27,7 @@ afterAll(() => {
 });
 
 /** One request of its own, to this Worker's default export (a new request context each). */
-const request = (path: string) => exports.default.fetch(`https://probe.test${path}`);
+const sendProbe = (path: string) => exports.default.fetch(`https://probe.test${path}`);
 
 /**
  * The gateway's timers, as src/gateway/counting.ts passes them, on a clock the test moves: a
@@ -78,7 +78,7 @@ describe("Coalescer in the Workers runtime", () => {
       }
     };
     const answers = await Promise.all(Array.from({ length: n }, async () => {
-      const res = await request("/join");
+      const res = await sendProbe("/join");
       return `${res.status} ${await res.text()}`;
     }));
     const tally = new Map<string, number>();
@@ -128,10 +128,10 @@ describe("Coalescer in the Workers runtime", () => {
         return new Response(String(error), { status: 500 });
       }
     };
-    expect(await (await request("/leave")).text()).toBe("left");
+    expect(await (await sendProbe("/leave")).text()).toBe("left");
     expect(batches).toEqual([1]); // its call is in flight
     const answers = await Promise.all(Array.from({ length: n }, async () => {
-      const res = await request("/join");
+      const res = await sendProbe("/join");
       return `${res.status} ${await res.text()}`;
     }));
     expect(new Set(answers)).toEqual(new Set(['200 {"call":2}']));
