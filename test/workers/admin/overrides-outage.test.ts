@@ -48,7 +48,7 @@ async function withoutDataCenterCopy() {
   return { clock, up };
 }
 
-const health = async (send: ReturnType<typeof adminGateway>) => (await send(adminUrl("/health"))).json() as Promise<{ status: string; detail?: string }>;
+const healthOf = async (send: ReturnType<typeof adminGateway>) => (await send(adminUrl("/health"))).json() as Promise<{ status: string; detail?: string }>;
 
 describe("the overrides store unreachable", () => {
   it("new isolates enforce the overrides another isolate of the data center last read; health says degraded", async () => {
@@ -70,10 +70,10 @@ describe("the overrides store unreachable", () => {
       expect((await runsQuery(send, slowed)).headers.get("ratelimit-policy")).toBe('"runs-query-key";q=2;w=60');
       expect((await runsQuery(send, freshIdentity().apiKey)).headers.get("ratelimit-policy")).toBe('"runs-query-key";q=15;w=10');
     }
-    const degraded = await health(isolates[0]!);
+    const degraded = await healthOf(isolates[0]!);
     expect(degraded.status).toBe("degraded");
     expect(degraded.detail).toMatch(/^the overrides store cannot be read: enforcing the 2 overrides last read 595 s ago \(this data center's copy\), until that copy is 3600 s old$/);
-    expect(await health(up)).toEqual({ status: "ok" });
+    expect(await healthOf(up)).toEqual({ status: "ok" });
 
     // An isolate that started while the object was down recovers once it answers.
     const flaky = unreachableConfig();
@@ -81,7 +81,7 @@ describe("the overrides store unreachable", () => {
     expect((await runsQuery(recovering, blocked)).status).toBe(403);
     flaky.down.now = false;
     clock.now += 1_000; // the retry after a failed read
-    expect(await health(recovering)).toEqual({ status: "ok" });
+    expect(await healthOf(recovering)).toEqual({ status: "ok" });
     expect((await runsQuery(recovering, blocked)).status).toBe(403);
   });
 
@@ -107,7 +107,7 @@ describe("the overrides store unreachable", () => {
     const late = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), OVERRIDES: namespace });
     expect((await runsQuery(late, blocked)).status).toBe(200);
     expect((await runsQuery(old, blocked)).status).toBe(200);
-    const { status, detail } = await health(late);
+    const { status, detail } = await healthOf(late);
     expect(status).toBe("degraded");
     expect(detail).toBe("the overrides store cannot be read and no copy of the overrides younger than 3600 s is known: no override is enforced");
     expect(logs.map((l) => JSON.parse(l).event)).toContain("overrides_copy_expired");
@@ -132,7 +132,7 @@ describe("the overrides store unreachable", () => {
     const { namespace } = unreachableConfig();
     const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), OVERRIDES: namespace });
     expect((await runsQuery(send, freshIdentity().apiKey)).status).toBe(200);
-    expect(await health(send)).toEqual({ status: "degraded", detail: "the overrides store cannot be read and no copy of the overrides younger than 3600 s is known: no override is enforced" });
+    expect(await healthOf(send)).toEqual({ status: "degraded", detail: "the overrides store cannot be read and no copy of the overrides younger than 3600 s is known: no override is enforced" });
   });
 
   it("concurrent first requests of a new isolate each wait for the overrides (none is decided without them)", async () => {

@@ -30,7 +30,8 @@ const hit = async (stub: DurableObjectStub<CounterObject>, limit = LIMIT): Promi
 /** The same, inside the object (runInDurableObject), where `decide` answers at once. */
 const hitInside = (instance: CounterObject, batch: HitBatch): Verdict[] => instance.decide([batch])[0]!.verdicts;
 
-async function admitted(stub: DurableObjectStub<CounterObject>, n: number, limit = LIMIT) {
+/** How many of `n` hits sent at once the object admits. */
+async function admissionsOf(stub: DurableObjectStub<CounterObject>, n: number, limit = LIMIT) {
   const verdicts = await Promise.all(Array.from({ length: n }, () => hit(stub, limit)));
   return verdicts.filter((v) => v.allowed).length;
 }
@@ -43,7 +44,7 @@ const stored = (stub: DurableObjectStub<CounterObject>) =>
 describe("concurrency", () => {
   it("60 simultaneous hits against 15/10 admit exactly 15", async () => {
     const stub = await counterAt({ now: T0 });
-    expect(await admitted(stub, 60)).toBe(15);
+    expect(await admissionsOf(stub, 60)).toBe(15);
   });
 
   it("60 simultaneous requests through the gateway against row 12 (15/10) get exactly 15 through", async () => {
@@ -61,23 +62,23 @@ describe("sliding window in the object", () => {
   it("does not count denials, and frees room exactly one interval after the oldest admission", async () => {
     const clock = { now: T0 };
     const stub = await counterAt(clock);
-    expect(await admitted(stub, 15)).toBe(15);
+    expect(await admissionsOf(stub, 15)).toBe(15);
     clock.now = T0 + 5_000;
     const denied = await hit(stub);
     expect(denied).toMatchObject({ allowed: false, remaining: 0, retryInMs: 5_000 });
-    expect(await admitted(stub, 10)).toBe(0);
+    expect(await admissionsOf(stub, 10)).toBe(0);
     clock.now = T0 + 9_999;
-    expect(await admitted(stub, 1)).toBe(0);
+    expect(await admissionsOf(stub, 1)).toBe(0);
     clock.now = T0 + 10_000;
-    expect(await admitted(stub, 20)).toBe(15);
+    expect(await admissionsOf(stub, 20)).toBe(15);
   });
 
   it("follows a changed limit (a new rule table) without losing the window", async () => {
     const clock = { now: T0 };
     const stub = await counterAt(clock);
-    expect(await admitted(stub, 10)).toBe(10);
-    expect(await admitted(stub, 5, { count: 5, intervalMs: 10_000 })).toBe(0);
-    expect(await admitted(stub, 10, { count: 12, intervalMs: 10_000 })).toBe(2);
+    expect(await admissionsOf(stub, 10)).toBe(10);
+    expect(await admissionsOf(stub, 5, { count: 5, intervalMs: 10_000 })).toBe(0);
+    expect(await admissionsOf(stub, 10, { count: 12, intervalMs: 10_000 })).toBe(2);
   });
 });
 
@@ -90,16 +91,16 @@ describe("restarts never let extra requests through", () => {
       const clock = { now: T0 };
       const name = `test:${crypto.randomUUID()}`;
       let stub = await counterAt(clock, name);
-      expect(await admitted(stub, 10)).toBe(10);
+      expect(await admissionsOf(stub, 10)).toBe(10);
       clock.now = T0 + 1_000;
       await restart(stub);
       stub = await counterAt(clock, name);
-      const after = await admitted(stub, 15);
+      const after = await admissionsOf(stub, 15);
       // At most the 5 units left; fewer is allowed (restored state may only over-count).
       expect(after).toBeLessThanOrEqual(5);
       // ...and the over-count is bounded: the window reopens once the interval has passed.
       clock.now = T0 + 1_000 + LIMIT.intervalMs + 1_000;
-      expect(await admitted(stub, 15)).toBe(15);
+      expect(await admissionsOf(stub, 15)).toBe(15);
     });
   }
 
@@ -107,9 +108,9 @@ describe("restarts never let extra requests through", () => {
     const clock = { now: T0 };
     const name = `test:${crypto.randomUUID()}`;
     let stub = await counterAt(clock, name);
-    expect(await admitted(stub, 5)).toBe(5);
+    expect(await admissionsOf(stub, 5)).toBe(5);
     clock.now = T0 + 3_000;
-    expect(await admitted(stub, 10)).toBe(10);
+    expect(await admissionsOf(stub, 10)).toBe(10);
     clock.now = T0 + 4_000;
     expect(await hit(stub)).toMatchObject({ allowed: false, retryInMs: 6_000 });
     clock.now = T0 + 3_000 + SETTLE_MS;
@@ -117,9 +118,9 @@ describe("restarts never let extra requests through", () => {
     await evictDurableObject(stub);
     stub = await counterAt(clock, name);
     clock.now = T0 + 9_999;
-    expect(await admitted(stub, 1)).toBe(0);
+    expect(await admissionsOf(stub, 1)).toBe(0);
     clock.now = T0 + 10_000; // exactly when the denial said room would free
-    expect(await admitted(stub, 6)).toBe(5);
+    expect(await admissionsOf(stub, 6)).toBe(5);
   });
 
   it("survives restarts in the middle of a burst", async () => {
@@ -127,7 +128,7 @@ describe("restarts never let extra requests through", () => {
     const stub = await counterAt(clock);
     let total = 0;
     for (let round = 0; round < 5; round++) {
-      total += await admitted(stub, 7);
+      total += await admissionsOf(stub, 7);
       await evictDurableObject(stub);
       await useClock(stub, clock);
     }
@@ -166,7 +167,7 @@ describe("storage", () => {
   it("leaves nothing behind once an identity has been idle for a full window (alarm clean-up)", async () => {
     const clock = { now: T0 };
     const stub = await counterAt(clock);
-    expect(await admitted(stub, 5)).toBe(5);
+    expect(await admissionsOf(stub, 5)).toBe(5);
     const before = await stored(stub);
     expect(before.entries).toHaveLength(1);
     expect(before.alarm).not.toBeNull();
@@ -184,7 +185,7 @@ describe("storage", () => {
     expect(after.entries).toEqual([]);
     expect(after.alarm).toBeNull();
     // And the identity starts afresh.
-    expect(await admitted(stub, 15)).toBe(15);
+    expect(await admissionsOf(stub, 15)).toBe(15);
   });
 });
 
@@ -258,7 +259,7 @@ describe("several counters in one object (keys)", () => {
     let stub = await counterAt(clock, name);
     for (let i = 0; i < 15; i++) {
       clock.now = T0 + i * 100;
-      expect(await admitted(stub, 1)).toBe(1);
+      expect(await admissionsOf(stub, 1)).toBe(1);
     }
     // One alarm, armed by the first admission for when it goes stale (no settle at +2 s); it
     // re-arms itself for the later ones when it fires.
@@ -266,9 +267,9 @@ describe("several counters in one object (keys)", () => {
     await evictDurableObject(stub); // no alarm has run: no snapshot
     stub = await counterAt(clock, name);
     clock.now = T0 + 9_999;
-    expect(await admitted(stub, 1)).toBe(0);
+    expect(await admissionsOf(stub, 1)).toBe(0);
     clock.now = T0 + 10_000; // the first admission leaves the window, exactly
-    expect(await admitted(stub, 2)).toBe(1);
+    expect(await admissionsOf(stub, 2)).toBe(1);
   });
 });
 
