@@ -1,15 +1,13 @@
 // The deployed bundles, as `wrangler deploy --dry-run` builds them (the same builds CI checks):
 // the gateway's us and eu bundles carry none of the emulators, whose Workers build on their own.
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { unstable_readConfig } from "wrangler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EMULATOR_NAMES, emulatorConfig, emulatorWorkerOptions } from "../../../tools/emulator-workers.ts";
+import { execFileAsync } from "../support/processes.ts";
 
-const run = promisify(execFile);
 const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false" };
 
 /** What the test reads of a config's Durable Objects and migrations. */
@@ -46,7 +44,7 @@ describe.each(["us", "eu"] as const)("the gateway's %s bundle", (region) => {
   let bundle: string;
   beforeAll(async () => {
     outdir = await mkdtemp(join(tmpdir(), `tollgate-bundle-${region}-`));
-    await run("npx", ["wrangler", "deploy", "--dry-run", "--env", region, "--outdir", outdir], { env: ENV });
+    await execFileAsync("npx", ["wrangler", "deploy", "--dry-run", "--env", region, "--outdir", outdir], { env: ENV });
     bundle = await readFile(join(outdir, "index.js"), "utf8");
   }, BUILD_CEILING_MS);
   afterAll(() => rm(outdir, { recursive: true, force: true }));

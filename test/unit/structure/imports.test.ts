@@ -1,9 +1,9 @@
-import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { promisify } from "node:util";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { REPO_ROOT as ROOT } from "../support/paths.ts";
+import { execFileAsync } from "../support/processes.ts";
 
 /*
  * The import structure (.oxlintrc.json, docs/layout.md): no cycle, type imports included, and each
@@ -12,7 +12,6 @@ import { afterAll, describe, expect, it } from "vitest";
  * config that stopped biting fails here too.
  */
 
-const ROOT = resolve(import.meta.dirname, "../../..");
 const OXLINT = join(ROOT, "node_modules/.bin/oxlint");
 
 interface Finding {
@@ -24,7 +23,7 @@ interface Finding {
 
 async function lint(cwd: string): Promise<Finding[]> {
   // oxlint exits 1 when it finds something; its JSON report is on stdout either way.
-  const run = promisify(execFile)(OXLINT, ["--format", "json"], { cwd, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string }) => error);
+  const run = execFileAsync(OXLINT, ["--format", "json"], { cwd, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string }) => error);
   const { stdout } = await run;
   return (JSON.parse(stdout ?? "") as { diagnostics: Finding[] }).diagnostics;
 }

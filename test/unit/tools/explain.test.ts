@@ -1,11 +1,9 @@
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { hmacHex } from "../support/hmac.ts";
+import { execFileAsync } from "../support/processes.ts";
 
-const run = promisify(execFile);
-const explain = (...args: string[]) => run(process.execPath, ["tools/explain.ts", ...args], { cwd: process.cwd() });
+const explain = (...args: string[]) => execFileAsync(process.execPath, ["tools/explain.ts", ...args], { cwd: process.cwd() });
 const SECRET = "a-test-secret-of-at-least-32-bytes!!";
 
 describe("npm run explain", () => {

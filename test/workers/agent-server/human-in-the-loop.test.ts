@@ -11,7 +11,7 @@ import { contents, createRun, held, join, openEvents, say, untilValuesShow } fro
 const newThread = async (): Promise<string> => (await agentServer("POST", "/threads", { body: {} })).body.thread_id;
 
 /** POST .../runs/wait, expecting 200: the run's outcome. */
-async function wait(threadId: string, body: Record<string, unknown>): Promise<any> {
+async function runWait(threadId: string, body: Record<string, unknown>): Promise<any> {
   const res = await agentServer("POST", `/threads/${threadId}/runs/wait`, { body });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
@@ -54,7 +54,7 @@ describe("the approval graph pauses at human_review", () => {
 
   it("resumes with command.resume from the interrupted checkpoint and reaches the end", async () => {
     const threadId = await newThread();
-    const paused = await wait(threadId, { assistant_id: "approval", input: say("ship it"), context: { question: "Publish?" } });
+    const paused = await runWait(threadId, { assistant_id: "approval", input: say("ship it"), context: { question: "Publish?" } });
     // wait answers the values with the interrupt, as the real server's wait does.
     expect(paused.__interrupt__[0].value.question).toBe("Publish?");
     const interruptedAt = (await state(threadId)).checkpoint.checkpoint_id;
@@ -80,13 +80,13 @@ describe("the approval graph pauses at human_review", () => {
 
   it("takes a rejection with a comment; an unreadable resume value fails the run saying what it takes", async () => {
     const threadId = await newThread();
-    await wait(threadId, { assistant_id: "approval", input: say("ship it") });
-    const done = await wait(threadId, { assistant_id: "approval", command: { resume: { approved: false, comment: "too short" } } });
+    await runWait(threadId, { assistant_id: "approval", input: say("ship it") });
+    const done = await runWait(threadId, { assistant_id: "approval", command: { resume: { approved: false, comment: "too short" } } });
     expect(contents(done).slice(-2)).toEqual(["review: rejected: too short", "not published: draft: ship it"]);
 
     const other = await newThread();
-    await wait(other, { assistant_id: "approval", input: say("x") });
-    const failed = await wait(other, { assistant_id: "approval", command: { resume: "maybe" } });
+    await runWait(other, { assistant_id: "approval", input: say("x") });
+    const failed = await runWait(other, { assistant_id: "approval", command: { resume: "maybe" } });
     expect(failed.__error__).toEqual({ error: "InvalidResumeError", message: expect.stringContaining('send true or false, "approve" or "reject"') });
     expect((await thread(other)).status).toBe("error");
   });
@@ -96,7 +96,7 @@ describe("the approval graph pauses at human_review", () => {
     const fresh = await agentServer("POST", `/threads/${threadId}/runs`, { body: { assistant_id: "approval", command: { resume: "approve" } } });
     expect(fresh.status).toBe(400);
     expect(fresh.body.detail).toMatch(/^Cannot resume: thread .* is not interrupted \(its status is idle\)/);
-    await wait(threadId, { assistant_id: "agent", input: say("hi") });
+    await runWait(threadId, { assistant_id: "agent", input: say("hi") });
     expect((await agentServer("POST", `/threads/${threadId}/runs/wait`, { body: { assistant_id: "agent", command: { resume: 1 } } })).status).toBe(400);
     const stateless = await agentServer("POST", "/runs/wait", { body: { assistant_id: "approval", command: { resume: "approve" } } });
     expect(stateless.status).toBe(400);
@@ -104,8 +104,8 @@ describe("the approval graph pauses at human_review", () => {
 
   it("command.update writes before going on, goto picks the node: both 422 when the graph cannot follow them", async () => {
     const threadId = await newThread();
-    await wait(threadId, { assistant_id: "approval", input: say("ship it") });
-    const done = await wait(threadId, {
+    await runWait(threadId, { assistant_id: "approval", input: say("ship it") });
+    const done = await runWait(threadId, {
       assistant_id: "approval",
       command: { update: { messages: [{ role: "user", content: "fix the typo" }] }, goto: "draft" },
     });
@@ -140,7 +140,7 @@ describe("breakpoints on every graph", () => {
     expect([t.status, t.interrupts]).toEqual(["interrupted", {}]);
 
     // Resumed (no input, the same breakpoint asked again): it does not stop at the node it starts with.
-    const done = await wait(threadId, { assistant_id: "agent", input: null, interrupt_before: ["agent"] });
+    const done = await runWait(threadId, { assistant_id: "agent", input: null, interrupt_before: ["agent"] });
     expect(contents(done)).toEqual(["hello", "you said: hello"]);
     expect((await thread(threadId)).status).toBe("idle");
   });
@@ -151,7 +151,7 @@ describe("breakpoints on every graph", () => {
     await join(threadId, run.run_id);
     expect((await state(threadId)).next).toEqual(["review"]);
     expect((await thread(threadId)).status).toBe("interrupted");
-    const done = await wait(threadId, { assistant_id: "pipeline", command: { resume: "go on" } });
+    const done = await runWait(threadId, { assistant_id: "pipeline", command: { resume: "go on" } });
     expect(contents(done)).toEqual(["t", "draft: t", "reviewed: t"]);
     expect((await thread(threadId)).status).toBe("idle");
   });
@@ -163,8 +163,8 @@ describe("breakpoints on every graph", () => {
     expect(res.body.detail).toEqual([expect.objectContaining({ type: "value_error", loc: ["body", "interrupt_before", 1], input: "tools" })]);
     expect((await agentServer("POST", `/threads/${threadId}/runs`, { body: { assistant_id: "agent", interrupt_after: "all" } })).status).toBe(422);
 
-    await wait(threadId, { assistant_id: "approval", input: say("first") });
-    const again = await wait(threadId, { assistant_id: "approval", input: say("second") });
+    await runWait(threadId, { assistant_id: "approval", input: say("first") });
+    const again = await runWait(threadId, { assistant_id: "approval", input: say("second") });
     expect(contents(again).slice(-2)).toEqual(["second", "draft: second"]);
     expect(again.__interrupt__[0].value.draft).toBe("draft: second");
   });
@@ -173,7 +173,7 @@ describe("breakpoints on every graph", () => {
 describe("a resumed run across a restart of the state object", () => {
   it("goes on from its own last checkpoint: the resume value is not handed over twice", async () => {
     const threadId = await newThread();
-    await wait(threadId, { assistant_id: "approval", input: held("x") });
+    await runWait(threadId, { assistant_id: "approval", input: held("x") });
     // Resumed, it reviews, then holds before finalize (the hold marker) until cancelled.
     const run = await createRun(threadId, { assistant_id: "approval", command: { resume: "approve" } });
     await untilValuesShow(threadId, run.run_id, "review: approved");

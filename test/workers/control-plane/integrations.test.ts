@@ -12,7 +12,7 @@ const LISTINGS = [
 ] as const;
 
 /** The emulator's admin route for a workspace's listing (any credential reaches it). */
-const admin = (method: "GET" | "PUT", workspace: string, kind: string, body?: unknown) =>
+const integrationsSwitch = (method: "GET" | "PUT", workspace: string, kind: string, body?: unknown) =>
   controlPlane(method, `/v2/_emulator/workspaces/${workspace}/integrations/${kind}`, { apiKey: "emulator-admin", body });
 
 const installation = (name: string, repositories: unknown[] = []) => ({ id: crypto.randomUUID(), installation_id: 5000 + Math.floor(Math.random() * 1000), name, repositories });
@@ -29,9 +29,9 @@ describe.each(LISTINGS)("the %s listing", (kind, base, seeded) => {
   it("is replaced per workspace through the admin route, defaults filled in", async () => {
     const workspace = freshWorkspace();
     const mine = installation("octo", [{ id: 9, name: "bot" }, { id: 10, name: "lib", owner: "octo-org", url: "https://github.com/octo-org/lib", default_branch: "trunk" }]);
-    const set = await admin("PUT", workspace, kind, [mine]);
+    const set = await integrationsSwitch("PUT", workspace, kind, [mine]);
     expect(set.status).toBe(200);
-    expect(await admin("GET", workspace, kind)).toMatchObject({ body: set.body });
+    expect(await integrationsSwitch("GET", workspace, kind)).toMatchObject({ body: set.body });
     expect((await controlPlane("GET", `${base}/install`, { workspace })).body).toEqual([{ id: mine.id, installation_id: mine.installation_id, name: "octo" }]);
     expect((await controlPlane("GET", `${base}/${mine.id}/repos`, { workspace })).body).toEqual([
       { host_integration_id: mine.id, id: 9, name: "bot", owner: "octo", url: "https://github.com/octo/bot", default_branch: "main" },
@@ -41,7 +41,7 @@ describe.each(LISTINGS)("the %s listing", (kind, base, seeded) => {
     expect((await controlPlane("GET", `${base}/${seeded.id}/repos`, { workspace })).status).toBe(404);
     expect((await controlPlane("GET", `${base}/install`, { workspace: freshWorkspace() })).body).toEqual([seeded]);
     // An empty listing is a listing too.
-    await admin("PUT", workspace, kind, []);
+    await integrationsSwitch("PUT", workspace, kind, []);
     expect((await controlPlane("GET", `${base}/install`, { workspace })).body).toEqual([]);
   });
 
@@ -74,7 +74,7 @@ describe("the admin route refuses bad listings", () => {
     ["two installations with one id", "github", [installation("a"), installation("b")].map((i, _n, all) => ({ ...i, id: all[0]!.id })), { type: "value_error", loc: ["body", 1, "id"] }],
     ["two repositories with one id", "github", [installation("a", [{ id: 1, name: "x" }, { id: 1, name: "y" }])], { type: "value_error", loc: ["body", 0, "repositories", 1, "id"] }],
   ])("%s", async (_name, kind, body, error) => {
-    const res = await admin("PUT", freshWorkspace(), kind, body);
+    const res = await integrationsSwitch("PUT", freshWorkspace(), kind, body);
     expect(res.status).toBe(422);
     expect(res.body.detail[0]).toMatchObject(error);
   });
@@ -95,11 +95,11 @@ describe("a github deployment's integration_id", () => {
 
   it("is checked against the workspace's current listing", async () => {
     const workspace = freshWorkspace();
-    await admin("PUT", workspace, "github", []);
+    await integrationsSwitch("PUT", workspace, "github", []);
     const res = await controlPlane("POST", "/v2/deployments", { workspace, body: githubDeployment() });
     expect(res.status).toBe(400);
     const mine = installation("octo");
-    await admin("PUT", workspace, "github", [mine]);
+    await integrationsSwitch("PUT", workspace, "github", [mine]);
     const body = githubDeployment(undefined, { source_config: { integration_id: mine.id, repo_url: "https://github.com/octo/bot" } });
     expect((await controlPlane("POST", "/v2/deployments", { workspace, body })).status).toBe(201);
   });

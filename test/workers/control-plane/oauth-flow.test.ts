@@ -9,7 +9,7 @@ import { CONTROL_PLANE_URL, controlPlane, freshWorkspace } from "./support.ts";
 import { authenticate, createProvider, expectNoSecret, follow, grantToken, providerBody, UUID } from "./oauth-support.ts";
 
 const TOKEN = /^emu_oauth_[\w-]{43}$/;
-const wait = (workspace: string, authId: string, timeout = 0) => controlPlane("GET", `/v2/auth/wait/${authId}?timeout=${timeout}`, { workspace });
+const authWait = (workspace: string, authId: string, timeout = 0) => controlPlane("GET", `/v2/auth/wait/${authId}?timeout=${timeout}`, { workspace });
 
 async function setUp(providerId = "github") {
   const workspace = freshWorkspace();
@@ -28,17 +28,17 @@ describe("POST /v2/auth/authenticate, then the user's step, then wait", () => {
     expect(url.searchParams.get("state")).toBe(started.body.auth_id);
     expect(url.searchParams.get("code")).toMatch(/^[\w-]{43}$/);
 
-    expect((await wait(workspace, started.body.auth_id)).body).toEqual({ status: "pending", token: null });
+    expect((await authWait(workspace, started.body.auth_id)).body).toEqual({ status: "pending", token: null });
     const page = await follow(started.body.url);
     expect(page.status).toBe(200);
     expect(page.body).toEqual({ status: "completed", auth_id: started.body.auth_id, provider_id: "github", message: expect.any(String) });
 
-    const done = await wait(workspace, started.body.auth_id);
+    const done = await authWait(workspace, started.body.auth_id);
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ status: "completed", token: expect.stringMatching(TOKEN) });
     expectNoSecret(page.body, done.body.token);
     // Waiting again answers the same.
-    expect((await wait(workspace, started.body.auth_id)).body).toEqual(done.body);
+    expect((await authWait(workspace, started.body.auth_id)).body).toEqual(done.body);
   });
 
   it("answers completed at once when the user already has a token with the scopes; more scopes or force_new start again", async () => {
@@ -113,7 +113,7 @@ describe("GET /v2/auth/wait/{auth_id}", () => {
     await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => {
       instance.oauth().startTimer = () => () => {};
     });
-    const waiting = wait(workspace, started.body.auth_id, 30);
+    const waiting = authWait(workspace, started.body.auth_id, 30);
     // The wait is held in the workspace's object before the user's step (the store says when), so
     // it is the step that wakes it.
     await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => instance.oauth().holding(1));
@@ -134,13 +134,13 @@ describe("GET /v2/auth/wait/{auth_id}", () => {
         return () => {};
       };
     });
-    expect((await wait(workspace, started.body.auth_id, 1)).body).toEqual({ status: "timeout", token: null });
-    expect((await wait(workspace, started.body.auth_id, 3600)).body).toEqual({ status: "timeout", token: null });
+    expect((await authWait(workspace, started.body.auth_id, 1)).body).toEqual({ status: "timeout", token: null });
+    expect((await authWait(workspace, started.body.auth_id, 3600)).body).toEqual({ status: "timeout", token: null });
     expect((await controlPlane("GET", `/v2/auth/wait/${started.body.auth_id}`, { workspace })).body).toEqual({ status: "timeout", token: null });
     expect(asked).toEqual([1000, 60_000, 30_000]);
-    expect((await wait(workspace, crypto.randomUUID(), 5)).body).toEqual({ status: "not_found", token: null });
-    expect((await wait(freshWorkspace(), started.body.auth_id, 5)).body).toEqual({ status: "not_found", token: null });
-    expect((await wait(workspace, started.body.auth_id, -3)).body).toEqual({ status: "pending", token: null });
+    expect((await authWait(workspace, crypto.randomUUID(), 5)).body).toEqual({ status: "not_found", token: null });
+    expect((await authWait(freshWorkspace(), started.body.auth_id, 5)).body).toEqual({ status: "not_found", token: null });
+    expect((await authWait(workspace, started.body.auth_id, -3)).body).toEqual({ status: "pending", token: null });
   });
 
   it("answers 422 for a timeout that is not an integer", async () => {
@@ -160,7 +160,7 @@ describe("GET /v2/auth/wait/{auth_id}", () => {
     await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => {
       instance.oauth().clock = () => later;
     });
-    expect((await wait(workspace, started.body.auth_id)).body).toEqual({ status: "not_found", token: null });
+    expect((await authWait(workspace, started.body.auth_id)).body).toEqual({ status: "not_found", token: null });
     expect((await follow(started.body.url)).status).toBe(400);
   });
 });
@@ -170,11 +170,11 @@ describe("the user's step", () => {
     const workspace = await setUp();
     const started = await authenticate(workspace, { provider: "github", scopes: [] });
     expect((await follow(started.body.url)).status).toBe(200);
-    const token = (await wait(workspace, started.body.auth_id)).body.token;
+    const token = (await authWait(workspace, started.body.auth_id)).body.token;
     const replay = await follow(started.body.url);
     expect(replay.status).toBe(400);
     expect(replay.body).toEqual({ detail: "Invalid or expired OAuth state: start again with POST /v2/auth/authenticate." });
-    expect((await wait(workspace, started.body.auth_id)).body.token).toBe(token);
+    expect((await authWait(workspace, started.body.auth_id)).body.token).toBe(token);
     expect((await controlPlane("GET", "/v2/auth/tokens", { workspace })).body).toHaveLength(1);
   });
 
@@ -199,7 +199,7 @@ describe("the user's step", () => {
       expect(res.status, path).toBe(400);
       expectNoSecret(res.body, code);
     }
-    expect((await wait(workspace, state)).body.status).toBe("pending");
+    expect((await authWait(workspace, state)).body.status).toBe("pending");
     expect((await follow(started.body.url)).status).toBe(200);
   });
 
@@ -209,7 +209,7 @@ describe("the user's step", () => {
     const res = await controlPlane("GET", `/v2/auth/callback/github?error=access_denied&error_description=User%20said%20no&state=${started.body.auth_id}`);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: "OAuth authorization failed at the provider: access_denied (User said no)." });
-    expect((await wait(workspace, started.body.auth_id)).body.status).toBe("pending");
+    expect((await authWait(workspace, started.body.auth_id)).body.status).toBe("pending");
   });
 
   it("GET /v2/auth/setup/{provider_id} completes with code and state, and answers a GitHub App update without them", async () => {
@@ -218,7 +218,7 @@ describe("the user's step", () => {
     const setup = await controlPlane("GET", `/v2/auth/setup/github${new URL(started.body.url).search}&installation_id=42`);
     expect(setup.status).toBe(200);
     expect(setup.body.status).toBe("completed");
-    expect((await wait(workspace, started.body.auth_id)).body.status).toBe("completed");
+    expect((await authWait(workspace, started.body.auth_id)).body.status).toBe("completed");
     const update = await controlPlane("GET", "/v2/auth/setup/github?setup_action=update&installation_id=42");
     expect(update.status).toBe(200);
     expect(update.body).toMatchObject({ status: "updated", installation_id: 42 });
@@ -238,11 +238,11 @@ describe("the user's step", () => {
     const missing = await controlPlane("POST", "/v2/auth/callback/github", { workspace, body: { code: body.code } });
     expect(missing.status).toBe(422);
     expect(missing.body.detail).toEqual([{ type: "missing", loc: ["body", "state"], msg: "Field required" }]);
-    expect((await wait(workspace, started.body.auth_id)).body.status).toBe("pending");
+    expect((await authWait(workspace, started.body.auth_id)).body.status).toBe("pending");
     const own = await controlPlane("POST", "/v2/auth/callback/github", { workspace, body });
     expect(own.status).toBe(200);
     expect(own.body.status).toBe("completed");
-    expect((await wait(workspace, started.body.auth_id)).body.status).toBe("completed");
+    expect((await authWait(workspace, started.body.auth_id)).body.status).toBe("completed");
   });
 
   it("keeps the code only as a digest in storage", async () => {
@@ -265,7 +265,7 @@ describe("deleting the provider", () => {
     expect(res.body).toEqual({ status: "deleted", provider_id: "github", deleted_tokens: 1 });
     expectNoSecret(res.body, token);
     expect((await controlPlane("GET", "/v2/auth/tokens", { workspace })).body).toEqual([]);
-    expect((await wait(workspace, pending.body.auth_id)).body.status).toBe("not_found");
+    expect((await authWait(workspace, pending.body.auth_id)).body.status).toBe("not_found");
     expect((await follow(pending.body.url)).status).toBe(400);
   });
 });

@@ -1,13 +1,11 @@
 // The real harness end to end: the built gateway in 4 isolates on one owner's objects. Figures
 // depend on the counting code (being fixed in parallel) and on the machine, so only what must
 // hold whatever the speed is asserted: it completes, it reports, nothing is over-admitted.
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { renderReport } from "../../../../bench/accuracy/report.ts";
 import { runAccuracy } from "../../../../bench/accuracy/run.ts";
+import { execFileAsync } from "../../support/processes.ts";
 
-const run = promisify(execFile);
 const MAIN = new URL("../../../../bench/accuracy/main.ts", import.meta.url).pathname;
 
 describe("bench:accuracy", () => {
@@ -33,9 +31,9 @@ describe("bench:accuracy", () => {
   }, 300_000);
 
   it("prints its usage with --help and refuses a bad argument with exit 2, naming the option", async () => {
-    const help = await run(process.execPath, [MAIN, "--help"]);
+    const help = await execFileAsync(process.execPath, [MAIN, "--help"]);
     expect(help.stdout).toContain("usage: npm run bench:accuracy");
-    const refused = await run(process.execPath, [MAIN, "--k", "0"]).catch((error: { code: number; stderr: string }) => error);
+    const refused = await execFileAsync(process.execPath, [MAIN, "--k", "0"]).catch((error: { code: number; stderr: string }) => error);
     expect(refused).toMatchObject({ code: 2 });
     expect((refused as { stderr: string }).stderr).toMatch(/^bench:accuracy: --k: /);
   }, 60_000);

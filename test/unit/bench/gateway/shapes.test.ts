@@ -3,14 +3,14 @@ import { clientIp, planShape, type ShapeSizes } from "../../../../bench/gateway/
 import { SHAPE_NAMES } from "../../../../bench/gateway/shape-names.ts";
 
 const sizes: ShapeSizes = { keys: 1000, warmPasses: 3, requests: 3000, burstFactor: 10, connections: 32 };
-const headersOf = (shape: (typeof SHAPE_NAMES)[number], round: number, n: number) => {
+const shapeHeaders = (shape: (typeof SHAPE_NAMES)[number], round: number, n: number) => {
   const plan = planShape(shape, round, sizes);
   return Array.from({ length: n }, (_, i) => plan.headersFor(i));
 };
 
 describe("planShape", () => {
   it("sends each new key once, and the warm pass cycles through the same keys", () => {
-    const fresh = headersOf("new-keys", 1, 1000).map((h) => h["x-api-key"]);
+    const fresh = shapeHeaders("new-keys", 1, 1000).map((h) => h["x-api-key"]);
     expect(new Set(fresh).size).toBe(1000);
     const warm = planShape("warm-keys", 1, sizes);
     expect(warm.amount).toBe(3000);
@@ -19,13 +19,13 @@ describe("planShape", () => {
 
   it("never meets an earlier round's identities", () => {
     for (const shape of SHAPE_NAMES) {
-      const round1 = new Set(headersOf(shape, 1, 50).map((h) => JSON.stringify(h)));
-      for (const h of headersOf(shape, 2, 50)) expect(round1.has(JSON.stringify(h))).toBe(false);
+      const round1 = new Set(shapeHeaders(shape, 1, 50).map((h) => JSON.stringify(h)));
+      for (const h of shapeHeaders(shape, 2, 50)) expect(round1.has(JSON.stringify(h))).toBe(false);
     }
   });
 
   it("gives anonymous clients distinct IPs and no identity header", () => {
-    const ips = headersOf("new-ips", 3, 1000);
+    const ips = shapeHeaders("new-ips", 3, 1000);
     expect(ips.every((h) => h["x-api-key"] === undefined)).toBe(true);
     expect(new Set(ips.map((h) => h["cf-connecting-ip"])).size).toBe(1000);
   });

@@ -25,7 +25,7 @@ async function upstream(handler: (req: http.IncomingMessage, res: http.ServerRes
 }
 
 /** Sends raw bytes to the edge and returns everything it answers. */
-async function raw(port: number, request: string): Promise<string> {
+async function rawHttp(port: number, request: string): Promise<string> {
   const socket = net.connect(port, "127.0.0.1");
   socket.end(request);
   let text = "";
@@ -88,7 +88,7 @@ describe("the local edge in front of wrangler dev", () => {
   it("answers a request it cannot parse with 400 {detail}", async () => {
     const up = await upstream();
     const edge = await listen(createLocalEdge({ target: up.target }));
-    const answer = await raw(edge, "FOO /runs/query HTTP/1.1\r\nHost: x\r\n\r\n");
+    const answer = await rawHttp(edge, "FOO /runs/query HTTP/1.1\r\nHost: x\r\n\r\n");
     expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(JSON.parse(answer.split("\r\n\r\n")[1]!)).toEqual({ detail: expect.stringContaining("Invalid HTTP request") });
     expect(up.seen).toHaveLength(0);
@@ -97,7 +97,7 @@ describe("the local edge in front of wrangler dev", () => {
   it("answers CONNECT with 405 {detail}", async () => {
     const up = await upstream();
     const edge = await listen(createLocalEdge({ target: up.target }));
-    const answer = await raw(edge, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+    const answer = await rawHttp(edge, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
     expect(answer).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
     expect(JSON.parse(answer.split("\r\n\r\n")[1]!).detail).toContain("CONNECT is not served");
   });

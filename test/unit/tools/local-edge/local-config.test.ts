@@ -4,13 +4,13 @@ import { localServices } from "../../../../tools/emulator-workers.ts";
 import { sessionWorkerName, withLocalServices } from "../../../../tools/local-edge/local-config.ts";
 
 // npm start's config: wrangler.toml plus the service bindings only local runs have.
-const raw = () => experimental_readRawConfig({ config: "wrangler.toml" }).rawConfig as Record<string, unknown>;
+const rawConfig = () => experimental_readRawConfig({ config: "wrangler.toml" }).rawConfig as Record<string, unknown>;
 
 describe("npm start's wrangler config", () => {
   it("adds each upstream's binding to the emulator Worker, in the region npm start runs, and nothing else", async () => {
     const services = await localServices();
     expect(services).toEqual({ HOSTED_API: "tollgate-hosted-api", CONTROL_PLANE: "tollgate-control-plane", AGENT_SERVER: "tollgate-agent-server" });
-    const config = withLocalServices(raw(), "eu", services) as { env: Record<string, { services?: unknown }> };
+    const config = withLocalServices(rawConfig(), "eu", services) as { env: Record<string, { services?: unknown }> };
     expect(config.env.eu!.services).toEqual([
       { binding: "HOSTED_API", service: "tollgate-hosted-api" },
       { binding: "CONTROL_PLANE", service: "tollgate-control-plane" },
@@ -18,7 +18,7 @@ describe("npm start's wrangler config", () => {
     ]);
     expect(config.env.us!.services).toBeUndefined();
     const { env: _a, ...rest } = config;
-    const { env: _b, ...original } = raw();
+    const { env: _b, ...original } = rawConfig();
     expect(rest).toEqual(original);
   });
 
@@ -29,7 +29,7 @@ describe("npm start's wrangler config", () => {
   });
 
   it("refuses a region the config does not have, and a binding the config already declares", () => {
-    expect(() => withLocalServices(raw(), "apac", { HOSTED_API: "x" })).toThrow("wrangler.toml has no [env.apac]");
+    expect(() => withLocalServices(rawConfig(), "apac", { HOSTED_API: "x" })).toThrow("wrangler.toml has no [env.apac]");
     const declared = { env: { us: { services: [{ binding: "HOSTED_API", service: "elsewhere" }] } } };
     expect(() => withLocalServices(declared, "us", { HOSTED_API: "tollgate-hosted-api" })).toThrow("binds HOSTED_API itself");
   });
