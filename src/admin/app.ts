@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { FrontDoor, GatewayParts } from "../gateway/app.ts";
+import { executionContext, type FrontDoor, type GatewayParts } from "../gateway/app.ts";
 import { problemResponse } from "../http/problem.ts";
 import { renderError } from "../http/render-error.ts";
 import { adminAuth, notFound } from "./auth.ts";
@@ -19,14 +19,14 @@ export const ADMIN_PREFIX = "/_tollgate";
 /**
  * The admin API as the gateway's front door (src/worker.ts), on its own hosts only (ADMIN_HOSTS,
  * docs/admin.md): an admin host serves nothing else, and `ADMIN_PREFIX/` elsewhere is a 404,
- * never forwarded. It checks the configuration itself (health reports it). The path is the one
- * Hono routes by (decoded), so the admin API sees the same requests as a mount would.
+ * never forwarded. It checks the configuration itself (health reports it). `c.req.path` is the
+ * path Hono routes by (decoded), so the admin API sees the same requests as a mount would.
  */
 export const adminFrontDoor: FrontDoor = (parts) => {
   const admin = adminSite(parts).onError((error) => renderError(error));
-  return (request, path, env, ctx) => {
-    const door = adminDoor(env, request.url, isAdminPath(path));
-    if (door === "admin") return admin.fetch(request, env, ctx);
+  return (c) => {
+    const door = adminDoor(c.env, c.req.url, isAdminPath(c.req.path));
+    if (door === "admin") return admin.fetch(c.req.raw, c.env, executionContext(c));
     if (door === "not-found") return notFound();
     return undefined;
   };

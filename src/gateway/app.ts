@@ -1,6 +1,5 @@
 import { Hono, type Context } from "hono";
 import { LinearRouter } from "hono/router/linear-router";
-import type { Env } from "../env.ts";
 import type { Classifier } from "../rules/classify.ts";
 import type { RuleTable } from "../rules/load.ts";
 import { classifiers as publishedClassifiers } from "../rules/tables.ts";
@@ -40,7 +39,7 @@ export function createGateway(options: GatewayOptions = {}) {
   app.all("*", async (c) => {
     // The front door first (the admin API on its own hosts): what it answers is never read as an
     // upstream's request, never counted.
-    const answered = frontDoor?.(c.req.raw, c.req.path, c.env, executionContext(c));
+    const answered = frontDoor?.(c);
     if (answered) return answered;
     c.set("isolate", isolate);
     // A misconfigured gateway answers every request with its 500, before reading anything.
@@ -61,12 +60,11 @@ export interface GatewayParts {
 }
 
 /**
- * What answers a request before the request path reads it, or undefined to let it through:
- * `path` is the decoded path Hono routes by. Made once per gateway from its parts. The Worker's
- * entry (src/worker.ts) puts the admin API here, so the request path never imports the operator
- * surface above it.
+ * What answers a request before the request path reads it, or undefined to let it through. Made
+ * once per gateway from its parts. The Worker's entry (src/worker.ts) puts the admin API here, so
+ * the request path never imports the operator surface above it.
  */
-export type FrontDoor = (parts: GatewayParts) => (request: Request, path: string, env: Env, ctx: ExecutionContext | undefined) => Promise<Response> | Response | undefined;
+export type FrontDoor = (parts: GatewayParts) => (c: Context<GatewayEnv>) => Promise<Response> | Response | undefined;
 
 export interface GatewayOptions {
   /** Replaces the hosted API's table (tests of custom tables). */
@@ -78,7 +76,7 @@ export interface GatewayOptions {
 }
 
 /** The request's execution context, if it has one (a bare `app.fetch` in a test has none). */
-function executionContext(c: Context): ExecutionContext | undefined {
+export function executionContext(c: Context): ExecutionContext | undefined {
   try {
     return c.executionCtx as ExecutionContext;
   } catch {
