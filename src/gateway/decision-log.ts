@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import type { Outcome } from "../metrics/aggregate.ts";
-import { operatingSettings } from "./settings.ts";
 import type { DecidedBy } from "../limiter/index.ts";
 import type { Rule } from "../rules/load.ts";
 import type { PublishedLimit } from "../rules/schema.ts";
@@ -59,7 +58,7 @@ export function observeDecision(c: Context<GatewayEnv>, settings: GatewaySetting
     limit: d.limit,
     counter: d.counter,
   });
-  logDecision(d, operatingSettings(c.env).decisionLogSample, settings);
+  logDecision(d, settings.decisionLogSample, settings);
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import type { Env } from "../env.ts";
-import { operatingSettings } from "./settings.ts";
 import { recordDecision, recordFailure, recordUpstream, statusClass, type DecisionSample, type UpstreamSample } from "../metrics/aggregate.ts";
 import { telemetryCounter, type GatewaySettings } from "./settings.ts";
 import { flushMetrics } from "./metrics-buffer.ts";
@@ -40,7 +39,7 @@ export function countUpstream(c: Context<GatewayEnv>, settings: GatewaySettings,
 
 function scheduleFlush(c: Context<GatewayEnv>, settings: GatewaySettings, now: number): void {
   const buffer = c.var.isolate.metrics;
-  if (buffer.flushing || now - buffer.lastFlush < operatingSettings(c.env).metricsFlushMs) return;
+  if (buffer.flushing || now - buffer.lastFlush < settings.metricsFlushMs) return;
   let waitUntil: (promise: Promise<unknown>) => void;
   try {
     const ctx = c.executionCtx;

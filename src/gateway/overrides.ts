@@ -1,5 +1,4 @@
 import type { Env } from "../env.ts";
-import { operatingSettings } from "./settings.ts";
 import { copyKey, fresh, keepCopy, lastKnownCopy, MAX_COPY_AGE_MS } from "../overrides/last-known.ts";
 import { compileOverrides, resolve, type CompiledOverrides, type Effective } from "../overrides/resolve.ts";
 import { requestDigests, type RequestDigests, type RequestIdentities } from "../overrides/subject.ts";
@@ -97,7 +96,7 @@ function inForce(copy: Copy, settings: GatewaySettings, now: number): CompiledOv
 }
 
 async function read(env: Env, settings: GatewaySettings, copy: Copy, startedAt: number): Promise<void> {
-  const { overridesRefreshMs } = operatingSettings(env);
+  const { overridesRefreshMs } = settings;
   const key = copyKey(settings.region, settings.jurisdiction);
   let snapshot: OverridesSnapshot;
   try {
@@ -165,7 +164,7 @@ function install(copy: Copy, snapshot: OverridesSnapshot, startedAt: number, ref
  */
 export async function adoptSnapshot(isolate: Isolate, env: Env, settings: GatewaySettings, snapshot: OverridesSnapshot, startedAt: number): Promise<void> {
   const copy = copyOf(isolate, env, settings);
-  install(copy, snapshot, startedAt, operatingSettings(env).overridesRefreshMs);
+  install(copy, snapshot, startedAt, settings.overridesRefreshMs);
   copy.failing = false;
   copy.expired = false;
   await keepDataCenterCopy(settings, snapshot, startedAt);

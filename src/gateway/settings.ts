@@ -40,6 +40,12 @@ export interface GatewaySettings {
   readonly timeScale: number;
   /** Development only: "fixed-window" is the deliberately broken counter the load test must catch. */
   readonly algorithm: Algorithm;
+  /** How old an isolate's copy of the overrides may get before it reads them again: the bound on applying a change. */
+  readonly overridesRefreshMs: number;
+  /** Share of admissions (and deny-cache denials) logged, 0..1; every other decision is logged. */
+  readonly decisionLogSample: number;
+  /** How often an isolate hands its metrics to the region's metrics object, at most. */
+  readonly metricsFlushMs: number;
 }
 
 /** A counter's name as logs and Analytics Engine may carry it: not at all in the EU (identitiesInTelemetry). */
@@ -52,6 +58,9 @@ export function telemetryCounter(settings: Pick<GatewaySettings, "identitiesInTe
 const millis = (fallback: number) =>
   z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), z.int().positive().max(300_000));
 
+const number = (fallback: number, schema: z.ZodNumber) => z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), schema);
+
+/** Every variable the gateway reads, in one schema (its secrets and upstreams are checked below it). */
 const VarsSchema = z.object({
   REGION: z.enum(REGIONS),
   COUNTER_JURISDICTION: z.enum([...REGIONS, "none"]),
@@ -62,6 +71,10 @@ const VarsSchema = z.object({
   TIME_SCALE: z.preprocess((v) => (v === undefined || v === "" ? 1 : Number(v)), z.number().positive().max(3600)),
   LIMITER_ALGORITHM: z.preprocess((v) => v || "sliding-window", z.enum(["sliding-window", "fixed-window"])),
   ROUTING: z.preprocess((v) => v || "hosts", z.enum(["hosts", "paths"])),
+  // Operating the gateway live (docs/operating.md).
+  OVERRIDES_REFRESH_MS: number(5_000, z.int().min(100).max(300_000)),
+  DECISION_LOG_SAMPLE: number(0.01, z.number().min(0).max(1)),
+  METRICS_FLUSH_MS: number(10_000, z.int().min(0).max(300_000)),
 });
 
 const BINDINGS: Record<UpstreamName, [binding: keyof Env, origin: keyof Env]> = {
@@ -140,6 +153,9 @@ function parseSettings(env: Env): GatewaySettings {
     upstreams,
     timeScale: TIME_SCALE,
     algorithm: LIMITER_ALGORITHM,
+    overridesRefreshMs: vars.data.OVERRIDES_REFRESH_MS,
+    decisionLogSample: vars.data.DECISION_LOG_SAMPLE,
+    metricsFlushMs: vars.data.METRICS_FLUSH_MS,
   };
 }
 
@@ -202,34 +218,3 @@ function upstream(env: Env, name: UpstreamName): Upstream {
   const url = new URL(origin);
   return { kind: "origin", origin: url, base: url.origin + url.pathname.replace(/\/+$/, "") };
 }
-
-/** The settings for operating the gateway live (docs/operating.md). */
-export interface OperatingSettings {
-  /** How old an isolate's copy of the overrides may get before it reads them again: the bound on applying a change. */
-  readonly overridesRefreshMs: number;
-  /** Share of admissions (and deny-cache denials) logged, 0..1; every other decision is logged. */
-  readonly decisionLogSample: number;
-  /** How often an isolate hands its metrics to the region's metrics object, at most. */
-  readonly metricsFlushMs: number;
-}
-
-const number = (fallback: number, schema: z.ZodNumber) => z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), schema);
-
-const OperatingSchema = z.object({
-  OVERRIDES_REFRESH_MS: number(5_000, z.int().min(100).max(300_000)),
-  DECISION_LOG_SAMPLE: number(0.01, z.number().min(0).max(1)),
-  METRICS_FLUSH_MS: number(10_000, z.int().min(0).max(300_000)),
-});
-
-/**
- * The settings every request uses. A bad one is a misconfiguration like any other: every request
- * answers 500 naming the setting.
- */
-export const operatingSettings = cachedPerEnv((env): OperatingSettings => {
-  const vars = OperatingSchema.safeParse(env);
-  if (!vars.success) {
-    const issue = vars.error.issues[0]!;
-    throw new SettingError(issue.path.join("."), `gateway misconfigured: ${issue.path.join(".")}: ${issue.message}`);
-  }
-  return { overridesRefreshMs: vars.data.OVERRIDES_REFRESH_MS, decisionLogSample: vars.data.DECISION_LOG_SAMPLE, metricsFlushMs: vars.data.METRICS_FLUSH_MS };
-});

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { gatewaySettings, operatingSettings } from "../../gateway/settings.ts";
+import { gatewaySettings } from "../../gateway/settings.ts";
 import { SettingError } from "../../http/setting-error.ts";
 import { adminHostsOf } from "../hosts.ts";
 import { overridesOutage } from "../../gateway/overrides.ts";
@@ -20,7 +20,6 @@ export const healthRoutes = new Hono<AdminEnv>().get("/health", async (c) => {
   let unavailable: string | undefined;
   try {
     gatewaySettings(c.env);
-    operatingSettings(c.env);
     // An admin host that is also an upstream's: the deploy's probe must stop the rollout.
     const { mistake } = adminHostsOf(c.env);
     if (mistake) throw mistake;
