@@ -1,6 +1,6 @@
 // npm run bench:coalescer: what waiting behind a call costs, side by side in one run: the 1 ms
 // polling the Coalescer used to do (kept below as the baseline, only here) and following the call
-// ahead with one deadline timer (src/limiter/coalescer.ts, docs/counting.md).
+// ahead with one deadline timer (src/core/limiter/coalescer.ts, docs/counting.md).
 //
 //   npm run bench:coalescer [-- --requests 1000 --call-ms 200 --rounds 3]
 //
@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { Coalescer } from "../src/limiter/coalescer.ts";
+import { Coalescer } from "../src/core/limiter/coalescer.ts";
 import { cpuMs, newWorkerdProcesses } from "./gateway/processes.ts";
 import { AFTER_RUN, waitForQuiet } from "./gateway/quiet.ts";
 import { median } from "./gateway/stats.ts";
@@ -213,7 +213,7 @@ async function inWorkerd(): Promise<Record<Variant | "none", Figures[]>> {
   const here = dirname(fileURLToPath(import.meta.url));
   const dir = await mkdtemp(join(tmpdir(), "coalescer-wakeups-"));
   await writeFile(join(dir, "worker.mjs"), WORKER);
-  await writeFile(join(dir, "coalescer.js"), await javascript(join(here, "../src/limiter/coalescer.ts")));
+  await writeFile(join(dir, "coalescer.js"), await javascript(join(here, "../src/core/limiter/coalescer.ts")));
   await writeFile(join(dir, "polling.js"), await javascript(fileURLToPath(import.meta.url), ["// --- polling baseline:", "// --- end of polling baseline"]));
   const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
   const modules = ["worker.mjs", "coalescer.js", "polling.js"].map((name) => ({ type: "ESModule" as const, path: join(dir, name) }));

@@ -1,6 +1,6 @@
 import { test } from "vitest";
-import { SlidingWindow } from "../src/limiter/sliding-window.ts";
-import type { Decision, Limit } from "../src/limiter/types.ts";
+import { SlidingWindow } from "../src/core/limiter/sliding-window.ts";
+import type { Decision, Limit } from "../src/core/limiter/types.ts";
 
 /**
  * SlidingWindow.hit vs the naive sliding log (an array of timestamps,

@@ -17,7 +17,7 @@ import autocannon from "autocannon";
 import { cpuMs, newWorkerdProcesses, pin } from "./gateway/processes.ts";
 import { AFTER_RUN, waitForQuiet } from "./gateway/quiet.ts";
 import { median } from "./gateway/stats.ts";
-import { OBJECTS_PER_RULE } from "../src/limiter/counter-name.ts";
+import { OBJECTS_PER_RULE } from "../src/core/limiter/counter-name.ts";
 import { commandOptions, numberOption, parseOptions, WHOLE_FROM_1 } from "../tools/kit/args.ts";
 
 const USAGE = `usage: npm run bench:object-call -- [--requests N] [--rounds N]
@@ -37,7 +37,7 @@ const { requests, rounds } = commandOptions(
   USAGE,
 );
 
-// The stored value has the shape of a counter's first reservation (src/limiter/counter.ts).
+// The stored value has the shape of a counter's first reservation (src/core/limiter/counter.ts).
 const WORKER = `
 import { DurableObject } from "cloudflare:workers";
 export class Counters extends DurableObject {

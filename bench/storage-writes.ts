@@ -1,7 +1,7 @@
 // Storage writes of the counter object's persistence policy (ReservationLedger) against the
 // baseline of one write per admitted request, for steady traffic at a few published limits.
 // Deterministic (simulated clock), so the figures are the same on every machine.
-import { Counter, MemoryCounterStore } from "../src/limiter/index.ts";
+import { Counter, MemoryCounterStore } from "../src/core/limiter/index.ts";
 
 const SECONDS = 20;
 const scenarios = [
@@ -13,7 +13,7 @@ const scenarios = [
 
 console.log(`storage writes over ${SECONDS} s of steady traffic (one write per admission = baseline)`);
 for (const { label, count, intervalMs, perSecond } of scenarios) {
-  // The counter object's own loop (src/limiter/counter.ts) over an in-memory store.
+  // The counter object's own loop (src/core/limiter/counter.ts) over an in-memory store.
   const store = new MemoryCounterStore();
   const counter = new Counter(store, "bench");
   let admitted = 0;

@@ -1,7 +1,7 @@
 // Pure: command-line arguments of `npm run explain` to a described request. Every refusal names
 // the bad operand or option.
-import { clientIpKey, UNKNOWN_CLIENT } from "../src/rules/client-ip.ts";
-import { METHODS, REGIONS, type Region } from "../src/rules/schema.ts";
+import { clientIpKey, UNKNOWN_CLIENT } from "../src/core/rules/client-ip.ts";
+import { METHODS, REGIONS, type Region } from "../src/core/rules/schema.ts";
 import { UPSTREAMS, type UpstreamName } from "../src/gateway/routes.ts";
 import { BadArgument, parseOptions } from "./kit/args.ts";
 

@@ -6,8 +6,8 @@ import { clientNow, sleep, sleepUntil } from "./client.ts";
 import { ADMIN_TOKEN, type Cluster } from "./cluster.ts";
 import { commonProblems, type Scenario, type ScenarioContext } from "./scenario.ts";
 import { inFlight, oneAtATime, randomIsolate, retryLast429, roundRobin } from "./traffic.ts";
-import { counterAddress } from "../../src/limiter/counter-name.ts";
-import { identityDigest } from "../../src/rules/identity.ts";
+import { counterAddress } from "../../src/core/limiter/counter-name.ts";
+import { identityDigest } from "../../src/core/rules/identity.ts";
 import { localSecret } from "../../tools/local-secret.ts";
 
 /** Requests in flight during an outage (each waits out the limiter timeout when the object is slow). */

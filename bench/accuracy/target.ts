@@ -1,9 +1,9 @@
 // Pure: the request a scenario sends for a row of the hosted API's table, derived from the row
 // itself (its first matcher, as the load test derives its traffic) and checked against the
 // gateway's own classifier, so the bench can never count on another row than it reports.
-import type { Rule } from "../../src/rules/load.ts";
-import { sampleRequest } from "../../src/rules/sample-request.ts";
-import { classifiers, ruleTables } from "../../src/rules/tables.ts";
+import type { Rule } from "../../src/core/rules/load.ts";
+import { sampleRequest } from "../../src/core/rules/sample-request.ts";
+import { classifiers, ruleTables } from "../../src/core/rules/tables.ts";
 
 export interface Target {
   readonly row: number;

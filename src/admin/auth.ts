@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { gatewaySettings } from "../gateway/settings.ts";
 import { problemResponse } from "../http/problem.ts";
 import { ceilSeconds } from "../gateway/rate-limit-headers.ts";
-import { clientIpKey } from "../rules/client-ip.ts";
+import { clientIpKey } from "../core/rules/client-ip.ts";
 import type { AdminEnv } from "./types.ts";
 import { configuredTokens, type AdminToken } from "./tokens.ts";
 import { recordFailure, standing, throttleAddress } from "./throttle.ts";

@@ -1,14 +1,14 @@
 // Pure: what `npm run explain` prints and what `POST /_tollgate/explain` answers, from one place,
 // so the command and the admin API can never tell an operator two different things.
-import { counterAddress } from "../limiter/index.ts";
-import { clientIpKey } from "../rules/client-ip.ts";
-import { explainRequest } from "../rules/explain.ts";
-import { identityDigest } from "../rules/identity.ts";
-import type { Rule, RuleTable } from "../rules/load.ts";
-import { describeMatcher } from "../rules/match.ts";
-import { readRequest } from "../rules/read-request.ts";
-import type { RequestFacts } from "../rules/request-facts.ts";
-import { REGIONS, type Region } from "../rules/schema.ts";
+import { counterAddress } from "../core/limiter/index.ts";
+import { clientIpKey } from "../core/rules/client-ip.ts";
+import { explainRequest } from "../core/rules/explain.ts";
+import { identityDigest } from "../core/rules/identity.ts";
+import type { Rule, RuleTable } from "../core/rules/load.ts";
+import { describeMatcher } from "../core/rules/match.ts";
+import { readRequest } from "../core/rules/read-request.ts";
+import type { RequestFacts } from "../core/rules/request-facts.ts";
+import { REGIONS, type Region } from "../core/rules/schema.ts";
 import { forwardPath, localRoute, scopedRoute, type UpstreamName } from "../gateway/routes.ts";
 
 const IDENTITY_MISSING = {

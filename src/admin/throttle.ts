@@ -6,9 +6,9 @@
 import type { Env } from "../env.ts";
 import type { GatewaySettings } from "../gateway/settings.ts";
 import type { Isolate } from "../gateway/isolate.ts";
-import { SlidingWindow, type Limit } from "../limiter/index.ts";
-import { setBounded } from "../limiter/bounded-map.ts";
-import { identityDigest } from "../rules/identity.ts";
+import { SlidingWindow, type Limit } from "../core/limiter/index.ts";
+import { setBounded } from "../core/limiter/bounded-map.ts";
+import { identityDigest } from "../core/rules/identity.ts";
 
 /**
  * Failures one client may make in any 60 s before every admin request it sends is refused 429,

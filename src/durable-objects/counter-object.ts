@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { Counter, FixedWindow, verdictOf } from "../limiter/index.ts";
-import type { Algorithm, CounterStore, FallbackReport, Inspection, LeaseGrant, LeaseRequest, Limit, StoredCounter, Verdict } from "../limiter/index.ts";
+import { Counter, FixedWindow, verdictOf } from "../core/limiter/index.ts";
+import type { Algorithm, CounterStore, FallbackReport, Inspection, LeaseGrant, LeaseRequest, Limit, StoredCounter, Verdict } from "../core/limiter/index.ts";
 
 /** Requests for one counter that arrived together at an isolate, decided in one call. */
 export interface HitBatch {
@@ -18,7 +18,7 @@ export interface HitBatch {
    * age, recorded before the hits are decided, so the object counts them too (each report once).
    */
   readonly recorded?: readonly FallbackReport[];
-  /** Which isolate calls, units it would lease, and a lease it gives back (src/limiter/lease.ts). */
+  /** Which isolate calls, units it would lease, and a lease it gives back (src/core/limiter/lease.ts). */
   readonly lease?: LeaseRequest;
 }
 
@@ -36,7 +36,7 @@ const PREFIX = "ledger";
 const storageKey = (key: string) => (key === "" ? PREFIX : `${PREFIX}:${key}`);
 
 /**
- * Counter objects: one exact sliding-window Counter (src/limiter/counter.ts) per key, persisted in
+ * Counter objects: one exact sliding-window Counter (src/core/limiter/counter.ts) per key, persisted in
  * this object's SQLite KV storage. Each `decide` runs synchronously, so concurrent calls are
  * serialized by the object and can never both take the last unit. The object's only other job is
  * the alarm that lets each counter settle (snapshot when idle, clean-up when stale).

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { emptyBatch, mergeBatch, trim, type MetricsBatch } from "../metrics/aggregate.ts";
+import { emptyBatch, mergeBatch, trim, type MetricsBatch } from "../core/metrics/aggregate.ts";
 
 const SERIES = "series:";
 const seriesKey = (at: string) => `${SERIES}${at.padStart(15, "0")}`;

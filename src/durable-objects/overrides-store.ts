@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
-import { boundSnapshot, endOverride, expire, nextExpiry, setOverride, type AuditRecord } from "../overrides/changes.ts";
+import { boundSnapshot, endOverride, expire, nextExpiry, setOverride, type AuditRecord } from "../core/overrides/changes.ts";
 import type { ValidationError } from "../http/fastapi-errors.ts";
-import { EMPTY_SNAPSHOT, type AuditEntry, type OverridesSnapshot, type Override, type OverrideChange } from "../overrides/types.ts";
+import { EMPTY_SNAPSHOT, type AuditEntry, type OverridesSnapshot, type Override, type OverrideChange } from "../core/overrides/types.ts";
 
 /** Audit entries kept; the oldest go first past this. */
 export const AUDIT_LIMIT = 10_000;
@@ -21,8 +21,8 @@ export type EndResult = { readonly ok: true; readonly ended: Override; readonly 
  * The region's runtime configuration (one object per region, `config:<region>`): the active
  * overrides and the audit log, durable in this object's SQLite storage. Every change is
  * serialized here, so each one is recorded against exactly the configuration it replaced. Thin:
- * what a change does is src/overrides/changes.ts. Validation happens before a change gets here
- * (src/overrides/request.ts); this object only refuses an expiry already past by its clock.
+ * what a change does is src/core/overrides/changes.ts. Validation happens before a change gets here
+ * (src/core/overrides/request.ts); this object only refuses an expiry already past by its clock.
  */
 export class OverridesStore extends DurableObject {
   /** The clock; tests replace it through `runInDurableObject` to move time. */
@@ -65,7 +65,7 @@ export class OverridesStore extends DurableObject {
 
   /**
    * The stored configuration, after recording the expiries that are due. An override stored
-   * before the bounds (src/overrides/bounds.ts) that breaks them is clamped, or ended, once, with
+   * before the bounds (src/core/overrides/bounds.ts) that breaks them is clamped, or ended, once, with
    * an audit entry and a logged warning (docs/overrides.md, "Overrides stored before the bounds").
    */
   #current(): OverridesSnapshot {

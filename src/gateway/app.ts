@@ -1,8 +1,8 @@
 import { Hono, type Context } from "hono";
 import { LinearRouter } from "hono/router/linear-router";
-import type { Classifier } from "../rules/classify.ts";
-import type { RuleTable } from "../rules/load.ts";
-import { classifiers as publishedClassifiers } from "../rules/tables.ts";
+import type { Classifier } from "../core/rules/classify.ts";
+import type { RuleTable } from "../core/rules/load.ts";
+import { classifiers as publishedClassifiers } from "../core/rules/tables.ts";
 import { renderError } from "../http/render-error.ts";
 import { gatewaySettings } from "./settings.ts";
 import type { Clock } from "./clock.ts";

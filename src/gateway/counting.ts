@@ -1,6 +1,6 @@
-import { Coalescer, DenyCache, LeaseBook, LocalFallback, verdictOf, type Algorithm, type CounterAddress, type DecidedBy, type FallbackReport, type LeaseRequest, type Limit, type Verdict } from "../limiter/index.ts";
+import { Coalescer, DenyCache, LeaseBook, LocalFallback, verdictOf, type Algorithm, type CounterAddress, type DecidedBy, type FallbackReport, type LeaseRequest, type Limit, type Verdict } from "../core/limiter/index.ts";
 import type { Env } from "../env.ts";
-import type { Region } from "../rules/schema.ts";
+import type { Region } from "../core/rules/schema.ts";
 import type { Clock } from "./clock.ts";
 
 /**
@@ -86,7 +86,7 @@ export class Counting {
    * Counts one request on its counter object (region, rule, hashed identity) in the region's
    * jurisdiction, so identity data stays in its region. A known-exhausted counter is answered from
    * the deny cache with no call, and a warm one from this isolate's lease on it while that lasts
-   * (src/limiter/lease.ts: exact, the object counts leased units). Concurrent requests for one
+   * (src/core/limiter/lease.ts: exact, the object counts leased units). Concurrent requests for one
    * counter share one call, and those for one object at most MAX_CALLS_PER_OBJECT (Coalescer), so
    * a burst on one key reaches its object as a few batches, not as more calls than it can take.
    * When the call fails or outlives `timeoutMs` (an overloaded object answers "overloaded"), the

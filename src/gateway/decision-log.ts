@@ -1,8 +1,8 @@
 import type { Context } from "hono";
-import type { Outcome } from "../metrics/aggregate.ts";
-import type { DecidedBy } from "../limiter/index.ts";
-import type { Rule } from "../rules/load.ts";
-import type { PublishedLimit } from "../rules/schema.ts";
+import type { Outcome } from "../core/metrics/aggregate.ts";
+import type { DecidedBy } from "../core/limiter/index.ts";
+import type { Rule } from "../core/rules/load.ts";
+import type { PublishedLimit } from "../core/rules/schema.ts";
 import { telemetryCounter, type GatewaySettings } from "./settings.ts";
 import type { Counted } from "./counting.ts";
 import { countDecision } from "./metrics.ts";
@@ -30,7 +30,7 @@ export interface DecisionLine {
 
 /**
  * What the rate-limit middleware knows once a request is decided: what the decision log and the
- * metrics record (the limiter's own answer is `Verdict`, src/limiter/types.ts).
+ * metrics record (the limiter's own answer is `Verdict`, src/core/limiter/types.ts).
  */
 export interface DecisionRecord {
   readonly rule: Rule;

@@ -30,7 +30,7 @@ export class Isolate {
 
   /**
    * This isolate's id, sent with its counter calls: leases go only to an isolate that calls a
-   * counter alone (src/limiter/lease.ts). Made on first use, inside a request: Workers refuse
+   * counter alone (src/core/limiter/lease.ts). Made on first use, inside a request: Workers refuse
    * random values while a module is loading.
    */
   get id(): string {

@@ -1,5 +1,5 @@
 import type { Env } from "../env.ts";
-import { emptyBatch, isEmpty, mergeBatch, type MetricsBatch } from "../metrics/aggregate.ts";
+import { emptyBatch, isEmpty, mergeBatch, type MetricsBatch } from "../core/metrics/aggregate.ts";
 import type { Clock } from "./clock.ts";
 import type { GatewaySettings } from "./settings.ts";
 

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Env } from "../env.ts";
-import { recordDecision, recordFailure, recordUpstream, statusClass, type DecisionSample, type UpstreamSample } from "../metrics/aggregate.ts";
+import { recordDecision, recordFailure, recordUpstream, statusClass, type DecisionSample, type UpstreamSample } from "../core/metrics/aggregate.ts";
 import { telemetryCounter, type GatewaySettings } from "./settings.ts";
 import { flushMetrics } from "./metrics-buffer.ts";
 import type { GatewayEnv } from "./types.ts";

@@ -1,4 +1,4 @@
-import type { CompiledOverrides } from "../overrides/resolve.ts";
+import type { CompiledOverrides } from "../core/overrides/resolve.ts";
 import type { GatewaySettings } from "./settings.ts";
 
 /** One copy of a region's overrides, as an isolate keeps it (src/gateway/overrides.ts reads and refreshes it). */

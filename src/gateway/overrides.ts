@@ -1,11 +1,11 @@
 import type { Env } from "../env.ts";
-import { copyKey, fresh, keepCopy, lastKnownCopy, MAX_COPY_AGE_MS } from "../overrides/last-known.ts";
-import { compileOverrides, resolve, type CompiledOverrides, type Effective } from "../overrides/resolve.ts";
-import { requestDigests, type RequestDigests, type RequestIdentities } from "../overrides/subject.ts";
-import { EMPTY_SNAPSHOT, type OverridesSnapshot } from "../overrides/types.ts";
-import type { Rule } from "../rules/load.ts";
-import type { PublishedLimit } from "../rules/schema.ts";
-import type { CounterAddress } from "../limiter/index.ts";
+import { copyKey, fresh, keepCopy, lastKnownCopy, MAX_COPY_AGE_MS } from "./last-known-overrides.ts";
+import { compileOverrides, resolve, type CompiledOverrides, type Effective } from "../core/overrides/resolve.ts";
+import { requestDigests, type RequestDigests, type RequestIdentities } from "../core/overrides/subject.ts";
+import { EMPTY_SNAPSHOT, type OverridesSnapshot } from "../core/overrides/types.ts";
+import type { Rule } from "../core/rules/load.ts";
+import type { PublishedLimit } from "../core/rules/schema.ts";
+import type { CounterAddress } from "../core/limiter/index.ts";
 import type { GatewaySettings } from "./settings.ts";
 import type { Isolate } from "./isolate.ts";
 import type { Copy, OverrideCopies } from "./override-copies.ts";
@@ -21,7 +21,7 @@ import type { Copy, OverrideCopies } from "./override-copies.ts";
  * overrides. Expiry does not wait for a read: every request compares `expiresAt` with the clock.
  *
  * An outage of the object (docs/overrides.md, "Outage"): every successful read is also written to
- * the data center's copy (src/overrides/last-known.ts). When the object cannot be read, the
+ * the data center's copy (src/gateway/last-known-overrides.ts). When the object cannot be read, the
  * isolate keeps the newer of its own copy and the data center's (a new isolate has only the
  * latter), logs it and tries again after a second. Neither is enforced once it is older than
  * MAX_COPY_AGE_MS, so an ended override cannot come back from a stale copy for longer than that.

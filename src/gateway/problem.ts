@@ -1,5 +1,5 @@
-import type { Rule } from "../rules/load.ts";
-import type { IdentityKind, PublishedLimit, Region } from "../rules/schema.ts";
+import type { Rule } from "../core/rules/load.ts";
+import type { IdentityKind, PublishedLimit, Region } from "../core/rules/schema.ts";
 import { problemResponse } from "../http/problem.ts";
 
 /** RFC 9457 problem type for an exhausted quota (IANA HTTP Problem Types registry). */

@@ -1,6 +1,6 @@
-import type { Verdict } from "../limiter/index.ts";
-import type { Rule } from "../rules/load.ts";
-import type { PublishedLimit } from "../rules/schema.ts";
+import type { Verdict } from "../core/limiter/index.ts";
+import type { Rule } from "../core/rules/load.ts";
+import type { PublishedLimit } from "../core/rules/schema.ts";
 
 /** Whole seconds, rounded up: a client that waits this long is never early (docs/rules.md, "Headers and the 429 response"). */
 export const ceilSeconds = (ms: number): number => Math.max(0, Math.ceil(ms / 1000));

@@ -1,10 +1,10 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { counterAddress, type Limit } from "../limiter/index.ts";
-import { identityDigest } from "../rules/identity.ts";
-import type { Classifier } from "../rules/classify.ts";
-import { describeMatcher } from "../rules/match.ts";
-import type { PublishedLimit } from "../rules/schema.ts";
+import { counterAddress, type Limit } from "../core/limiter/index.ts";
+import { identityDigest } from "../core/rules/identity.ts";
+import type { Classifier } from "../core/rules/classify.ts";
+import { describeMatcher } from "../core/rules/match.ts";
+import type { PublishedLimit } from "../core/rules/schema.ts";
 import { telemetryCounter, type GatewaySettings } from "./settings.ts";
 import { CounterUnavailable, type Counted } from "./counting.ts";
 import { observeDecision } from "./decision-log.ts";
@@ -30,11 +30,11 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
   const { classifiers } = options;
   return async (c: Context<GatewayEnv>, settings: GatewaySettings, request: GatewayRequest): Promise<Record<string, string> | undefined> => {
     const { apiKey, userId, clientIp } = request;
-    // Each upstream is counted by its own table (src/rules/tables.ts).
+    // Each upstream is counted by its own table (src/core/rules/tables.ts).
     const { rule, matcher, root, identity } = classifiers[request.upstream].classify({ method: c.req.method, path: request.path, apiKey, userId, clientIp });
     const digest = identityDigest(identity, settings.hmacSecret);
     const address = counterAddress(settings.region, rule.id, digest);
-    // blocked > exempt > identity limit > rule override > published (src/overrides/resolve.ts).
+    // blocked > exempt > identity limit > rule override > published (src/core/overrides/resolve.ts).
     const { isolate } = c.var;
     const resolving = effectiveRule(isolate, c.env, settings, rule, { apiKey, userId, clientIp });
     const effective = resolving instanceof Promise ? await resolving : resolving;

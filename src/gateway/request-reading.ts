@@ -1,15 +1,15 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { Classifier } from "../rules/classify.ts";
-import { clientIpKey, UNKNOWN_CLIENT } from "../rules/client-ip.ts";
-import { readRequest } from "../rules/read-request.ts";
+import type { Classifier } from "../core/rules/classify.ts";
+import { clientIpKey, UNKNOWN_CLIENT } from "../core/rules/client-ip.ts";
+import { readRequest } from "../core/rules/read-request.ts";
 import type { GatewaySettings, Routing } from "./settings.ts";
 import { problemResponse } from "../http/problem.ts";
 import { forwardPath, localRoute, scopedRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 
 /**
- * Reads the request once, as its upstream will (src/rules/read-request.ts), before anything acts
+ * Reads the request once, as its upstream will (src/core/rules/read-request.ts), before anything acts
  * on it: which upstream it is for (by host, or locally by mount prefix: routes.ts), then, with
  * that upstream's rule table, its method, path and identity. The rule that counts it and the
  * upstream that serves it then see the same request.

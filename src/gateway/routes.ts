@@ -12,7 +12,7 @@
  *   client given `http://127.0.0.1:8787/agent-server` as its base URL works), the control plane's
  *   `/v2` and `/v1/integrations` paths, and the hosted API everywhere else.
  */
-import { normalizePath } from "../rules/normalize.ts";
+import { normalizePath } from "../core/rules/normalize.ts";
 
 export const UPSTREAMS = ["hosted-api", "control-plane", "agent-server"] as const;
 export type UpstreamName = (typeof UPSTREAMS)[number];

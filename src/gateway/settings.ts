@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { MIN_SECRET_BYTES } from "../rules/identity.ts";
-import { REGIONS, type Region } from "../rules/schema.ts";
+import { MIN_SECRET_BYTES } from "../core/rules/identity.ts";
+import { REGIONS, type Region } from "../core/rules/schema.ts";
 import type { Env } from "../env.ts";
-import type { Algorithm } from "../limiter/index.ts";
+import type { Algorithm } from "../core/limiter/index.ts";
 import { SettingError } from "../http/setting-error.ts";
 import { parseUpstreamHosts, type HostRoute, type UpstreamName } from "./routes.ts";
 

@@ -2,7 +2,7 @@
 // or operand it refuses.
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REGIONS, type Region } from "../../src/rules/schema.ts";
+import { REGIONS, type Region } from "../../src/core/rules/schema.ts";
 import { BadArgument, parseOptions } from "../kit/args.ts";
 import { isRegion } from "./environment.ts";
 

@@ -1,7 +1,7 @@
 // The wrangler (and tsc) command lines of a deploy and a rollback, built in one place so the
 // dry-run plan prints exactly what a real run executes. Each is the argument list after the
 // wrangler command itself. Flags as wrangler 4.156 names them.
-import type { Region } from "../../src/rules/schema.ts";
+import type { Region } from "../../src/core/rules/schema.ts";
 
 /** A version and the share of requests it serves. */
 export type Traffic = ReadonlyArray<readonly [versionId: string, percent: number]>;

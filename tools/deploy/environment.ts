@@ -2,7 +2,7 @@
 // same parse `wrangler deploy` makes), offline.
 import { dirname, relative } from "node:path";
 import type { UpstreamName } from "../../src/gateway/routes.ts";
-import { REGIONS, type Region } from "../../src/rules/schema.ts";
+import { REGIONS, type Region } from "../../src/core/rules/schema.ts";
 
 /** Each upstream's origin variable: an https URL a fork writes once in its environment's vars. */
 export const ORIGIN_SETTINGS = {

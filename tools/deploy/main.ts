@@ -12,7 +12,7 @@ import { deployPlanText, rollbackPlanText } from "./plan.ts";
 import { release } from "./release.ts";
 import { rollBackRegion } from "./rollback.ts";
 import { checkRuleTables } from "./rule-tables.ts";
-import type { Region } from "../../src/rules/schema.ts";
+import type { Region } from "../../src/core/rules/schema.ts";
 import type { Run } from "./run.ts";
 import { UnexpectedAnswer } from "./wrangler-answers.ts";
 import { commandFrom } from "./wrangler.ts";

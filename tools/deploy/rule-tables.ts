@@ -2,15 +2,15 @@
 // then the cross-table check, read from the files (a broken table is a finding, not a crash).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { loadRuleTable, RuleTableError, type RuleTable } from "../../src/rules/load.ts";
-import type { TableName } from "../../src/rules/tables.ts";
+import { loadRuleTable, RuleTableError, type RuleTable } from "../../src/core/rules/load.ts";
+import type { TableName } from "../../src/core/rules/tables.ts";
 
 const TABLES: readonly TableName[] = ["hosted-api", "control-plane", "agent-server"];
 
 /** The outcome: the rules counted when every table loads, else every problem found. */
 export type RuleTablesCheck = { readonly ok: true; readonly tables: number; readonly rules: number } | { readonly ok: false; readonly problems: readonly string[] };
 
-/** Loads `<root>/rules/<table>.json` for every table, as src/rules/tables.ts does at start-up. */
+/** Loads `<root>/rules/<table>.json` for every table, as src/core/rules/tables.ts does at start-up. */
 export async function checkRuleTables(root: string): Promise<RuleTablesCheck> {
   const problems: string[] = [];
   const tables: Record<string, RuleTable> = {};
@@ -26,7 +26,7 @@ export async function checkRuleTables(root: string): Promise<RuleTablesCheck> {
     try {
       // Imported only now: tables.ts loads the checkout's own tables as it is imported, and a
       // broken one must be reported above, file by file, not thrown here.
-      const { checkedTogether } = await import("../../src/rules/tables.ts");
+      const { checkedTogether } = await import("../../src/core/rules/tables.ts");
       checkedTogether(tables);
     } catch (error) {
       problems.push(...describe(error, "rules/"));

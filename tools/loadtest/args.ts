@@ -1,6 +1,6 @@
 // Pure: command-line arguments to load-test options. Every refusal names the bad option.
-import type { Algorithm } from "../../src/limiter/index.ts";
-import { REGIONS, type Region } from "../../src/rules/schema.ts";
+import type { Algorithm } from "../../src/core/limiter/index.ts";
+import { REGIONS, type Region } from "../../src/core/rules/schema.ts";
 import { exitStatusText } from "../kit/verdict.ts";
 import { BadArgument, choiceOption, fileOption, numberedList, numberOption, parseOptions, type NumberBounds } from "../kit/args.ts";
 import type { PlanOptions } from "./plan.ts";

@@ -3,8 +3,8 @@
 // settings the load test needs. Counters live in memory: nothing is written to .wrangler/state.
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Algorithm } from "../../src/limiter/index.ts";
-import type { Region } from "../../src/rules/schema.ts";
+import type { Algorithm } from "../../src/core/limiter/index.ts";
+import type { Region } from "../../src/core/rules/schema.ts";
 import { EMULATOR_NAMES } from "../emulator-workers.ts";
 import { LOCAL_BINDINGS } from "../local-bindings.ts";
 import { localSecret } from "../local-secret.ts";

@@ -7,7 +7,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { allRules } from "../../src/rules/tables.ts";
+import { allRules } from "../../src/core/rules/tables.ts";
 import { runCommand } from "../kit/command.ts";
 import { writeJson } from "../kit/report.ts";
 import { parseCli, USAGE, type CliOptions } from "./args.ts";

@@ -1,10 +1,10 @@
 // Pure: what traffic each rule gets, and when. Every figure comes from the rule (its limit in the
 // region) and the options, so a plan can be printed, tested and reproduced without a gateway.
-import type { Classifier } from "../../src/rules/classify.ts";
-import type { Rule } from "../../src/rules/load.ts";
-import type { Region } from "../../src/rules/schema.ts";
-import { sampleRequest, type SampleRequest } from "../../src/rules/sample-request.ts";
-import { tableOfRule } from "../../src/rules/tables.ts";
+import type { Classifier } from "../../src/core/rules/classify.ts";
+import type { Rule } from "../../src/core/rules/load.ts";
+import type { Region } from "../../src/core/rules/schema.ts";
+import { sampleRequest, type SampleRequest } from "../../src/core/rules/sample-request.ts";
+import { tableOfRule } from "../../src/core/rules/tables.ts";
 import { localPathFor } from "../../src/gateway/routes.ts";
 import { assertMeetsRule, clientIdentity, PHASES, type ClientIdentity, type Phase } from "./traffic.ts";
 

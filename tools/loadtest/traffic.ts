@@ -1,11 +1,11 @@
 // Pure: the request a rule is tested with, and the identities its clients use. Derived from the
 // rule itself (its first matcher and its identity kind), then checked against the gateway's own
 // classifier, so the load test can never drift from the rule table.
-import type { Classifier } from "../../src/rules/classify.ts";
-import { clientIpKey } from "../../src/rules/client-ip.ts";
-import type { Rule } from "../../src/rules/load.ts";
-import { normalizePath } from "../../src/rules/normalize.ts";
-import type { SampleRequest } from "../../src/rules/sample-request.ts";
+import type { Classifier } from "../../src/core/rules/classify.ts";
+import { clientIpKey } from "../../src/core/rules/client-ip.ts";
+import type { Rule } from "../../src/core/rules/load.ts";
+import { normalizePath } from "../../src/core/rules/normalize.ts";
+import type { SampleRequest } from "../../src/core/rules/sample-request.ts";
 
 /** The three clients of a rule; each gets its own identity unless the identity cannot vary. */
 export const PHASES = ["steady", "burst", "retry"] as const;

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { toValidationErrors } from "../../../src/http/fastapi-errors.ts";
-import { canonicalUuid } from "../../../src/rules/uuid.ts";
+import { canonicalUuid } from "../../../src/core/rules/uuid.ts";
 import { workspaceCredential } from "../../shared/workspace-credential.ts";
 import type { AgentServerBindings, AgentServerEnv } from "../env.ts";
 import { registryOf } from "../state-access.ts";

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { canonicalUuid } from "../../../src/rules/uuid.ts";
+import { canonicalUuid } from "../../../src/core/rules/uuid.ts";
 
 /**
  * pydantic's `UUID`: any of the spellings it accepts (hyphenated, 32 digits, braced, `urn:uuid:`;
  * any case, version or variant), read as the canonical lower-case hyphenated form, so lookups and
  * messages see one spelling and a well-formed id nobody issued is a 404, not a 422. The parser is
- * the gateway's own (src/rules/uuid.ts), so both read a UUID the same way. Anything else is
+ * the gateway's own (src/core/rules/uuid.ts), so both read a UUID the same way. Anything else is
  * `uuid_parsing`.
  *
  * @example

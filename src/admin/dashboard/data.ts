@@ -1,8 +1,8 @@
-import { quantileBound, SERIES_BUCKET_MS, SERIES_KEEP_MS, type Histogram, type MetricsBatch } from "../../metrics/aggregate.ts";
-import type { EffectiveTable } from "../../overrides/effective-table.ts";
-import type { AuditEntry, Override } from "../../overrides/types.ts";
-import { appliesOn } from "../../overrides/scope.ts";
-import type { IdentityKind, Region } from "../../rules/schema.ts";
+import { quantileBound, SERIES_BUCKET_MS, SERIES_KEEP_MS, type Histogram, type MetricsBatch } from "../../core/metrics/aggregate.ts";
+import type { EffectiveTable } from "../../core/overrides/effective-table.ts";
+import type { AuditEntry, Override } from "../../core/overrides/types.ts";
+import { appliesOn } from "../../core/overrides/scope.ts";
+import type { IdentityKind, Region } from "../../core/rules/schema.ts";
 
 /** The spans the charts can show: the last five minutes, or the whole hour kept. */
 export const SPANS_MS = { "5m": 300_000, "1h": SERIES_KEEP_MS } as const;

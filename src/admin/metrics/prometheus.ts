@@ -1,4 +1,4 @@
-import { LATENCY_BUCKETS_MS, OUTCOMES, STATUS_CLASSES, type Histogram, type MetricsBatch } from "../../metrics/aggregate.ts";
+import { LATENCY_BUCKETS_MS, OUTCOMES, STATUS_CLASSES, type Histogram, type MetricsBatch } from "../../core/metrics/aggregate.ts";
 
 /** Label values escaped as the text format requires (backslash, quote, newline). */
 const escape = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");

@@ -1,18 +1,18 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { toValidationErrors } from "../../http/fastapi-errors.ts";
-import { counterAddress } from "../../limiter/index.ts";
+import { counterAddress } from "../../core/limiter/index.ts";
 import { gatewaySettings } from "../../gateway/settings.ts";
 import { currentOverrides } from "../../gateway/overrides.ts";
 import { limiterLimit } from "../../gateway/rate-limit.ts";
 import { ceilSeconds } from "../../gateway/rate-limit-headers.ts";
-import { resolve, ruleEffective } from "../../overrides/resolve.ts";
-import { tableOf } from "../../overrides/request.ts";
-import { requestDigests } from "../../overrides/subject.ts";
-import { clientIpKey, UNKNOWN_CLIENT } from "../../rules/client-ip.ts";
-import { identityDigest } from "../../rules/identity.ts";
-import type { RuleTable } from "../../rules/load.ts";
-import type { Identity } from "../../rules/request-facts.ts";
+import { resolve, ruleEffective } from "../../core/overrides/resolve.ts";
+import { tableOf } from "../../core/overrides/request.ts";
+import { requestDigests } from "../../core/overrides/subject.ts";
+import { clientIpKey, UNKNOWN_CLIENT } from "../../core/rules/client-ip.ts";
+import { identityDigest } from "../../core/rules/identity.ts";
+import type { RuleTable } from "../../core/rules/load.ts";
+import type { Identity } from "../../core/rules/request-facts.ts";
 import { jsonBody, unprocessable } from "../body.ts";
 import type { AdminEnv } from "../types.ts";
 

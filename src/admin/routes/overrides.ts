@@ -2,8 +2,8 @@ import { Hono } from "hono";
 import { gatewaySettings } from "../../gateway/settings.ts";
 import { adoptSnapshot, overridesStore } from "../../gateway/overrides.ts";
 import { notFound } from "../auth.ts";
-import { parseOverrideRequest } from "../../overrides/request.ts";
-import type { RuleTable } from "../../rules/load.ts";
+import { parseOverrideRequest } from "../../core/overrides/request.ts";
+import type { RuleTable } from "../../core/rules/load.ts";
 import { jsonBody, unprocessable } from "../body.ts";
 import type { AdminEnv } from "../types.ts";
 
@@ -11,8 +11,8 @@ import type { AdminEnv } from "../types.ts";
  * Overrides at runtime (docs/operating.md):
  * - `GET /_tollgate/overrides`: the active ones;
  * - `POST /_tollgate/overrides`: add one (or replace the one with the same target): 201, or 422
- *   naming the field, with nothing changed (within the bounds of src/overrides/bounds.ts, on the
- *   rules that count its identity: src/overrides/scope.ts);
+ *   naming the field, with nothing changed (within the bounds of src/core/overrides/bounds.ts, on the
+ *   rules that count its identity: src/core/overrides/scope.ts);
  * - `DELETE /_tollgate/overrides/{id}`: end one before its expiry;
  * - `GET /_tollgate/audit[?limit=N&before=SEQ]`: every change, newest first.
  * A change is applied by this isolate at once, by every other within OVERRIDES_REFRESH_MS.

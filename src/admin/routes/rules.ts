@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { gatewaySettings } from "../../gateway/settings.ts";
 import { currentOverrides } from "../../gateway/overrides.ts";
-import { effectiveTables } from "../../overrides/effective-table.ts";
-import type { RuleTable } from "../../rules/load.ts";
+import { effectiveTables } from "../../core/overrides/effective-table.ts";
+import type { RuleTable } from "../../core/rules/load.ts";
 import type { AdminEnv } from "../types.ts";
 
 /**

@@ -1,6 +1,6 @@
 // Counter.inspect: "read without spending", on the counter core with an in-memory store.
 import { describe, expect, it } from "vitest";
-import { Counter, MemoryCounterStore } from "../../../src/limiter/index.ts";
+import { Counter, MemoryCounterStore } from "../../../src/core/limiter/index.ts";
 
 const LIMIT = { count: 3, intervalMs: 10_000 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emptyBatch, LATENCY_BUCKETS_MS, mergeBatch, recordDecision, recordFailure, recordUpstream, SERIES_BUCKET_MS, trim } from "../../../src/metrics/aggregate.ts";
+import { emptyBatch, LATENCY_BUCKETS_MS, mergeBatch, recordDecision, recordFailure, recordUpstream, SERIES_BUCKET_MS, trim } from "../../../src/core/metrics/aggregate.ts";
 import { prometheusText } from "../../../src/admin/metrics/prometheus.ts";
 
 describe("metrics", () => {

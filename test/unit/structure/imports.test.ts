@@ -51,11 +51,11 @@ describe("the import structure", () => {
   it("catches a cycle, type imports included", async () => {
     const found = await lint(
       tree({
-        "src/rules/a.ts": 'import type { B } from "./b.ts";\nexport interface A { b?: B }\n',
-        "src/rules/b.ts": 'import type { A } from "./a.ts";\nexport interface B { a?: A }\n',
+        "src/core/rules/a.ts": 'import type { B } from "./b.ts";\nexport interface A { b?: B }\n',
+        "src/core/rules/b.ts": 'import type { A } from "./a.ts";\nexport interface B { a?: A }\n',
       }),
     );
-    expect(summary(found)).toEqual(["src/rules/a.ts: import(no-cycle) Dependency cycle detected", "src/rules/b.ts: import(no-cycle) Dependency cycle detected"]);
+    expect(summary(found)).toEqual(["src/core/rules/a.ts: import(no-cycle) Dependency cycle detected", "src/core/rules/b.ts: import(no-cycle) Dependency cycle detected"]);
   }, 60_000);
 
   it("catches each layer importing one above it, and the pure core importing the runtime", async () => {
@@ -64,12 +64,12 @@ describe("the import structure", () => {
         "src/admin/page.ts": "export const page = 1;\n",
         "src/gateway/app.ts": 'import { page } from "../admin/page.ts";\nexport const app = page;\n',
         "src/durable-objects/object.ts": 'import { page } from "../admin/page.ts";\nexport const object = page;\n',
-        "src/limiter/window.ts": 'import { DurableObject } from "cloudflare:workers";\nexport const window = DurableObject;\n',
-        "src/rules/load.ts": 'import { Hono } from "hono";\nimport { app } from "../gateway/app.ts";\nexport const load = [Hono, app];\n',
-        "src/http/problem.ts": 'import { load } from "../rules/load.ts";\nexport const problem = load;\n',
+        "src/core/limiter/window.ts": 'import { DurableObject } from "cloudflare:workers";\nexport const window = DurableObject;\n',
+        "src/core/rules/load.ts": 'import { Hono } from "hono";\nimport { app } from "../../gateway/app.ts";\nexport const load = [Hono, app];\n',
+        "src/http/problem.ts": 'import { load } from "../core/rules/load.ts";\nexport const problem = load;\n',
         "src/admin/entry.ts": 'import { createWorker } from "../worker.ts";\nexport const entry = createWorker;\n',
         "src/worker.ts": "export const createWorker = 1;\n",
-        "src/overrides/seed.ts": 'import { seed } from "../../emulators/control-plane/seed.ts";\nexport const again = seed;\n',
+        "src/core/overrides/seed.ts": 'import { seed } from "../../../emulators/control-plane/seed.ts";\nexport const again = seed;\n',
         "emulators/control-plane/seed.ts": 'import { app } from "../../src/gateway/app.ts";\nimport { problem } from "../../src/http/problem.ts";\nexport const seed = [app, problem];\n',
       }),
     );
@@ -77,13 +77,13 @@ describe("the import structure", () => {
     expect(found.map((f) => `${f.filename} ${f.message}`).sort()).toEqual([
       "emulators/control-plane/seed.ts '../../src/gateway/app.ts' import is restricted from being used by a pattern.",
       "src/admin/entry.ts '../worker.ts' import is restricted from being used by a pattern.",
+      "src/core/limiter/window.ts 'cloudflare:workers' import is restricted from being used by a pattern.",
+      "src/core/overrides/seed.ts '../../../emulators/control-plane/seed.ts' import is restricted from being used by a pattern.",
+      "src/core/rules/load.ts '../../gateway/app.ts' import is restricted from being used by a pattern.",
+      "src/core/rules/load.ts 'hono' import is restricted from being used by a pattern.",
       "src/durable-objects/object.ts '../admin/page.ts' import is restricted from being used by a pattern.",
       "src/gateway/app.ts '../admin/page.ts' import is restricted from being used by a pattern.",
-      "src/http/problem.ts '../rules/load.ts' import is restricted from being used by a pattern.",
-      "src/limiter/window.ts 'cloudflare:workers' import is restricted from being used by a pattern.",
-      "src/overrides/seed.ts '../../emulators/control-plane/seed.ts' import is restricted from being used by a pattern.",
-      "src/rules/load.ts '../gateway/app.ts' import is restricted from being used by a pattern.",
-      "src/rules/load.ts 'hono' import is restricted from being used by a pattern.",
+      "src/http/problem.ts '../core/rules/load.ts' import is restricted from being used by a pattern.",
     ]);
   }, 60_000);
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { localSecret } from "../../../tools/local-secret.ts";
-import { MIN_SECRET_BYTES } from "../../../src/rules/identity.ts";
+import { MIN_SECRET_BYTES } from "../../../src/core/rules/identity.ts";
 
 const checkout = () => mkdtempSync(join(tmpdir(), "tollgate-secret-"));
 

@@ -3,7 +3,7 @@
 // test/unit/admin/dashboard-chromium.test.ts.)
 import { afterEach, describe, expect, it } from "vitest";
 import { latencySummary } from "../../../src/admin/dashboard/data.ts";
-import { LATENCY_BUCKETS_MS } from "../../../src/metrics/aggregate.ts";
+import { LATENCY_BUCKETS_MS } from "../../../src/core/metrics/aggregate.ts";
 import { freshIdentity } from "../support/requests.ts";
 import { admin, adminGateway, driveOverridesClock, freezeCounter, keyed, region, resetAdminState } from "./support.ts";
 

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { explainReport } from "../../../src/admin/explain-report.ts";
-import { ruleTables } from "../../../src/rules/tables.ts";
+import { ruleTables } from "../../../src/core/rules/tables.ts";
 import { admin, adminGateway, region, resetAdminState } from "./support.ts";
 
 afterEach(() => resetAdminState());

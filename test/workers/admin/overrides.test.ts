@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { subjectOf } from "../../../src/overrides/subject.ts";
+import { subjectOf } from "../../../src/core/overrides/subject.ts";
 import type { OverridesStore } from "../../../src/durable-objects/overrides-store.ts";
 import { freshIdentity } from "../support/requests.ts";
 import { recordingLimiter } from "../support/custom-gateway.ts";

@@ -8,11 +8,11 @@ import type { Env } from "../../../src/env.ts";
 import type { CounterObject } from "../../../src/durable-objects/counter-object.ts";
 import type { OverridesStore } from "../../../src/durable-objects/overrides-store.ts";
 import { throttleAddress } from "../../../src/admin/throttle.ts";
-import { clientIpKey } from "../../../src/rules/client-ip.ts";
+import { clientIpKey } from "../../../src/core/rules/client-ip.ts";
 import { LOCAL_BINDINGS } from "../../../tools/local-bindings.ts";
-import { counterAddress } from "../../../src/limiter/index.ts";
-import { identityDigest } from "../../../src/rules/identity.ts";
-import type { Identity } from "../../../src/rules/request-facts.ts";
+import { counterAddress } from "../../../src/core/limiter/index.ts";
+import { identityDigest } from "../../../src/core/rules/identity.ts";
+import type { Identity } from "../../../src/core/rules/request-facts.ts";
 import { keyed } from "../support/requests.ts";
 import { gatewayWith } from "../support/custom-gateway.ts";
 

@@ -3,8 +3,8 @@ import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { CounterObject, HitBatch } from "../../../src/durable-objects/counter-object.ts";
-import type { Verdict } from "../../../src/limiter/index.ts";
-import { SETTLE_MS } from "../../../src/limiter/index.ts";
+import type { Verdict } from "../../../src/core/limiter/index.ts";
+import { SETTLE_MS } from "../../../src/core/limiter/index.ts";
 import { burst, freshIdentity, gateway } from "../support/requests.ts";
 
 const LIMIT = { count: 15, intervalMs: 10_000 };

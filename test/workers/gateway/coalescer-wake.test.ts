@@ -1,9 +1,9 @@
-// The Coalescer's waiting in the Workers runtime (src/limiter/coalescer.ts, docs/counting.md):
+// The Coalescer's waiting in the Workers runtime (src/core/limiter/coalescer.ts, docs/counting.md):
 // requests queued behind a call follow the promise its sender settles and hold one deadline timer
 // of their own. Here each request is a request of its own (its own request context), as in the
 // gateway: a call to this Worker's default export (the gateway app), whose fetch this file
 // replaces for the host probe.test while it runs (it runs in this isolate, so it shares this
-// module's Coalescer). The pure algorithm is tested on a driven clock in test/unit/limiter/coalescer.test.ts.
+// module's Coalescer). The pure algorithm is tested on a driven clock in test/unit/core/limiter/coalescer.test.ts.
 //
 // @cloudflare/vitest-plugin turns `handle_cross_request_promise_resolution` off for the runner
 // (the Worker's compatibility date turns it on): these tests hold without it, and the way they
@@ -11,7 +11,7 @@
 import { env, exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import gateway from "../../../src/index.ts";
-import { Coalescer } from "../../../src/limiter/index.ts";
+import { Coalescer } from "../../../src/core/limiter/index.ts";
 
 type Item = { readonly counter: string };
 type Probe = (request: Request) => Promise<Response>;

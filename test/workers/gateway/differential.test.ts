@@ -1,7 +1,7 @@
 // Differential property (issue 8): a request spelled any way the upstream reads the same is
 // either refused, or counted on the same rule and counter as its canonical spelling and forwarded
 // as that canonical spelling, which the upstream model (support/upstream-model.ts, independent of
-// src/rules) reads as the request that was meant.
+// src/core/rules) reads as the request that was meant.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import table from "../../../rules/hosted-api.json" with { type: "json" };

@@ -3,7 +3,7 @@
 // (429) or refused (400) before any counter or upstream.
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Region } from "../../../src/rules/schema.ts";
+import type { Region } from "../../../src/core/rules/schema.ts";
 import { burst, freshIdentity, gateway, keyed } from "../support/requests.ts";
 import { gatewayWith, recordingLimiter, recordingUpstream } from "../support/custom-gateway.ts";
 import { nestedJson } from "../../support/nested-json.ts";

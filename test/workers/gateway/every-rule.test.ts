@@ -2,9 +2,9 @@
 // with the documented 429, and another identity unaffected.
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { hostedApiTable } from "../../../src/rules/hosted-api.ts";
-import type { Region } from "../../../src/rules/schema.ts";
-import { sampleRequest } from "../../../src/rules/sample-request.ts";
+import { hostedApiTable } from "../../../src/core/rules/hosted-api.ts";
+import type { Region } from "../../../src/core/rules/schema.ts";
+import { sampleRequest } from "../../../src/core/rules/sample-request.ts";
 import { burst, freshIdentity, gateway, identityHeaders } from "../support/requests.ts";
 
 const region = env.REGION as Region;

@@ -1,11 +1,11 @@
 // The request path end to end: canonical paths, identity, routing, proxying, failures.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { identityDigest } from "../../../src/rules/identity.ts";
-import { counterAddress, OBJECTS_PER_RULE } from "../../../src/limiter/index.ts";
+import { identityDigest } from "../../../src/core/rules/identity.ts";
+import { counterAddress, OBJECTS_PER_RULE } from "../../../src/core/limiter/index.ts";
 import { MAX_CALLS_PER_OBJECT } from "../../../src/gateway/counting.ts";
-import { compileClassifier } from "../../../src/rules/classify.ts";
-import { loadRuleTable } from "../../../src/rules/load.ts";
+import { compileClassifier } from "../../../src/core/rules/classify.ts";
+import { loadRuleTable } from "../../../src/core/rules/load.ts";
 import rules from "../../../rules/hosted-api.json" with { type: "json" };
 import { burst, freshIdentity, gateway, keyed } from "../support/requests.ts";
 import { gatewayWith, recordingLimiter, recordingUpstream } from "../support/custom-gateway.ts";

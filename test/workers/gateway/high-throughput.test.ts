@@ -4,8 +4,8 @@
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { vi } from "vitest";
-import type { Region } from "../../../src/rules/schema.ts";
-import { ruleTables } from "../../../src/rules/tables.ts";
+import type { Region } from "../../../src/core/rules/schema.ts";
+import { ruleTables } from "../../../src/core/rules/tables.ts";
 import { burst, freshIdentity, gateway } from "../support/requests.ts";
 
 const region = env.REGION as Region;

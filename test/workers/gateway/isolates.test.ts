@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../src/env.ts";
 import { createWorker } from "../../../src/worker.ts";
-import { maxInAnyWindow } from "../../unit/limiter/reference-model.ts";
+import { maxInAnyWindow } from "../../unit/core/limiter/reference-model.ts";
 import { memoryLimiter } from "../support/memory-limiter.ts";
 import { freshIdentity } from "../support/requests.ts";
 import { LOCAL_BINDINGS } from "../../../tools/local-bindings.ts";

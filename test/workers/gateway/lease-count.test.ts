@@ -1,18 +1,18 @@
 // Admission leases through the gateway's own count() (deny cache, lease, coalescer, object call),
 // against counter objects run in memory with a driven clock: the pure halves are tested in
-// test/unit/limiter/lease.test.ts. Here because count() belongs to the Worker.
+// test/unit/core/limiter/lease.test.ts. Here because count() belongs to the Worker.
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import type { Region } from "../../../src/rules/schema.ts";
+import type { Region } from "../../../src/core/rules/schema.ts";
 import { gatewayWith, recordingLimiter } from "../support/custom-gateway.ts";
 import { freshIdentity } from "../support/requests.ts";
 import type { Env } from "../../../src/env.ts";
 import { Counting, MAX_CALLS_PER_OBJECT, type Counted } from "../../../src/gateway/counting.ts";
-import { LEASE_MIN_COUNT, verdictOf, type Limit, type Verdict } from "../../../src/limiter/index.ts";
+import { LEASE_MIN_COUNT, verdictOf, type Limit, type Verdict } from "../../../src/core/limiter/index.ts";
 import { memoryLimiter } from "../support/memory-limiter.ts";
-import { stepsArb } from "../../unit/limiter/arbitraries.ts";
-import { ReferenceWindow } from "../../unit/limiter/reference-model.ts";
+import { stepsArb } from "../../unit/core/limiter/arbitraries.ts";
+import { ReferenceWindow } from "../../unit/core/limiter/reference-model.ts";
 import { publishedRow } from "../../support/rows.ts";
 
 /** Limits on both sides of LEASE_MIN_COUNT: leased counters and counters asked every time. */
@@ -80,7 +80,7 @@ describe("admission leases through count()", () => {
     let now = 0;
     const counting = isolateAt(() => now);
     const { env } = memoryLimiter(() => now);
-    // 800: a first lease is at most 1% of count (src/limiter/lease.ts, "sole caller").
+    // 800: a first lease is at most 1% of count (src/core/limiter/lease.ts, "sole caller").
     const limit = { count: 800, intervalMs: 1_000 };
     const reference = new ReferenceWindow(limit);
     const address = { name: `lease-edge-${run++}`, object: "o", key: "edge" };

@@ -1,7 +1,7 @@
 // Each upstream on its own address (issue 11 part 1) and each counted by its own table (part 2).
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { burst, freshIdentity, gateway, keyed } from "../support/requests.ts";
-import { OBJECTS_PER_RULE } from "../../../src/limiter/index.ts";
+import { OBJECTS_PER_RULE } from "../../../src/core/limiter/index.ts";
 import { gatewayWith, recordingLimiter, recordingUpstreams } from "../support/custom-gateway.ts";
 
 afterEach(() => vi.restoreAllMocks());

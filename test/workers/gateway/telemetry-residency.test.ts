@@ -4,7 +4,7 @@
 // Runs in both Workers projects, so each region is held to its own rule.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { identityDigest } from "../../../src/rules/identity.ts";
+import { identityDigest } from "../../../src/core/rules/identity.ts";
 import { gatewayWith, recordingLimiter } from "../support/custom-gateway.ts";
 import { freshIdentity } from "../support/requests.ts";
 

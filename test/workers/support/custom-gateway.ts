@@ -4,7 +4,7 @@ import type { Env } from "../../../src/env.ts";
 import { createWorker } from "../../../src/worker.ts";
 import type { Clock } from "../../../src/gateway/clock.ts";
 import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/counter-object.ts";
-import type { Classifier } from "../../../src/rules/classify.ts";
+import type { Classifier } from "../../../src/core/rules/classify.ts";
 
 /**
  * The gateway app with some bindings replaced (failing upstreams, recording namespaces...). The

@@ -1,6 +1,6 @@
 import type { Env } from "../../../src/env.ts";
 import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/counter-object.ts";
-import { Counter, MemoryCounterStore } from "../../../src/limiter/index.ts";
+import { Counter, MemoryCounterStore } from "../../../src/core/limiter/index.ts";
 
 /**
  * Counter objects run in memory on a clock the test drives: the same Counter the Durable Object

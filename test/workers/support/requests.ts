@@ -1,5 +1,5 @@
 import { exports } from "cloudflare:workers";
-import type { Rule } from "../../../src/rules/load.ts";
+import type { Rule } from "../../../src/core/rules/load.ts";
 
 let sequence = 0;
 

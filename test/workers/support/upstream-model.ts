@@ -1,7 +1,7 @@
 /*
  * A reference model of how the hosted API (FastAPI on Starlette, pydantic types) reads the
  * request it receives, written from those frameworks' documented behaviour and independently of
- * the gateway's rules code: it shares no module with src/rules. The differential test holds the
+ * the gateway's rules code: it shares no module with src/core/rules. The differential test holds the
  * gateway's forwarding against it.
  *
  * - Starlette routes on `scope["path"]`, the raw path percent-decoded once (uvicorn), split on

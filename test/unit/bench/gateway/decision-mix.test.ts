@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { diffTotals, NO_DECISIONS, parseDecisionTotals } from "../../../../bench/gateway/decision-mix.ts";
-import { emptyBatch, recordDecision, recordFailure, type DecisionSample } from "../../../../src/metrics/aggregate.ts";
+import { emptyBatch, recordDecision, recordFailure, type DecisionSample } from "../../../../src/core/metrics/aggregate.ts";
 import { prometheusText } from "../../../../src/admin/metrics/prometheus.ts";
 
 /** The gateway's own text for these decisions, as GET /_tollgate/metrics prints it. */

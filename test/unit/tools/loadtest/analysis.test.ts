@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FixedWindow, SlidingWindow } from "../../../../src/limiter/index.ts";
+import { FixedWindow, SlidingWindow } from "../../../../src/core/limiter/index.ts";
 import { analyzeRule, headerExposures, maxHeaderExposure, maxProvenInWindow, percentiles, underAdmission, type AnalysisInput } from "../../../../tools/loadtest/analysis.ts";
 import { toleranceMs, type Answer } from "../../../../tools/loadtest/answer.ts";
 import { failsRun } from "../../../../tools/loadtest/outcome.ts";

@@ -1,6 +1,6 @@
 // Canned results for the summary and report tests: real analyses of simulated gateways (no live
 // timing, so nothing depends on the machine's speed).
-import { FixedWindow, SlidingWindow } from "../../../../src/limiter/index.ts";
+import { FixedWindow, SlidingWindow } from "../../../../src/core/limiter/index.ts";
 import { analyzeRule } from "../../../../tools/loadtest/analysis.ts";
 import type { Answer } from "../../../../tools/loadtest/answer.ts";
 import type { LoadTestResult, RuleResult } from "../../../../tools/loadtest/loadtest.ts";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { hostedApiClassifier, hostedApiTable } from "../../../../src/rules/hosted-api.ts";
+import { hostedApiClassifier, hostedApiTable } from "../../../../src/core/rules/hosted-api.ts";
 import { DEFAULTS } from "../../../../tools/loadtest/args.ts";
 import { burstSpacing, planRule, planRun, type PlanOptions } from "../../../../tools/loadtest/plan.ts";
-import { sampleRequest } from "../../../../src/rules/sample-request.ts";
-import { classifiers, tableOfRule } from "../../../../src/rules/tables.ts";
+import { sampleRequest } from "../../../../src/core/rules/sample-request.ts";
+import { classifiers, tableOfRule } from "../../../../src/core/rules/tables.ts";
 import { selectRules } from "../../../../tools/loadtest/loadtest.ts";
 import { assertMeetsRule, benchmarkIp, clientIdentity } from "../../../../tools/loadtest/traffic.ts";
 import { publishedRow } from "../../../support/rows.ts";

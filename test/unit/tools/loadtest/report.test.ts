@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hostedApiTable } from "../../../../src/rules/hosted-api.ts";
+import { hostedApiTable } from "../../../../src/core/rules/hosted-api.ts";
 import type { LoadTestResult } from "../../../../tools/loadtest/loadtest.ts";
 import { describeOutcome, OUTCOMES, verdictLine } from "../../../../tools/loadtest/outcome.ts";
 import { blindStretches, CHART_SCRIPT, chartData } from "../../../../tools/loadtest/report-charts.ts";

@@ -1,7 +1,7 @@
 // A gateway simulated with the real limiter classes, to produce the answers the load test would
 // see: each request reaches the counter some latency after it was sent, is decided on the
 // gateway's whole-millisecond clock, and its answer arrives some latency later.
-import type { Decision } from "../../../../src/limiter/types.ts";
+import type { Decision } from "../../../../src/core/limiter/types.ts";
 import type { Answer } from "../../../../tools/loadtest/answer.ts";
 
 export interface Limiter {

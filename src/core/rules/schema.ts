@@ -1,0 +1,71 @@
+import { z } from "zod";
+
+/** The regions the gateway deploys to; every rule carries a limit for each. */
+export const REGIONS = ["us", "eu"] as const;
+export type Region = (typeof REGIONS)[number];
+
+/** HTTP methods a matcher may name. `GET` matchers also cover `HEAD` (see docs/rules.md, "Classification"). */
+export const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
+/** How a path pattern is compared with the normalized request path, segment by segment. */
+export const PATH_KINDS = ["exact", "prefix", "contains", "suffix", "template"] as const;
+export type PathKind = (typeof PATH_KINDS)[number];
+
+/** Kinds anchored at the start of the path: only these are repeated under each alias root. */
+export const ANCHORED_KINDS: ReadonlySet<PathKind> = new Set(["exact", "prefix", "template"]);
+
+export const IDENTITY_KINDS = ["api-key", "user-ip", "ip"] as const;
+export type IdentityKind = (typeof IDENTITY_KINDS)[number];
+
+/** Precedence classes, strongest first: specific rows, then the defaults, then the catch-all. */
+export const TIERS = ["specific", "default", "catch-all"] as const;
+export type Tier = (typeof TIERS)[number];
+
+const positiveInt = z.int().positive();
+
+const PublishedLimitSchema = z.strictObject({
+  count: positiveInt,
+  /** seconds */
+  interval: positiveInt,
+});
+
+const PathPatternSchema = z.strictObject({
+  kind: z.enum(PATH_KINDS),
+  pattern: z.string().min(1),
+});
+
+/** A matcher with neither `method` nor `path` matches every request (defaults and catch-all). */
+const MatcherSchema = z.strictObject({
+  method: z.enum(METHODS).optional(),
+  path: PathPatternSchema.optional(),
+});
+
+const RuleSchema = z.strictObject({
+  id: positiveInt,
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "must be lowercase letters, digits and dashes"),
+  category: z.string().min(1),
+  tier: z.enum(TIERS),
+  match: z.array(MatcherSchema).min(1),
+  identity: z.enum(IDENTITY_KINDS),
+  limits: z.strictObject({ us: PublishedLimitSchema, eu: PublishedLimitSchema }),
+  mode: z.enum(["enforce", "shadow"]).default("enforce"),
+});
+
+export const RuleFileSchema = z.strictObject({
+  table: z.string().min(1),
+  source: z.string().optional(),
+  /**
+   * Further roots the upstream serves the same endpoints under (the hosted API: `/api/v1`). Every
+   * anchored pattern (exact, prefix, template) also matches below each of them.
+   */
+  aliasRoots: z.array(z.string().min(1)).default([]),
+  rules: z.array(RuleSchema).min(1),
+});
+
+export type RuleFile = z.output<typeof RuleFileSchema>;
+export type RuleData = RuleFile["rules"][number];
+export type Matcher = RuleData["match"][number];
+export type PathPattern = NonNullable<Matcher["path"]>;
+/** A limit as the table publishes it: `count` requests per `interval` seconds (the limiter counts in ms: src/core/limiter/types.ts Limit). */
+export type PublishedLimit = z.output<typeof PublishedLimitSchema>;
+export type Mode = RuleData["mode"];

@@ -1,0 +1,142 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { Counter, LeaseBook, LEASE_MIN_COUNT, MemoryCounterStore } from "../../../../src/core/limiter/index.ts";
+import { maxInAnyWindow } from "./reference-model.ts";
+
+describe("admission leases", () => {
+  it("property: isolates sharing a counter, with object restarts, never admit more than count in any window", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: LEASE_MIN_COUNT, max: 300 }),
+        fc.integer({ min: 100, max: 10_000 }),
+        fc.integer({ min: 2, max: 5 }),
+        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 400 }), isolate: fc.nat(), restart: fc.boolean().map((b) => b && Math.random() < 0.1) }), { minLength: 1, maxLength: 400 }),
+        (count, intervalMs, isolates, steps) => {
+          const limit = { count, intervalMs };
+          const store = new MemoryCounterStore();
+          let counter = new Counter(store, "k");
+          const books = Array.from({ length: isolates }, () => new LeaseBook());
+          const admitted: number[] = [];
+          let now = 0;
+          for (const { gap, isolate, restart } of steps) {
+            now += gap;
+            if (restart) counter = new Counter(store, "k");
+            const book = books[isolate % isolates]!;
+            const local = book.admit("k", limit, now);
+            if (local) {
+              admitted.push(now);
+              continue;
+            }
+            const request = book.request("k");
+            const { verdicts, lease } = counter.decide(limit, 1, now, { lease: request });
+            book.accept("k", limit, lease, now, request);
+            if (verdicts[0]!.allowed) admitted.push(now);
+          }
+          expect(maxInAnyWindow(admitted, intervalMs)).toBeLessThanOrEqual(count);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("property: with several isolates a denial comes only when admissions and units still leased out fill the window", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: LEASE_MIN_COUNT, max: 200 }),
+        fc.integer({ min: 100, max: 5_000 }),
+        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 100 }), isolate: fc.nat({ max: 3 }) }), { minLength: 1, maxLength: 300 }),
+        (count, intervalMs, steps) => {
+          const limit = { count, intervalMs };
+          const counter = new Counter(new MemoryCounterStore(), "k");
+          const books = Array.from({ length: 4 }, () => new LeaseBook());
+          interface Granted { until: number; units: number; back: boolean }
+          const granted: Granted[] = [];
+          const held: (Granted | undefined)[] = [];
+          // Every admission, with the lease it was made on (if any).
+          const admitted: { at: number; on?: Granted }[] = [];
+          let now = 0;
+          for (const { gap, isolate } of steps) {
+            now += gap;
+            const book = books[isolate]!;
+            if (book.admit("k", limit, now)) {
+              admitted.push({ at: now, on: held[isolate]! });
+              continue;
+            }
+            const request = book.request("k");
+            if (request.returned) held[isolate]!.back = true;
+            const { verdicts, lease } = counter.decide(limit, 1, now, { lease: request });
+            book.accept("k", limit, lease, now, request);
+            held[isolate] = lease ? { until: now + lease.spanMs, units: lease.units, back: false } : undefined;
+            if (lease) granted.push(held[isolate]!);
+            if (verdicts[0]!.allowed) admitted.push({ at: now });
+            else {
+              // A lease not given back counts in full, as used at its end, until that leaves the window.
+              const out = granted.filter((g) => !g.back && g.until > now - intervalMs);
+              const real = admitted.filter((a) => a.at > now - intervalMs && !(a.on && out.includes(a.on))).length;
+              expect(real + out.reduce((n, g) => n + g.units, 0)).toBeGreaterThanOrEqual(count);
+            }
+          }
+          expect(maxInAnyWindow(admitted.map((a) => a.at), intervalMs)).toBeLessThanOrEqual(count);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a lease outlives a restart of its object: its units are restored at the lease's end, not at the restart", () => {
+    const store = new MemoryCounterStore();
+    // 800: a first call is leased at most 1% of count (lease.ts, "sole caller").
+    const limit = { count: 800, intervalMs: 10_000 };
+    const counter = new Counter(store, "k");
+    const { lease } = counter.decide(limit, 1, 1_000, { lease: { caller: "a", want: 8 } });
+    expect(lease).toMatchObject({ units: 8, spanMs: 2_500 });
+    // Restarted at 1,100; the isolate may use its 8 units until 3,500, so they count until 13,500.
+    const restarted = new Counter(store, "k");
+    expect(restarted.size(limit, 1_100)).toBe(9);
+    expect(restarted.size(limit, 13_499)).toBe(8);
+    expect(restarted.size(limit, 13_500)).toBe(0);
+    // The restarted object does not know the lease: given back, it stays counted in full.
+    restarted.decide(limit, 1, 1_200, { lease: { caller: "a", want: 0, returned: { id: lease!.id, units: 8, spanMs: 2_500, usedAtMs: [10] } } });
+    expect(restarted.size(limit, 1_200)).toBe(10);
+  });
+
+  it("a lease given back is replaced by its uses, at their times; a second return of it changes nothing", () => {
+    // 800: a first call is leased at most 1% of count (lease.ts, "sole caller").
+    const limit = { count: 800, intervalMs: 10_000 };
+    const counter = new Counter(new MemoryCounterStore(), "k");
+    const { lease } = counter.decide(limit, 1, 1_000, { lease: { caller: "a", want: 8 } });
+    const returned = { id: lease!.id, units: 8, spanMs: 2_500, usedAtMs: [100, 300] };
+    counter.decide(limit, 1, 1_500, { lease: { caller: "a", want: 0, returned } });
+    expect(counter.inspect(limit, 1_500).ages).toEqual([500, 400, 200, 0]);
+    counter.decide(limit, 1, 1_600, { lease: { caller: "a", want: 0, returned } });
+    expect(counter.inspect(limit, 1_600).admissions).toBe(5);
+    // A return that does not fit the lease (more uses than units) is refused: the units stay.
+    const next = counter.decide(limit, 1, 1_700, { lease: { caller: "a", want: 8 } }).lease!;
+    counter.decide(limit, 1, 1_800, { lease: { caller: "a", want: 0, returned: { id: next.id, units: next.units, spanMs: next.spanMs, usedAtMs: Array(next.units + 1).fill(1) } } });
+    expect(counter.inspect(limit, 1_800).admissions).toBe(7 + next.units);
+  });
+
+  it("counters below LEASE_MIN_COUNT are never leased; a lease leaves three quarters of the room to others", () => {
+    const small = new Counter(new MemoryCounterStore(), "s");
+    expect(small.decide({ count: LEASE_MIN_COUNT - 1, intervalMs: 1_000 }, 1, 0, { lease: { caller: "a", want: 8 } }).lease).toBeUndefined();
+    const big = new Counter(new MemoryCounterStore(), "b");
+    const limit = { count: 1_000, intervalMs: 1_000 };
+    big.decide(limit, 980, 0);
+    // 19 left after its own request: a quarter of that, 4.
+    expect(big.decide(limit, 1, 0, { lease: { caller: "a", want: 50 } }).lease?.units).toBe(4);
+  });
+
+  it("a denial while another isolate holds a lease may be cached only until that lease ends: it may come back unused", () => {
+    const limit = { count: 800, intervalMs: 10_000 };
+    const counter = new Counter(new MemoryCounterStore(), "k");
+    const lease = counter.decide(limit, 1, 0, { lease: { caller: "a", want: 8 } }).lease!;
+    expect(lease.units).toBe(8);
+    const verdicts = counter.decide(limit, 800, 100, { lease: { caller: "b", want: 0 } }).verdicts;
+    const denied = verdicts.find((v) => !v.allowed)!;
+    // The window frees a unit 10 s after the first admission; a's lease ends at 2,500.
+    expect(denied.retryInMs).toBe(9_900);
+    expect(denied.cacheForMs).toBe(lease.spanMs - 100);
+    // Its own lease does not shorten a's denials.
+    expect(counter.decide(limit, 1, 200, { lease: { caller: "a", want: 0 } }).verdicts[0]!.cacheForMs).toBeUndefined();
+  });
+});
