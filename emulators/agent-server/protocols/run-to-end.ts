@@ -1,6 +1,6 @@
 import type { JsonValue } from "../../shared/pydantic/json.ts";
 import { ok, type Result } from "../../shared/result.ts";
-import { stepDelayMs } from "../config.ts";
+import { stepDelayMs } from "../settings.ts";
 import type { AgentServerBindings } from "../env.ts";
 import { runsOf } from "../state-access.ts";
 import { runRequest } from "../runs/request.ts";

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import type { AgentServerEnv } from "../env.ts";
 import { answer, refusal, unprocessable } from "../../shared/answer.ts";
 import { validate } from "../../shared/validate.ts";
-import { stepDelayMs } from "../config.ts";
+import { stepDelayMs } from "../settings.ts";
 import { RunIdParam, ThreadIdParam } from "../ids.ts";
 import { runsOf } from "../state-access.ts";
 import { CancelQuery, JoinQuery, JoinStreamQuery, readLastEventId, RunListQuery } from "./query-schema.ts";

@@ -7,7 +7,7 @@ import { optionalField } from "../../shared/pydantic/optional.ts";
 import { uuid } from "../../shared/pydantic/uuid.ts";
 import { valueError } from "../../shared/pydantic/value-error.ts";
 import { validate } from "../../shared/validate.ts";
-import { stepDelayMs } from "../config.ts";
+import { stepDelayMs } from "../settings.ts";
 import { runsOf } from "../state-access.ts";
 import { RunIdOnlyParam } from "./query-schema.ts";
 import { CancelQuery, JoinStreamQuery, readLastEventId } from "./query-schema.ts";

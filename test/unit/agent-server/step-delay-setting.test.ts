@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { stepDelayMs } from "../../../emulators/agent-server/config.ts";
+import { stepDelayMs } from "../../../emulators/agent-server/settings.ts";
 import { SettingError } from "../../../src/http/setting-error.ts";
 
 describe("AGENT_SERVER_STEP_DELAY_MS", () => {
