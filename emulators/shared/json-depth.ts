@@ -5,7 +5,7 @@
  *
  * Safe end to end, with room to spare: the emulators' body-reading tests
  * (test/workers/{agent-server,control-plane}/body-reading.test.ts) store, read
- * back and searches bodies at exactly this depth, as the first requests of a fresh isolate (cold,
+ * back and search bodies at exactly this depth, as the first requests of a fresh isolate (cold,
  * when V8 runs unoptimized code with its larger stack frames). How far past it the emulators
  * overflow, measured: docs/emulators.md, "Body depth".
  */
