@@ -157,7 +157,7 @@ export class Counting {
         continue;
       }
       const recorded = this.#fallback.reports(counter, limit, sentAt);
-      const lease = algorithm === "sliding-window" ? this.#leases.request(counter) : undefined;
+      const lease = algorithm === "sliding-window" ? this.#leases.request(counter, sentAt) : undefined;
       parts.set(counter, { batch: { key, limit, algorithm, hits: 1, ...(recorded.length > 0 && { recorded }), ...(lease && { lease }) }, cacheDenials, verdicts: [], next: 0 });
     }
     let timer: ReturnType<typeof setTimeout> | undefined;

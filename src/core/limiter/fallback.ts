@@ -39,11 +39,11 @@ export interface Observed {
  */
 export class LocalFallback {
   readonly #seen = new Map<string, Observed>();
-  readonly #windows = new Map<string, SlidingWindow>();
-  /** Local admissions not yet in a report, by counter. */
-  readonly #open = new Map<string, number[]>();
-  /** Reports sent (or about to be) and not yet acknowledged, by counter. */
-  readonly #pending = new Map<string, { id: string; times: number[] }[]>();
+  /**
+   * The counters decided locally: each one's window, its admissions not yet in a report (`open`)
+   * and its reports sent (or about to be) and not yet acknowledged (`pending`).
+   */
+  readonly #local = new Map<string, Local>();
   readonly #maxCounters: number;
   readonly #prefix: string;
   #seq = 0;
@@ -58,30 +58,28 @@ export class LocalFallback {
   observe(key: string, observed: Observed): void {
     setBounded(this.#seen, key, observed, this.#maxCounters);
     // The object answers again: it is the authority once it has been told of local admissions.
-    if (!this.#open.has(key) && !this.#pending.has(key)) this.#windows.delete(key);
+    const local = this.#local.get(key);
+    if (local && local.open.length === 0 && local.pending.length === 0) this.#local.delete(key);
   }
 
   /** Decides one request locally, recording it when admitted. */
   decide(key: string, limit: Limit, now: number): Decision {
-    let window = this.#windows.get(key);
-    if (!window) {
-      window = new SlidingWindow(limit);
+    let local = this.#local.get(key);
+    if (!local) {
+      const window = new SlidingWindow(limit);
       const seen = this.#seen.get(key);
       if (seen && seen.at > now - limit.intervalMs) {
         const { used, at, leased } = seen;
         const units = leased && leased.until + limit.intervalMs > now ? Math.min(leased.units, used) : 0;
         window.seed([...new Array<number>(used - units).fill(at), ...new Array<number>(units).fill(Math.max(at, leased?.until ?? at))]);
       }
-      setBounded(this.#windows, key, window, this.#maxCounters);
+      this.#makeRoom(now);
+      this.#local.set(key, (local = { window, open: [], pending: [] }));
     } else {
-      window.setLimit(limit);
+      local.window.setLimit(limit);
     }
-    const decision = window.hit(now);
-    if (decision.allowed) {
-      const times = this.#open.get(key) ?? [];
-      times.push(now);
-      setBounded(this.#open, key, times, this.#maxCounters);
-    }
+    const decision = local.window.hit(now);
+    if (decision.allowed) local.open.push(now);
     return decision;
   }
 
@@ -91,37 +89,56 @@ export class LocalFallback {
    * are left out.
    */
   reports(key: string, limit: Limit, now: number): readonly FallbackReport[] {
+    const local = this.#local.get(key);
     // Most counters never fell back: nothing to report, nothing to allocate.
-    if (this.#open.size === 0 && this.#pending.size === 0) return NONE;
-    const open = this.#open.get(key);
-    this.#open.delete(key);
-    let pending = this.#pending.get(key) ?? [];
-    if (open && open.length > 0) pending.push({ id: `${this.#prefix}-${++this.#seq}`, times: open });
-    pending = pending.filter((r) => r.times.some((t) => t > now - limit.intervalMs));
-    if (pending.length === 0) {
-      this.#pending.delete(key);
-      return [];
-    }
-    setBounded(this.#pending, key, pending, this.#maxCounters);
-    return pending.map(({ id, times }) => ({ id, agesMs: times.map((t) => Math.max(0, now - t)) }));
+    if (!local) return NONE;
+    if (local.open.length > 0) local.pending.push({ id: `${this.#prefix}-${++this.#seq}`, times: local.open.splice(0) });
+    local.pending = local.pending.filter((r) => r.times.some((t) => t > now - limit.intervalMs));
+    return local.pending.map(({ id, times }) => ({ id, agesMs: times.map((t) => Math.max(0, now - t)) }));
   }
 
   /** A call carrying `reports` was answered: the object has counted them. */
   delivered(key: string, reports: readonly FallbackReport[]): void {
-    if (reports.length === 0) return;
+    const local = this.#local.get(key);
+    if (reports.length === 0 || !local) return;
     const ids = new Set(reports.map((r) => r.id));
-    const left = (this.#pending.get(key) ?? []).filter((r) => !ids.has(r.id));
-    if (left.length > 0) this.#pending.set(key, left);
-    else this.#pending.delete(key);
+    local.pending = local.pending.filter((r) => !ids.has(r.id));
   }
 
   /** True while `key` has a local window (its object failed and has not been told since). */
   isActive(key: string): boolean {
-    return this.#windows.has(key);
+    return this.#local.has(key);
   }
 
   /** Counters this isolate is deciding locally now (their objects failed), for health and metrics. */
   get active(): number {
-    return this.#windows.size;
+    return this.#local.size;
+  }
+
+  /**
+   * Keeps the local windows bounded without forgetting an admission: a window forgotten while it
+   * holds admissions would start again empty and admit `count` more in the same window (issue 32).
+   * So only windows with nothing left in them make room (a few of the oldest looked at per new
+   * one); past the bound, memory follows the counters with local admissions in the last interval.
+   */
+  #makeRoom(now: number): void {
+    if (this.#local.size < this.#maxCounters) return;
+    let looked = 0;
+    for (const [key, { window }] of this.#local) {
+      if (++looked > ROOM_LOOK) return;
+      if (window.isIdle(now)) this.#local.delete(key);
+    }
   }
 }
+
+/** One counter decided locally (LocalFallback). */
+interface Local {
+  readonly window: SlidingWindow;
+  /** Local admissions not yet in a report. */
+  readonly open: number[];
+  /** Reports sent (or about to be) and not yet acknowledged. */
+  pending: { id: string; times: number[] }[];
+}
+
+/** Oldest local windows looked at for one that may go, per new window past the bound. */
+const ROOM_LOOK = 64;

@@ -19,8 +19,8 @@ import type { Limit, Verdict } from "./types.ts";
  * a client spread over several isolates would be refused early. The object therefore leases only
  * to an isolate that calls a counter alone: none while another isolate has called it within the
  * last interval (`CallerHistory`). An isolate that has not yet called alone for SOLE_CALLS calls
- * gets at most 1% of `count` (the first call of a counter can not tell who comes next); one that
- * has, the usual sizes. What a second isolate can meet unused is therefore at most 1% of `count`,
+ * and a whole interval gets at most 1% of `count` (the first calls of a counter can not tell who
+ * comes next); one that has, the usual sizes. What a second isolate can meet unused is therefore at most 1% of `count`,
  * or one lease of an isolate that served the counter alone before it (docs/counting.md).
  */
 
@@ -50,12 +50,14 @@ export interface LeaseRequest {
 
 /**
  * Who has been calling one counter, as the object sees it: the last caller, how many calls in a
- * row it made, and when a different caller was last seen. In memory only: a restarted object
- * starts again from "nobody yet", which leases at most 1%.
+ * row it made, since when it has called alone, and when a different caller was last seen. In
+ * memory only: a restarted object starts again from "nobody yet", which leases at most 1%.
  */
 export class CallerHistory {
   #last: string | undefined;
   #streak = 0;
+  /** When the last caller's calls alone began: its first call, or its first after another caller's. */
+  #aloneSince = Number.POSITIVE_INFINITY;
   #sharedAt = Number.NEGATIVE_INFINITY;
 
   /** Notes a call from `caller` at `now` (undefined: a caller that did not say, so anyone). */
@@ -72,12 +74,19 @@ export class CallerHistory {
     if (this.#last !== undefined) this.#sharedAt = now;
     this.#last = caller;
     this.#streak = 1;
+    this.#aloneSince = now;
   }
 
-  /** The most units `caller` may be leased now: none while the counter is shared. */
+  /**
+   * The most units `caller` may be leased now: none while the counter is shared; 1% of `count`
+   * until it has called alone for SOLE_CALLS calls and a whole interval (a few calls in a few ms
+   * say nothing of who comes next: a lease of the usual size left then is what a second isolate
+   * meets unused, issue 33); the usual sizes after that.
+   */
   leaseCap(caller: string, limit: Limit, now: number): number {
     if (caller !== this.#last || now - this.#sharedAt < limit.intervalMs) return 0;
-    return this.#streak >= SOLE_CALLS ? Number.POSITIVE_INFINITY : Math.floor(limit.count / 100);
+    const alone = this.#streak >= SOLE_CALLS && now - this.#aloneSince >= limit.intervalMs;
+    return alone ? Number.POSITIVE_INFINITY : Math.floor(limit.count / 100);
   }
 }
 
@@ -143,6 +152,25 @@ export function fitsLease(returned: LeaseReturn, held: { units: number; spanMs: 
   );
 }
 
+/** A lease ended and not yet given back: what goes back, what to ask next, and until when the object counts it. */
+interface Ended {
+  readonly returned: LeaseReturn;
+  readonly next: number;
+  readonly countsUntil: number;
+}
+
+/** Oldest entries a full LeaseBook looks at for one it may drop, per call. */
+const PURGE_LOOK = 64;
+
+/** Drops those of the PURGE_LOOK oldest entries of `map` that are `done`. */
+function dropOldest<V>(map: Map<string, V>, done: (value: V) => boolean): void {
+  let looked = 0;
+  for (const [name, value] of map) {
+    if (++looked > PURGE_LOOK) return;
+    if (done(value)) map.delete(name);
+  }
+}
+
 interface Held {
   readonly grant: LeaseGrant;
   readonly limit: Limit;
@@ -155,12 +183,16 @@ interface Held {
 
 /**
  * One isolate's leases, by counter name: decides requests locally while a lease lasts, and hands
- * each ended lease back with the next call to that counter. Bounded like the deny cache: a lease
- * dropped for room is never given back, and its units stay counted until they expire (safe).
+ * each ended lease back with the next call to that counter. Bounded, but never by dropping a lease
+ * the object may still count: a lease never given back keeps its units in the object's window
+ * until an interval after its end, where a client on this isolate meets them as admissions it did
+ * not make (issue 33). So only leases past that point are dropped for room, and while the book is
+ * full of live ones it asks for no new lease (`request` wants none): a call per request, never an
+ * early refusal.
  */
 export class LeaseBook {
   readonly #held = new Map<string, Held>();
-  readonly #ended = new Map<string, { returned: LeaseReturn; next: number }>();
+  readonly #ended = new Map<string, Ended>();
   readonly #wants = new Map<string, number>();
   readonly #max: number;
   /** This isolate, as the objects know it (`LeaseRequest.caller`). */
@@ -198,17 +230,17 @@ export class LeaseBook {
   }
 
   /**
-   * What the next call for `name` asks: units, and the lease to give back. A lease still held is
+   * What the next call for `name`, sent at `now`, asks: units, and the lease to give back. A lease still held is
    * ended and given back too (requests queued before it came go to the object in one call): its
    * unused units must not count against them, or the object would deny what a single window admits.
    * The lease given back stays here until a call carrying it is answered (`accept`): a call lost
    * with a cancelled request leaves it to go with the next one (the object takes a lease back once).
    */
-  request(name: string): LeaseRequest {
+  request(name: string, now: number): LeaseRequest {
     const held = this.#held.get(name);
     if (held) this.#end(name, held, "call");
     const ended = this.#ended.get(name);
-    const want = ended?.next ?? this.#wants.get(name) ?? FIRST_WANT;
+    const want = this.#hasRoom(now) ? (ended?.next ?? this.#wants.get(name) ?? FIRST_WANT) : 0;
     return ended ? { caller: this.caller, want, returned: ended.returned } : { caller: this.caller, want };
   }
 
@@ -219,7 +251,8 @@ export class LeaseBook {
     if (!grant) return;
     const previous = this.#held.get(name);
     if (previous) this.#end(name, previous, "call");
-    setBounded(this.#held, name, { grant, limit, from, usedAtMs: [], gone: 0 }, this.#max);
+    // Never dropped for room (the class comment): at most the calls in flight past the bound.
+    this.#held.set(name, { grant, limit, from, usedAtMs: [], gone: 0 });
   }
 
   /** Leases held now, for tests. */
@@ -237,7 +270,20 @@ export class LeaseBook {
     const next = used >= units ? Math.min(MAX_WANT, units * 2) : why === "call" ? units : Math.max(MIN_WANT, used);
     const earlier = this.#ended.get(name);
     // One lease goes back per call; an earlier one not yet given back stays counted (safe).
-    if (!earlier) setBounded(this.#ended, name, { returned: { id, units, spanMs, usedAtMs: held.usedAtMs }, next }, this.#max);
+    if (!earlier) this.#ended.set(name, { returned: { id, units, spanMs, usedAtMs: held.usedAtMs }, next, countsUntil: held.from + spanMs + held.limit.intervalMs });
     setBounded(this.#wants, name, next, this.#max);
+  }
+
+  /**
+   * True when a new lease fits in the book: below its bound, after dropping the oldest leases
+   * whose units the object no longer counts (an interval after their end: given back or not, they
+   * change nothing any more). Looks at a few of the oldest only, so a book full of live leases
+   * costs little per request.
+   */
+  #hasRoom(now: number): boolean {
+    if (this.#held.size + this.#ended.size < this.#max) return true;
+    dropOldest(this.#held, (held) => held.from + held.grant.spanMs + held.limit.intervalMs <= now);
+    dropOldest(this.#ended, (ended) => ended.countsUntil <= now);
+    return this.#held.size + this.#ended.size < this.#max;
   }
 }

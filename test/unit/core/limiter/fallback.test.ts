@@ -92,10 +92,16 @@ describe("LocalFallback: what an isolate admits while a counter's object fails",
     );
   });
 
-  it("keeps its memory bounded", () => {
+  it("keeps its memory bounded: past the bound a window makes room once nothing in it is in the window, never before (issue 32)", () => {
     const fallback = new LocalFallback({ maxCounters: 100 });
     for (let i = 0; i < 1_000; i++) fallback.decide(`c${i}`, LIMIT, T0);
+    // Each holds an admission still in its window: forgetting one would let it admit count again.
+    expect(fallback.isActive("c0")).toBe(true);
+    expect(fallback.active).toBe(1_000);
+    // An interval later they hold nothing: new windows take their room.
+    for (let i = 0; i < 1_000; i++) fallback.decide(`d${i}`, LIMIT, T0 + LIMIT.intervalMs);
     expect(fallback.isActive("c0")).toBe(false);
-    expect(fallback.isActive("c999")).toBe(true);
+    expect(fallback.isActive("d999")).toBe(true);
+    expect(fallback.active).toBe(1_000);
   });
 });

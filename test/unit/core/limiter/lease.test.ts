@@ -27,7 +27,7 @@ describe("admission leases", () => {
               admitted.push(now);
               continue;
             }
-            const request = book.request("k");
+            const request = book.request("k", now);
             const { verdicts, lease } = counter.decide(limit, 1, now, { lease: request });
             book.accept("k", limit, lease, now, request);
             if (verdicts[0]!.allowed) admitted.push(now);
@@ -62,7 +62,7 @@ describe("admission leases", () => {
               admitted.push({ at: now, on: held[isolate]! });
               continue;
             }
-            const request = book.request("k");
+            const request = book.request("k", now);
             if (request.returned) held[isolate]!.back = true;
             const { verdicts, lease } = counter.decide(limit, 1, now, { lease: request });
             book.accept("k", limit, lease, now, request);

@@ -16,7 +16,7 @@ describe("never more than count in a window", () => {
     const counter = new Counter(new MemoryCounterStore(), "k");
     const a = new LeaseBook({ caller: "a" });
     // Isolate a, alone so far, takes a lease.
-    const request = a.request("k");
+    const request = a.request("k", 0);
     const first = counter.decide(limit, 1, 0, { lease: request });
     a.accept("k", limit, first.lease, 0, request);
     expect(first.lease?.units).toBeGreaterThan(0);
@@ -24,7 +24,7 @@ describe("never more than count in a window", () => {
     const filled = counter.decide(limit, 200, 1, { lease: { want: 0, caller: "b" } }).verdicts.filter((v) => v.allowed).length;
     counter.decide(limit, 1, 2, { lease: { want: 0, caller: "b" }, recorded: [{ id: "b-1", agesMs: Array(10).fill(0) }] });
     // Isolate a gives its lease back unused.
-    const back = a.request("k");
+    const back = a.request("k", 3);
     counter.decide(limit, 1, 3, { lease: back });
     // 1 + filled + 10 real admissions are in the window: nothing more may be admitted.
     expect(1 + filled + 10).toBeGreaterThanOrEqual(limit.count);

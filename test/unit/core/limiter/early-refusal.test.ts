@@ -1,0 +1,100 @@
+// The early refusals a review found (issue 33), each driven through the Counter the Durable Object
+// runs and the LeaseBook an isolate keeps, as the review drove them. Each failed before its fix.
+import { describe, expect, it } from "vitest";
+import { Counter, LeaseBook, LocalFallback, MemoryCounterStore, type Limit } from "../../../../src/core/limiter/index.ts";
+
+const ROW_25: Limit = { count: 1_000, intervalMs: 10_000 };
+
+/** One request of the client through `book` at `now`: on its lease, or a call to the object. */
+function send(counter: Counter, book: LeaseBook, name: string, limit: Limit, now: number): { allowed: boolean; retryInMs: number; byLease: boolean } {
+  const local = book.admit(name, limit, now);
+  if (local) return { allowed: true, retryInMs: 0, byLease: true };
+  const request = book.request(name, now);
+  const { verdicts, lease } = counter.decide(limit, 1, now, { lease: request });
+  book.accept(name, limit, lease, now, request);
+  return { ...verdicts[0]!, byLease: false };
+}
+
+describe("no early refusal from units leased and never given back", () => {
+  it("a client served by isolate A for 83 ms, then by isolate B: B is refused no earlier than 99% of count", () => {
+    const counter = new Counter(new MemoryCounterStore(), "k");
+    const a = new LeaseBook({ caller: "a" });
+    const b = new LeaseBook({ caller: "b" });
+    let now = 1_000_000;
+    let admitted = 0;
+    // A serves the client alone, one request a millisecond, for 83 ms: it holds a lease at the end.
+    for (; now < 1_000_083; now++) if (send(counter, a, "k", ROW_25, now).allowed) admitted++;
+    // Then B serves it alone, as fast as it asks, until the first refusal.
+    let refused: { retryInMs: number } | undefined;
+    while (!refused) {
+      const answer = send(counter, b, "k", ROW_25, now++);
+      if (answer.allowed) admitted++;
+      else refused = answer;
+    }
+    // A's unused units may stand between B and the limit, but only what a first interval allows.
+    expect(admitted).toBeGreaterThanOrEqual(0.99 * ROW_25.count);
+    expect(admitted).toBeLessThanOrEqual(ROW_25.count);
+  });
+
+  it("a lease pushed out of a full LeaseBook by 10,000 other counters still comes back: the same isolate is refused only at count", () => {
+    const store = new MemoryCounterStore();
+    const counter = new Counter(store, "k");
+    const book = new LeaseBook({ caller: "a" });
+    const admitted: number[] = [];
+    let now = 1_000_000;
+    // The client, alone on this isolate for more than an interval: its counter leases it the usual sizes.
+    for (; now < 1_000_000 + 11_000; now += 100) if (send(counter, book, "k", ROW_25, now).allowed) admitted.push(now);
+    let leased = false;
+    for (let i = 0; i < 3 && !leased; i++, now++) {
+      const answer = send(counter, book, "k", ROW_25, now);
+      if (answer.allowed) admitted.push(now);
+      leased = answer.byLease;
+    }
+    expect(leased).toBe(true);
+    // 10,000 other counters of this isolate are leased units too (each its own counter).
+    for (let i = 0; i < 10_000; i++) {
+      const name = `other-${i}`;
+      const request = book.request(name, now);
+      const { lease } = new Counter(store, name).decide(ROW_25, 1, now, { lease: request });
+      book.accept(name, ROW_25, lease, now, request);
+    }
+    // The client again on the same isolate, as fast as it asks, until the first refusal.
+    for (; ; now++) {
+      if (!send(counter, book, "k", ROW_25, now).allowed) break;
+      admitted.push(now);
+    }
+    // Refused only once the window holds count real admissions.
+    expect(admitted.filter((t) => t > now - ROW_25.intervalMs)).toHaveLength(ROW_25.count);
+  });
+
+  it("a full LeaseBook drops only leases the object no longer counts, and asks for none while every one still counts", () => {
+    const limit: Limit = { count: 800, intervalMs: 1_000 };
+    const book = new LeaseBook({ caller: "a", maxCounters: 2 });
+    const grant = (id: string) => ({ id, units: 8, spanMs: 250, base: 0, expiringMs: [] });
+    book.accept("x", limit, grant("x1"), 0, book.request("x", 0));
+    book.accept("y", limit, grant("y1"), 0, book.request("y", 0));
+    // Both still count at their objects (until 250 + 1,000): no room for a third.
+    expect(book.request("z", 1_000).want).toBe(0);
+    expect(book.size).toBe(2);
+    // Once they no longer count, they make room.
+    expect(book.request("z", 1_250).want).toBeGreaterThan(0);
+    expect(book.size).toBe(0);
+  });
+});
+
+describe("no second count from a fallback window forgotten in an outage (issue 32)", () => {
+  it("a counter's local window is not forgotten while it holds admissions, however many other counters fall back", () => {
+    const limit: Limit = { count: 15, intervalMs: 10_000 };
+    const fallback = new LocalFallback({ caller: "a" });
+    const now = 1_000_000;
+    let admitted = 0;
+    for (let i = 0; i < 30; i++) if (fallback.decide("k", limit, now).allowed) admitted++;
+    expect(admitted).toBe(15);
+    // 10,000 other counters of this isolate fall back too.
+    for (let i = 0; i < 10_000; i++) fallback.decide(`other-${i}`, limit, now + 1);
+    for (let i = 0; i < 30; i++) if (fallback.decide("k", limit, now + 2).allowed) admitted++;
+    expect(admitted).toBe(15);
+    // And its admissions are still reported to the object once it answers.
+    expect(fallback.reports("k", limit, now + 3).flatMap((r) => r.agesMs)).toHaveLength(15);
+  });
+});
