@@ -1,5 +1,6 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { encodeEvent } from "../shared/sse.ts";
+import { acceptEchoSocket } from "./websocket-echo.ts";
 
 /** Which upstream this binding stands in for (wrangler.toml `props`). */
 interface EchoProps {
@@ -14,6 +15,7 @@ const SSE_DELAY_MS = 50;
  * - a request with a body gets that body streamed back unchanged;
  * - `Accept: text/event-stream` gets `?events=N` (default 3) server-sent events, spaced in time,
  *   so tests can see events arrive before the stream ends;
+ * - a WebSocket upgrade (`Upgrade: websocket`) is accepted and every frame echoed (websocket-echo.ts);
  * - anything else gets a JSON description of the request.
  * `x-echo-*` response headers carry the upstream name, method and path either way.
  */
@@ -26,6 +28,7 @@ export class HostedApiEcho extends WorkerEntrypoint<unknown, EchoProps> {
       "x-echo-method": request.method,
       "x-echo-path": url.pathname,
     });
+    if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return acceptEchoSocket(headers);
     if (request.headers.get("accept")?.includes("text/event-stream")) {
       headers.set("content-type", "text/event-stream");
       headers.set("cache-control", "no-cache");

@@ -1,3 +1,4 @@
+import { IDENTITY_HEADERS } from "../core/rules/read-request.ts";
 import { clientConnectionOptions, HOP_BY_HOP_HEADERS } from "./hop-by-hop.ts";
 
 /*
@@ -44,7 +45,8 @@ const DROPPED = new Set([...CLIENT_ADDRESS_HEADERS, ...REQUEST_REWRITE_HEADERS, 
  *   `X-Real-IP`, `True-Client-IP` and `Forwarded` are set from `CF-Connecting-IP` alone (the
  *   address Cloudflare's edge saw, `edgeAddress`), and `X-Forwarded-Host`/`-Proto` from the URL;
  * - hop-by-hop headers are dropped, with every header the client's `Connection` names
- *   (hop-by-hop.ts); a `Connection` naming anything but header names is refused. The headers the
+ *   (hop-by-hop.ts); a `Connection` naming anything but header names, or naming an identity
+ *   header (`x-api-key`, `x-user-id`: the request was counted by it), is refused. The headers the
  *   gateway sets are its own, never the client's connection's, so `Connection` cannot remove them.
  * One scan of the client's names finds what to drop from the copy. The headers are copied whole
  * (with the request) and pruned, never rebuilt line by line: in workerd each line handed over
@@ -62,6 +64,10 @@ export function prepareUpstreamHeaders(headers: Headers, sent: Headers, url: URL
   if (connection) {
     const options = clientConnectionOptions(sent.get("connection") ?? "");
     if (!options.ok) return `Invalid Connection header value: ${options.invalid.join(", ")}`;
+    // The identity was counted from these headers; dropped on the way, the upstream would act for
+    // another caller (no key: the address's) than the one counted.
+    const identity = options.names.find((name) => (IDENTITY_HEADERS as readonly string[]).includes(name));
+    if (identity !== undefined) return `Connection must not name ${identity}: the rate limit counts the request by it, so it is passed to the upstream.`;
     for (const name of options.names) headers.delete(name);
   }
 

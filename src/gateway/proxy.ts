@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { GatewaySettings, Upstream } from "./settings.ts";
 import { prepareUpstreamHeaders } from "./forwarded-headers.ts";
 import { downstreamHeaders } from "./hop-by-hop.ts";
+import { asWebSocketUpgrade, relayedSocket } from "./websocket.ts";
 import { countUpstream } from "./metrics.ts";
 import { problemResponse } from "../http/problem.ts";
 import type { UpstreamName } from "./routes.ts";
@@ -33,6 +34,8 @@ export async function forward(c: Context<GatewayEnv>, settings: GatewaySettings,
   // A client's own X-Forwarded-Prefix was dropped above; the gateway says which mount it took off,
   // so an upstream building its own URLs (an A2A agent card) gives ones that reach it again.
   if (request.strippedPrefix !== undefined) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
+  // A WebSocket upgrade (websocket.ts) asks the upstream for the socket in the one spelling it reads.
+  if (request.websocket) asWebSocketUpgrade(outgoing.headers);
   const response = refused === undefined ? await answer(settings, name, upstream, outgoing, headers) : Response.json({ detail: refused }, { status: 400, headers });
   countUpstream(c, settings, { upstream: name, status: response.status, ms: clock.now() - started });
   return response;
@@ -50,6 +53,8 @@ async function answer(settings: GatewaySettings, name: UpstreamName, upstream: U
   });
   try {
     const response = await Promise.race([upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), timeout]);
+    // An upstream's accepted socket is handed on as it is: frames then pass without the gateway.
+    if (response.webSocket) return relayedSocket(response, headers);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers: downstreamHeaders(response.headers, headers) });
   } catch (error) {
     const timedOut = error === TIMED_OUT;

@@ -27,7 +27,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
     // The one parse of the URL; the proxy reuses it.
     const url = new URL(raw.url);
     const { upstream, rawPath, forwardPrefix = "", strippedPrefix } = route(settings.routing, url);
-    const reading = readRequest(classifiers[upstream].table, { method: raw.method, rawPath, headers: raw.headers });
+    const reading = readRequest(classifiers[upstream].table, { method: raw.method, rawPath, headers: raw.headers, search: url.search });
     if (!reading.ok) {
       throw new HTTPException(reading.status, { res: Response.json({ detail: reading.detail }, { status: reading.status }) });
     }
@@ -44,6 +44,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
       userId: reading.userId,
       clientIp,
       edgeAddress: clientIp === UNKNOWN_CLIENT ? undefined : sent!.trim(),
+      ...(reading.websocket && { websocket: true }),
     };
   };
 }

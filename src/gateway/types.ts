@@ -24,6 +24,8 @@ export interface GatewayRequest {
   readonly clientIp: string;
   /** CF-Connecting-IP as the edge set it, trimmed; undefined when absent or not an address. */
   readonly edgeAddress: string | undefined;
+  /** Set on a WebSocket upgrade (src/core/rules/websocket-upgrade.ts): the proxy relays the socket. */
+  readonly websocket?: true;
 }
 
 /** Hono environment of the gateway app. */

@@ -16,6 +16,7 @@ import type { RuleTable } from "./load.ts";
 import { normalizePath } from "./normalize.ts";
 import { pathSegments } from "./request-facts.ts";
 import { canonicalUuid } from "./uuid.ts";
+import { readUpgrade } from "./websocket-upgrade.ts";
 
 /** What `readRequest` needs of the headers: the Fetch API's `Headers` (repeated lines joined by ", "). */
 export interface HeaderReader {
@@ -27,6 +28,8 @@ export interface RawRequest {
   /** The path as sent, still percent-encoded, without query (URL.pathname). */
   readonly rawPath: string;
   readonly headers: HeaderReader;
+  /** The query as sent (URL.search), read only on a WebSocket upgrade; "" when absent. */
+  readonly search?: string;
 }
 
 export type RequestReading =
@@ -39,6 +42,8 @@ export type RequestReading =
       readonly upstreamPath: string;
       readonly apiKey: string | null;
       readonly userId: string | null;
+      /** A WebSocket upgrade the proxy relays as one (websocket-upgrade.ts). */
+      readonly websocket: boolean;
     }
   | { readonly ok: false; readonly status: 400; readonly detail: string };
 
@@ -76,10 +81,15 @@ export function readRequest(table: RuleTable, raw: RawRequest): RequestReading {
     identity[name] = value;
   }
 
+  // Only a request with an Upgrade header pays for reading one.
+  const upgrade = raw.headers.get("upgrade");
+  const upgrading = upgrade === null ? undefined : readUpgrade(raw.method, upgrade, raw.headers, raw.search ?? "");
+  if (upgrading && !upgrading.ok) return refuse(upgrading.detail);
+
   const normalized = normalizePath(raw.rawPath);
   if (!normalized.ok) return refuse(`Malformed request path: ${normalized.detail}`);
   const { path, upstreamPath } = canonicalUuidParameters(table, normalized.path, normalized.upstreamPath);
-  return { ok: true, method: raw.method, path, upstreamPath, apiKey: identity["x-api-key"], userId: identity["x-user-id"] };
+  return { ok: true, method: raw.method, path, upstreamPath, apiKey: identity["x-api-key"], userId: identity["x-user-id"], websocket: upgrading?.websocket ?? false };
 }
 
 function refuse(detail: string): RequestReading {

@@ -1,0 +1,45 @@
+// The gateway folder's WebSocket helpers (websocket-relay and websocket-evasion tests).
+import { expect } from "vitest";
+
+/** The headers of a well-formed WebSocket upgrade, `extra` added. */
+export function upgradeHeaders(extra: Record<string, string> = {}): Record<string, string> {
+  return { upgrade: "websocket", connection: "Upgrade", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", ...extra };
+}
+
+/** What one side of a socket received, in order, and how it was closed. */
+export interface SocketPeer {
+  /** The next frame received (text as a string, binary as bytes), waiting for it if need be. */
+  next(): Promise<string | Uint8Array>;
+  /** Settles with the close frame this side received. */
+  readonly closed: Promise<{ code: number; reason: string }>;
+  readonly socket: WebSocket;
+}
+
+/** Accepts the socket of a 101 and queues what it receives; fails the test when there is none. */
+export function acceptSocket(res: Response): SocketPeer {
+  expect(res.status).toBe(101);
+  const socket = res.webSocket;
+  expect(socket).not.toBeNull();
+  const ws = socket!;
+  ws.binaryType = "arraybuffer";
+  ws.accept();
+  const frames: Array<string | Uint8Array> = [];
+  const waiting: Array<(frame: string | Uint8Array) => void> = [];
+  ws.addEventListener("message", (event) => {
+    const frame = typeof event.data === "string" ? event.data : new Uint8Array(event.data as ArrayBuffer);
+    const waiter = waiting.shift();
+    if (waiter) waiter(frame);
+    else frames.push(frame);
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    ws.addEventListener("close", (event) => resolve({ code: event.code, reason: event.reason }));
+  });
+  return {
+    socket: ws,
+    closed,
+    next: () => (frames.length > 0 ? Promise.resolve(frames.shift()!) : new Promise((resolve) => waiting.push(resolve))),
+  };
+}
+
+/** The rule a response was counted on, from its RateLimit-Policy name. */
+export const ruleNameOf = (res: Response) => /^"([^"]+)"/.exec(res.headers.get("ratelimit-policy") ?? "")?.[1];
