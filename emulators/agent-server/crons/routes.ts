@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import type { AgentServerEnv } from "../env.ts";
 import { answer, unprocessable, answerPage } from "../../shared/answer.ts";
 import type { JsonObject } from "../../shared/pydantic/json.ts";
+import { readJsonBody } from "../../shared/request-body.ts";
 import { validate } from "../../shared/validate.ts";
 import { resolveAssistantRef, ThreadIdParam } from "../ids.ts";
 import { cronsOf } from "../state-access.ts";
@@ -56,7 +57,9 @@ async function cronRequest(
   threadId: string | null,
   onRunCompleted: "delete" | "keep" | null,
 ): Promise<CronRequest> {
-  const sent = (await c.req.json()) as JsonObject;
+  // The body as sent (nulls included), read again from the cache validate("json", ...) filled.
+  const read = await readJsonBody(c);
+  const sent = (read.ok ? read.value : {}) as JsonObject;
   return {
     threadId,
     assistantId: resolveAssistantRef(body.assistant_id),

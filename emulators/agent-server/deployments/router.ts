@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { toValidationErrors } from "../../../src/http/fastapi-errors.ts";
 import { canonicalUuid } from "../../../src/core/rules/uuid.ts";
+import { drainBounded } from "../../shared/request-body.ts";
 import { workspaceCredential } from "../../shared/workspace-credential.ts";
 import type { AgentServerBindings, AgentServerEnv } from "../env.ts";
 import { registryOf } from "../state-access.ts";
@@ -31,7 +32,7 @@ export function withDeployments(api: Hono<AgentServerEnv>) {
     const path = deploymentPath(url.pathname);
     if (!path) return api.fetch(request, env, ctx);
     const refuse = async (status: number, detail: unknown) => {
-      await request.arrayBuffer().catch(() => undefined);
+      if (request.body) await drainBounded(request.body).catch(() => undefined);
       return Response.json({ detail }, { status });
     };
     const credential = await workspaceCredential(request.headers);

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { readJsonBody } from "../../shared/request-body.ts";
 
 /** JSON-RPC 2.0's error codes (jsonrpc.org/specification#error_object), as MCP and A2A use them. */
 export const RPC_ERRORS = {
@@ -24,25 +25,28 @@ export type RpcMessage =
   | { readonly kind: "notification"; readonly method: string }
   | { readonly kind: "response"; readonly id: RpcId };
 
-/** A message the transport refuses before any method runs (HTTP 400), with the JSON-RPC error it is. */
+/** A message the transport refuses before any method runs (HTTP 400, or 413 for a body over the size bound), with the JSON-RPC error it is. */
 export interface RpcRefusal {
+  readonly status: 400 | 413;
   readonly error: RpcError;
 }
 
 /**
- * Reads one JSON-RPC 2.0 message from a POST body. Not JSON is a parse error; anything but one
- * object with `"jsonrpc": "2.0"`, a string `method` where there is one, a string or integer `id`
- * where there is one and object `params` is an invalid request. Batches (arrays) are refused:
- * MCP dropped them in 2025-06-18 and A2A never had them.
+ * Reads one JSON-RPC 2.0 message from a POST body, with the emulators' one body reader
+ * (shared/request-body.ts: its size and depth bounds), whatever the content type. A body that
+ * reader refuses (not JSON, not UTF-8, nested too deep, too large) is a parse error; anything but
+ * one object with `"jsonrpc": "2.0"`, a string `method` where there is one, a string or integer
+ * `id` where there is one and object `params` is an invalid request. Batches (arrays) are
+ * refused: MCP dropped them in 2025-06-18 and A2A never had them.
  */
-export function readRpcMessage(text: string): RpcMessage | RpcRefusal {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { error: { code: RPC_ERRORS.parseError, message: "Parse error: the body is not JSON." } };
+export async function readRpcMessage(c: Context): Promise<RpcMessage | RpcRefusal> {
+  const body = await readJsonBody(c, { anyContentType: true });
+  if (!body.ok || body.value === undefined) {
+    const why = !body.ok && body.status !== 422 ? body.detail : "the body is not JSON.";
+    return { status: !body.ok && body.status === 413 ? 413 : 400, error: { code: RPC_ERRORS.parseError, message: `Parse error: ${why}` } };
   }
-  const invalid = (why: string): RpcRefusal => ({ error: { code: RPC_ERRORS.invalidRequest, message: `Invalid request: ${why}` } });
+  const value = body.value;
+  const invalid = (why: string): RpcRefusal => ({ status: 400, error: { code: RPC_ERRORS.invalidRequest, message: `Invalid request: ${why}` } });
   if (Array.isArray(value)) return invalid("send one JSON-RPC message per request; batches are not supported.");
   if (value === null || typeof value !== "object") return invalid("the body must be a JSON-RPC 2.0 message (a JSON object).");
   const message = value as Record<string, unknown>;
@@ -77,6 +81,6 @@ export function rpcAnswer(c: Context, id: RpcId, outcome: { result: unknown } | 
  * with the JSON-RPC error object (`id: null`) beside it, as JSON-RPC answers a message it could not
  * read, so a JSON-RPC client finds the code it expects.
  */
-export function httpRefusal(c: Context, status: 400 | 404 | 405, detail: string, error?: RpcError): Response {
+export function httpRefusal(c: Context, status: 400 | 404 | 405 | 413, detail: string, error?: RpcError): Response {
   return c.json({ detail, ...(error ? { jsonrpc: "2.0", id: null, error } : {}) }, status);
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json-depth.ts";
 
 /**
  * A query integer read as pydantic reads one: optional sign and digits, surrounding blanks
@@ -105,7 +106,8 @@ export const queryChoices = <const C extends readonly [string, ...string[]]>(cho
 
 /** One query value as a list: a JSON list of strings, else (with `commas`) split at commas, else itself. */
 function splitList(text: string, commas: boolean): string[] {
-  if (text.startsWith("[")) {
+  // Bounded as bodies are (json-depth.ts): String() of a list nested thousands deep overflows the stack.
+  if (text.startsWith("[") && !nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     try {
       const parsed: unknown = JSON.parse(text);
       if (Array.isArray(parsed)) return parsed.map(String);

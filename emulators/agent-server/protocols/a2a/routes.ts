@@ -96,10 +96,9 @@ async function dispatch(c: Context<AgentServerEnv>, assistantId: string, method:
  */
 export const a2aRoutes = new Hono<AgentServerEnv>()
   .post("/a2a/:assistant_id", validate("param", AssistantIdParam), async (c) => {
-    const text = await c.req.text();
     if (!accepts(c.req.header("accept"), "application/json")) return httpRefusal(c, 400, "Accept header must include application/json");
-    const message = readRpcMessage(text);
-    if ("error" in message) return httpRefusal(c, 400, message.error.message, message.error);
+    const message = await readRpcMessage(c);
+    if ("error" in message) return httpRefusal(c, message.status, message.error.message, message.error);
     // The document's request requires an id: A2A has no client notifications, and the answer is the task.
     if (message.kind !== "request") {
       const error = { code: RPC_ERRORS.invalidRequest, message: "Invalid request: an A2A message is a JSON-RPC request with an id and a method." };

@@ -30,7 +30,6 @@ const PATHS = ["/mcp", "/mcp/"];
 
 export const mcpRoutes = new Hono<AgentServerEnv>()
   .on("POST", PATHS, async (c) => {
-    const text = await c.req.text();
     if (!accepts(c.req.header("accept"), "application/json") || !accepts(c.req.header("accept"), "text/event-stream")) {
       return httpRefusal(c, 400, "Not Acceptable: the Accept header must list both application/json and text/event-stream (MCP Streamable HTTP).");
     }
@@ -39,8 +38,8 @@ export const mcpRoutes = new Hono<AgentServerEnv>()
     if (version !== undefined && !MCP_PROTOCOL_VERSIONS.includes(version as (typeof MCP_PROTOCOL_VERSIONS)[number])) {
       return httpRefusal(c, 400, `Unsupported MCP-Protocol-Version '${version}'; supported: ${MCP_PROTOCOL_VERSIONS.join(", ")}.`);
     }
-    const message = readRpcMessage(text);
-    if ("error" in message) return httpRefusal(c, 400, message.error.message, message.error);
+    const message = await readRpcMessage(c);
+    if ("error" in message) return httpRefusal(c, message.status, message.error.message, message.error);
     // Notifications (notifications/initialized, cancellations) and responses need no answer.
     if (message.kind !== "request") return c.body(null, 202);
     const { id, method, params } = message;
