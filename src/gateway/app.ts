@@ -10,6 +10,7 @@ import { Isolate } from "./isolate.ts";
 import { forward } from "./proxy.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { requestReading } from "./request-reading.ts";
+import { refuseBodyOnBodiless } from "./request-body.ts";
 import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv } from "./types.ts";
 
@@ -46,6 +47,8 @@ export function createGateway(options: GatewayOptions = {}) {
     const settings = gatewaySettings(c.env);
     const request = read(c, settings);
     c.set("request", request);
+    // Refused here, a GET or HEAD with a body is never counted (the proxy could not send it).
+    await refuseBodyOnBodiless(c.req.raw);
     const headers = await limit(c, settings, request);
     return forward(c, settings, request, headers);
   });

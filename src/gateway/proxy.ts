@@ -5,6 +5,7 @@ import { downstreamHeaders } from "./hop-by-hop.ts";
 import { asWebSocketUpgrade, relayedSocket } from "./websocket.ts";
 import { countUpstream } from "./metrics.ts";
 import { problemResponse } from "../http/problem.ts";
+import { isBodiless } from "../core/rules/body-framing.ts";
 import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 
@@ -29,7 +30,7 @@ export async function forward(c: Context<GatewayEnv>, settings: GatewaySettings,
   // enable_request_signal flag workerd cancels the whole request, its subrequests with it).
   // An upstream's redirect is the client's to follow (`redirect: "manual"`): followed here, the
   // client would never see the 3xx, and its headers (x-api-key) would go to the redirect target.
-  const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: incoming.headers, body: incoming.body, signal: incoming.signal, redirect: "manual" });
+  const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: incoming.headers, body: isBodiless(incoming.method) ? null : incoming.body, signal: incoming.signal, redirect: "manual" });
   const refused = prepareUpstreamHeaders(outgoing.headers, incoming.headers, request.url, request.edgeAddress);
   // A client's own X-Forwarded-Prefix was dropped above; the gateway says which mount it took off,
   // so an upstream building its own URLs (an A2A agent card) gives ones that reach it again.
