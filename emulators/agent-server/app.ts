@@ -12,6 +12,7 @@ import { systemRoutes } from "./system/routes.ts";
 import { a2aRoutes } from "./protocols/a2a/routes.ts";
 import { mcpRoutes } from "./protocols/mcp/routes.ts";
 import { threadSearchRoutes } from "./threads/search-routes.ts";
+import { protocolRoutes } from "./protocols/v2/routes.ts";
 
 /**
  * The agent-server emulator: assistants (with versions), threads, and streamed runs of the
@@ -33,6 +34,7 @@ export function createAgentServer() {
   app.route("/assistants", assistantGraphRoutes);
   app.route("/threads", threadSearchRoutes);
   app.route("/threads", threadCronRoutes);
+  app.route("/threads", protocolRoutes);
   app.route("/runs/crons", cronRoutes);
   app.route("/store", storeRoutes);
   app.route("/", mcpRoutes);

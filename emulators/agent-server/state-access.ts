@@ -36,6 +36,7 @@ export const threadQueriesOf = (env: StateBindings) => stateOf(env).threadQuerie
 export const itemsOf = (env: StateBindings) => stateOf(env).items();
 export const cronsOf = (env: StateBindings) => stateOf(env).crons();
 export const runQueueOf = (env: StateBindings) => stateOf(env).runQueue();
+export const protocolOf = (env: StateBindings) => stateOf(env).protocol();
 
 /** The registry object. */
 export const registryOf = (env: Pick<AgentServerBindings, "AGENT_SERVER_DEPLOYMENTS">) => env.AGENT_SERVER_DEPLOYMENTS.getByName("deployments");

@@ -21,6 +21,12 @@ import { ItemStore } from "./store/item-store.ts";
 import { EmulatorClock } from "./system/clock.ts";
 import { QueueStore } from "./system/queue-store.ts";
 import { ThreadQueries } from "./threads/search-store.ts";
+import { ProtocolCommands } from "./protocols/v2/commands.ts";
+import { ProtocolEventBuffer } from "./protocols/v2/event-buffer.ts";
+import { ProtocolRunEvents } from "./protocols/v2/run-events.ts";
+import { ProtocolSockets } from "./protocols/v2/sockets.ts";
+import { ProtocolStore } from "./protocols/v2/store.ts";
+import { stepDelayMs } from "./settings.ts";
 
 /**
  * All agent-server state (assistants and their versions, threads, runs, store items, crons) in one
@@ -42,6 +48,9 @@ export class AgentServerState extends DurableObject<AgentServerBindings> impleme
   readonly #crons: CronStore;
   readonly #queue: QueueStore;
   readonly #alarm: AlarmClock;
+  /** Protocol v2: HTTP commands and event streams, and the sockets this object accepts. */
+  readonly #protocol: ProtocolStore;
+  readonly #sockets: ProtocolSockets;
   /** What is due when (store TTLs, crons) is read from this clock, which tests move forward. */
   readonly clock = new EmulatorClock();
 
@@ -61,6 +70,8 @@ export class AgentServerState extends DurableObject<AgentServerBindings> impleme
         runTable.deleteThread(threadId);
         checkpoints.deleteThread(threadId);
         events.deleteThread(threadId);
+        protocolEvents.deleteThread(threadId);
+        this.#sockets.closeThread(threadId);
       },
       expiry,
       rearm: () => this.#alarm.rearm(),
@@ -69,10 +80,16 @@ export class AgentServerState extends DurableObject<AgentServerBindings> impleme
     const checkpoints = new CheckpointLedger(ctx.storage.sql);
     const events = new RunEventLog(ctx.storage.sql);
     const waitUntil = (work: Promise<unknown>) => ctx.waitUntil(work);
-    this.#engine = new RunEngine({ storage: ctx.storage, runs: runTable, threads: this.#threads, checkpoints, events, clock: this.clock, changed: () => this.#alarm.rearm() });
+    // Protocol v2's events are written as the engine drives each run, and reach the sockets at once.
+    const protocolEvents = new ProtocolEventBuffer(ctx.storage.sql, (threadId, event) => this.#sockets.publish(threadId, event));
+    const observer = new ProtocolRunEvents(protocolEvents, checkpoints, () => this.clock.now());
+    this.#engine = new RunEngine({ storage: ctx.storage, runs: runTable, threads: this.#threads, checkpoints, events, clock: this.clock, changed: () => this.#alarm.rearm(), observer });
     this.#runs = new RunStore({ storage: ctx.storage, waitUntil, table: runTable, threads: this.#threads, assistants: this.#assistants, events, engine: this.#engine });
     this.#threadState = new ThreadStateStore({ storage: ctx.storage, waitUntil, threads: this.#threads, checkpoints, runs: runTable, events });
     this.#threadQueries = new ThreadQueries(ctx.storage, this.#threads);
+    const commands = new ProtocolCommands({ threads: this.#threads, runs: this.#runs, runTable, checkpoints, threadState: this.#threadState });
+    this.#sockets = new ProtocolSockets(ctx, { threads: this.#threads, buffer: () => protocolEvents, commands, stepDelayMs: () => stepDelayMs(env) });
+    this.#protocol = new ProtocolStore({ threads: this.#threads, buffer: protocolEvents, commands, sleep: (ms, signal) => this.clock.sleep(ms, signal), waitUntil });
     this.#items = new ItemStore(ctx.storage.sql, this.clock);
     this.#queue = new QueueStore(ctx.storage.sql);
     this.#alarm = new AlarmClock(ctx.storage);
@@ -114,6 +131,19 @@ export class AgentServerState extends DurableObject<AgentServerBindings> impleme
     this.ctx.abort(RETIRED);
   }
 
+  /** Protocol v2 socket upgrades (GET /threads/{thread_id}/stream/events), accepted here. */
+  override fetch(request: Request): Response {
+    return this.#sockets.accept(request);
+  }
+
+  override webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): void {
+    this.#sockets.message(socket, message);
+  }
+
+  override webSocketClose(socket: WebSocket, code: number, reason: string): void {
+    this.#sockets.closed(socket, code, reason);
+  }
+
   /** The one alarm rings for everything that asked to be woken (alarms.ts). */
   override async alarm(): Promise<void> {
     await this.#alarm.ring();
@@ -139,6 +169,9 @@ export class AgentServerState extends DurableObject<AgentServerBindings> impleme
   }
   crons(): CronStore {
     return this.#crons;
+  }
+  protocol(): ProtocolStore {
+    return this.#protocol;
   }
   // Not `queue()`: that name is the Queues consumer handler, which RPC does not expose.
   runQueue(): QueueStore {

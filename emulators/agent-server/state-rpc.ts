@@ -3,6 +3,7 @@
 // environment) and the routes (which reach the objects through it) import in one direction only.
 import type { AssistantStore } from "./assistants/store.ts";
 import type { CronStore } from "./crons/cron-store.ts";
+import type { ProtocolStore } from "./protocols/v2/store.ts";
 import type { RunStore } from "./runs/store.ts";
 import type { ItemStore } from "./store/item-store.ts";
 import type { QueueStore } from "./system/queue-store.ts";
@@ -20,6 +21,8 @@ export interface AgentServerStateRpc extends Rpc.DurableObjectBranded {
   items(): ItemStore;
   crons(): CronStore;
   runQueue(): QueueStore;
+  /** Protocol v2 over HTTP (its sockets are the object's own: `fetch` takes their upgrades). */
+  protocol(): ProtocolStore;
   /** Empties a deleted deployment's object and resets it (the call ends with RETIRED). */
   retire(): Promise<void>;
 }

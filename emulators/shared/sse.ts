@@ -66,6 +66,12 @@ export interface EventStreamOptions {
   readonly onCancel?: () => void;
   /** How often a quiet stream writes a heartbeat comment (ms); {@link HEARTBEAT_MS} by default. */
   readonly heartbeatMs?: number;
+  /**
+   * How the stream waits for its next heartbeat: a machine timer by default; an emulator whose
+   * tests move its clock passes that clock's sleep, so a test sees heartbeats without waiting.
+   * Must resolve at once when `signal` aborts (the stream is over).
+   */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /**
@@ -90,6 +96,11 @@ export function streamEvents(produce: (sink: EventSink) => Promise<void>, option
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let open = true;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const beats = new AbortController();
+  const stopBeating = () => {
+    if (heartbeat !== undefined) clearInterval(heartbeat);
+    beats.abort();
+  };
   const write = (bytes: Uint8Array) => {
     if (!open) return;
     try {
@@ -102,11 +113,21 @@ export function streamEvents(produce: (sink: EventSink) => Promise<void>, option
     start(c) {
       controller = c;
       c.enqueue(encodeComment("connected"));
-      heartbeat = setInterval(() => write(encodeComment("heartbeat")), options.heartbeatMs ?? HEARTBEAT_MS);
+      const every = options.heartbeatMs ?? HEARTBEAT_MS;
+      const sleep = options.sleep;
+      if (sleep === undefined) heartbeat = setInterval(() => write(encodeComment("heartbeat")), every);
+      else
+        void (async () => {
+          for (;;) {
+            await sleep(every, beats.signal);
+            if (beats.signal.aborted || !open) return;
+            write(encodeComment("heartbeat"));
+          }
+        })();
     },
     cancel() {
       open = false;
-      if (heartbeat !== undefined) clearInterval(heartbeat);
+      stopBeating();
       options.onCancel?.();
     },
   });
@@ -115,7 +136,7 @@ export function streamEvents(produce: (sink: EventSink) => Promise<void>, option
     try {
       await produce(sink);
     } finally {
-      if (heartbeat !== undefined) clearInterval(heartbeat);
+      stopBeating();
       if (open) controller.close();
     }
   })();

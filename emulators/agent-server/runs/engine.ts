@@ -9,8 +9,9 @@ import type { RunEventLog } from "./event-log.ts";
 import { pendingInterrupts } from "../threads/thread-state.ts";
 import type { CheckedCommand } from "./command-check.ts";
 import { executeRun, INTERRUPT, START, type Breakpoints, type RunCommand, type RunHooks, type RunOutcome, type RunPlan, type StreamMode } from "./execute.ts";
+import type { RunObserver } from "./run-observer.ts";
 import type { RunTable } from "./run-table.ts";
-import type { CancelAction, Run } from "./schema.ts";
+import type { CancelAction, Run, RunStatus } from "./schema.ts";
 
 /**
  * While runs are pending or running, the object's alarm rings this often. It is what brings the
@@ -34,6 +35,8 @@ export interface EngineParts {
   readonly clock: Pick<EmulatorClock, "sleep">;
   /** Called when the set of runs in flight may have changed (the alarm is re-armed). */
   readonly changed: () => void;
+  /** Follows every run as it goes (protocol v2's events). */
+  readonly observer?: RunObserver;
 }
 
 /**
@@ -181,8 +184,12 @@ export class RunEngine implements Wakeable {
       assistant_id: run.assistant_id,
       run_attempt: attempt,
     };
+    this.#parts.observer?.started(run, progress.graphId, attempt);
     const hooks: RunHooks = {
-      emit: (event) => void events.append(run.thread_id, run.run_id, event),
+      emit: (event) => {
+        events.append(run.thread_id, run.run_id, event);
+        this.#parts.observer?.emitted(run, event);
+      },
       pause: () => this.#parts.clock.sleep(progress.stepDelayMs, controller.signal),
       newId: () => crypto.randomUUID(),
       checkpoint: (step) => {
@@ -269,6 +276,7 @@ export class RunEngine implements Wakeable {
     let temporary = false;
     let pausedThread = false;
     let result: JsonValue | undefined;
+    let finalStatus: RunStatus | undefined;
     if (stopped !== "deleted" && runs.find(run.run_id)) {
       storage.transactionSync(() => {
         temporary = runs.progress(run.run_id)?.temporary ?? false;
@@ -286,6 +294,7 @@ export class RunEngine implements Wakeable {
           result = (failed ? { __error__: outcome.error } : outcome.interrupts?.length ? { ...values, [INTERRUPT]: outcome.interrupts } : values) as JsonValue;
           runs.setStatus(run.run_id, status);
           runs.setResult(run.run_id, result);
+          finalStatus = status;
           pausedThread = paused;
         }
         this.#settleThread(run.thread_id, failed, pausedThread);
@@ -293,6 +302,7 @@ export class RunEngine implements Wakeable {
       });
     }
     events.endRun(run.run_id);
+    this.#parts.observer?.finished(run, finalStatus, { interrupts: outcome.interrupts, error: outcome.error });
     this.#notify(run.run_id, result);
     // A stateless run's thread goes with it (on_completion: delete), once nothing else queues on it.
     if (temporary && runs.inflight(run.thread_id).length === 0) threads.delete(run.thread_id);

@@ -1,0 +1,143 @@
+import { ThreadIdParam } from "../../ids.ts";
+import type { ThreadStore } from "../../threads/store.ts";
+import type { ProtocolCommands } from "./commands.ts";
+import { answerOf, done, isObject, readCommand, refused, type Outcome, type ProtocolAnswer, type ProtocolEvent } from "./envelope.ts";
+import type { ProtocolEventBuffer } from "./event-buffer.ts";
+import { matches, readFilter, type EventFilter } from "./filter.ts";
+
+/**
+ * The close codes that end a client's socket for good: 4000 + the status the SSE endpoint would
+ * answer (the 1.15 client does not reconnect after these; it does after any other code).
+ */
+export const CLOSE_NOT_FOUND = 4404;
+export const CLOSE_UNPROCESSABLE = 4422;
+
+/** What a socket carries across hibernation: its thread and its subscriptions. */
+interface SocketState {
+  readonly threadId: string;
+  readonly subscriptions: readonly { readonly id: string; readonly filter: EventFilter }[];
+  readonly nextId: number;
+}
+
+/** What the sockets work with, all inside the state object. */
+export interface SocketParts {
+  readonly threads: ThreadStore;
+  /** Read when a socket needs it (the buffer publishes to the sockets, so it is made after them). */
+  readonly buffer: () => ProtocolEventBuffer;
+  readonly commands: ProtocolCommands;
+  readonly stepDelayMs: () => number;
+}
+
+const tagOf = (threadId: string) => `thread:${threadId}`;
+
+/**
+ * Protocol v2 over WebSocket (`GET /threads/{thread_id}/stream/events` with `Upgrade:
+ * websocket`), accepted by the state object with the hibernation API, where the run engine writes
+ * the events: no relay between the Worker and the object, and a quiet socket costs the object
+ * nothing. Commands travel in-band as on `POST .../commands`, plus `subscription.subscribe`
+ * (replays the thread's latest run, then live) and `subscription.unsubscribe`. A socket's
+ * subscriptions live in its attachment, so they go when it closes: nothing stays behind.
+ */
+export class ProtocolSockets {
+  readonly #ctx: DurableObjectState;
+  readonly #parts: SocketParts;
+
+  constructor(ctx: DurableObjectState, parts: SocketParts) {
+    this.#ctx = ctx;
+    this.#parts = parts;
+  }
+
+  /**
+   * Accepts the upgrade. An unknown thread, or a thread id that is no UUID, is accepted and then
+   * closed with 4404 or 4422, the codes the client reads as final.
+   */
+  accept(request: Request): Response {
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+      return Response.json({ detail: "Expected a WebSocket upgrade (Upgrade: websocket)." }, { status: 426, headers: { upgrade: "websocket" } });
+    }
+    const threadId = decodeURIComponent(/\/threads\/([^/]+)\/stream\/events\/?$/.exec(new URL(request.url).pathname)?.[1] ?? "");
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.#ctx.acceptWebSocket(server, [tagOf(threadId)]);
+    server.serializeAttachment({ threadId, subscriptions: [], nextId: 1 } satisfies SocketState);
+    if (!ThreadIdParam.safeParse({ thread_id: threadId }).success) server.close(CLOSE_UNPROCESSABLE, "The thread id must be a UUID.");
+    else if (!this.#parts.threads.find(threadId)) server.close(CLOSE_NOT_FOUND, `Thread ${threadId} not found.`);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** One in-band command; its answer goes back on the same socket. */
+  message(socket: WebSocket, data: string | ArrayBuffer): void {
+    const state = socket.deserializeAttachment() as SocketState;
+    let body: unknown;
+    try {
+      body = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data));
+    } catch {
+      return send(socket, { type: "error", id: null, error: "invalid_argument", message: "A command is a JSON text frame {id, method, params}." });
+    }
+    const read = readCommand(body);
+    if (!read.ok) return send(socket, read.answer);
+    const { command } = read;
+    let outcome: Outcome;
+    if (command.method === "subscription.subscribe") outcome = this.#subscribe(socket, state, command.params);
+    else if (command.method === "subscription.unsubscribe") outcome = this.#unsubscribe(socket, state, command.params);
+    else outcome = this.#parts.commands.execute(state.threadId, command, this.#parts.stepDelayMs());
+    send(socket, answerOf(command.id, outcome, this.#parts.buffer().latestSeq(state.threadId)));
+  }
+
+  /** The client closed: the close is answered; the subscriptions went with the socket. */
+  closed(socket: WebSocket, code: number, reason: string): void {
+    try {
+      // 1005 and 1006 say no code was sent; they may not be sent back.
+      socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+    } catch {
+      // Already closed.
+    }
+  }
+
+  /** Hands a buffered event to every socket of its thread with a subscription that takes it. */
+  publish(threadId: string, event: ProtocolEvent): void {
+    for (const socket of this.#ctx.getWebSockets(tagOf(threadId))) {
+      const state = socket.deserializeAttachment() as SocketState | null;
+      if (state?.subscriptions.some(({ filter }) => matches(filter, event.method, event.params.namespace, event.params.data))) send(socket, event);
+    }
+  }
+
+  /** A deleted thread's sockets are closed as if they had asked for an unknown one. */
+  closeThread(threadId: string): void {
+    for (const socket of this.#ctx.getWebSockets(tagOf(threadId))) {
+      try {
+        socket.close(CLOSE_NOT_FOUND, `Thread ${threadId} was deleted.`);
+      } catch {
+        // Already closed.
+      }
+    }
+  }
+
+  /**
+   * A new subscription: the thread's latest run's events it takes are replayed on the socket
+   * first (the client drops those it saw, by `event_id`), then it receives live ones.
+   */
+  #subscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): Outcome {
+    const read = readFilter(params);
+    if (!read.ok) return refused("invalid_argument", read.message);
+    const id = `sub-${state.nextId}`;
+    socket.serializeAttachment({ ...state, subscriptions: [...state.subscriptions, { id, filter: read.filter }], nextId: state.nextId + 1 } satisfies SocketState);
+    const replayed = this.#parts.buffer().replay(state.threadId).filter((e) => matches(read.filter, e.method, e.params.namespace, e.params.data));
+    for (const event of replayed) send(socket, event);
+    return done({ subscription_id: id, replayed_events: replayed.length });
+  }
+
+  #unsubscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): Outcome {
+    const id = isObject(params) ? params.subscription_id : undefined;
+    if (!state.subscriptions.some((s) => s.id === id)) return refused("no_such_subscription", `No subscription ${JSON.stringify(id ?? null)} on this socket.`);
+    socket.serializeAttachment({ ...state, subscriptions: state.subscriptions.filter((s) => s.id !== id) } satisfies SocketState);
+    return done();
+  }
+}
+
+function send(socket: WebSocket, message: ProtocolAnswer | ProtocolEvent): void {
+  try {
+    socket.send(JSON.stringify(message));
+  } catch {
+    // The socket closed meanwhile: nothing to deliver to.
+  }
+}
