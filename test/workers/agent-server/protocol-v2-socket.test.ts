@@ -1,0 +1,83 @@
+// Protocol v2 over WebSocket against the emulator: the same commands in-band, subscriptions that
+// replay the thread's latest run and then go live, an interrupt answered on the socket, the close
+// codes the 1.15 client reads as final, and nothing left behind once a socket closes.
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { stateObject } from "./clock.ts";
+import { createThread } from "./support.ts";
+import { contents, join } from "./run-support.ts";
+import { openSocket, succeed } from "./protocol-v2-support.ts";
+
+const lifecycleOf = (m: any) => (m.type === "event" && m.method === "lifecycle" ? m.params.data.event : undefined);
+
+/** How many protocol sockets the state object holds open on the thread. */
+const openSockets = (threadId: string) => runInDurableObject(stateObject(), (_state, ctx: DurableObjectState) => ctx.getWebSockets(`thread:${threadId}`).length);
+
+describe("protocol v2 over WebSocket", () => {
+  it("subscribes, starts a run in-band and receives its events live, once each", async () => {
+    const thread = await createThread();
+    const ws = await openSocket(thread.thread_id);
+    const subscribed = await ws.send("subscription.subscribe", { channels: ["lifecycle", "values", "updates", "input"] });
+    expect(subscribed).toMatchObject({ type: "success", id: 1, result: { subscription_id: expect.any(String), replayed_events: 0 }, meta: { applied_through_seq: 0 } });
+    const started = await ws.send("run.start", { assistant_id: "agent", input: { messages: [{ role: "user", content: "over a socket" }] } });
+    expect(started.result.run_id).toEqual(expect.any(String));
+    await ws.until((m) => lifecycleOf(m) === "completed");
+    const events = ws.received.filter((m) => m.type === "event");
+    expect(events.map((e) => e.method)).toEqual(["lifecycle", "values", "updates", "values", "lifecycle"]);
+    expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
+    expect(contents(events[3].params.data)).toEqual(["over a socket", "you said: over a socket"]);
+
+    // A second subscription replays the latest run for itself; an unsubscribed one hears nothing more.
+    const values = await ws.send("subscription.subscribe", { channels: ["values"] });
+    expect(values.result.replayed_events).toBe(2);
+    expect(await ws.send("subscription.unsubscribe", { subscription_id: subscribed.result.subscription_id })).toMatchObject({ type: "success", result: {} });
+    expect(await ws.send("subscription.unsubscribe", { subscription_id: subscribed.result.subscription_id })).toMatchObject({ type: "error", error: "no_such_subscription" });
+    const before = ws.received.length;
+    const again = await ws.send("run.start", { assistant_id: "agent", input: { messages: [{ role: "user", content: "again" }] } });
+    await join(thread.thread_id, again.result.run_id);
+    // The run's end is saved before its answer: the answer to a later command comes after its events.
+    await ws.send("agent.getTree");
+    expect(ws.received.slice(before).filter((m) => m.type === "event").map((e) => e.method)).toEqual(["values", "values"]);
+    ws.socket.close(1000, "done");
+  });
+
+  it("answers an interrupt with input.respond on the socket, and the run resumes to its end", async () => {
+    const thread = await createThread();
+    const ws = await openSocket(thread.thread_id);
+    await ws.send("subscription.subscribe", { channels: ["lifecycle", "input", "values"] });
+    await ws.send("run.start", { assistant_id: "approval", input: { messages: [{ role: "user", content: "ship it" }] } });
+    const requested = await ws.until((m) => m.method === "input.requested");
+    await ws.until((m) => lifecycleOf(m) === "interrupted");
+    const respond = await ws.send("input.respond", { namespace: [], interrupt_id: requested.params.data.interrupt_id, response: "approve" });
+    expect(respond.type).toBe("success");
+    await ws.until((m) => lifecycleOf(m) === "completed");
+    expect(ws.received.some((m) => m.method === "input.answered")).toBe(true);
+    expect(contents((await succeed(thread.thread_id, "state.get")).values).at(-1)).toBe("published: draft: ship it");
+    ws.socket.close(1000);
+  });
+
+  it("refuses in-band in the protocol's shape, and closes with 4404 / 4422 for a thread it cannot serve", async () => {
+    const thread = await createThread();
+    const ws = await openSocket(thread.thread_id);
+    ws.socket.send("{not json");
+    expect(await ws.until((m) => m.type === "error" && m.id === null)).toMatchObject({ error: "invalid_argument" });
+    expect(await ws.send("run.teleport")).toMatchObject({ type: "error", error: "unknown_command" });
+    expect(await ws.send("subscription.subscribe", { channels: ["debug"] })).toMatchObject({ type: "error", error: "invalid_argument" });
+    ws.socket.close(1000);
+
+    const unknown = await openSocket(crypto.randomUUID());
+    expect(await unknown.closedWith()).toEqual({ code: 4404, reason: expect.stringContaining("not found") });
+    const notUuid = await openSocket("not-a-uuid");
+    expect((await notUuid.closedWith()).code).toBe(4422);
+  });
+
+  it("leaves nothing behind when the client closes", async () => {
+    const thread = await createThread();
+    const ws = await openSocket(thread.thread_id);
+    await ws.send("subscription.subscribe", { channels: ["values"] });
+    expect(await openSockets(thread.thread_id)).toBe(1);
+    ws.socket.close(1000, "bye");
+    // The close reaches the object over the runtime's own connection: waited for, bounded by the test's timeout.
+    await vi.waitFor(async () => expect(await openSockets(thread.thread_id)).toBe(0), { timeout: 30_000, interval: 20 });
+  });
+});
