@@ -21,9 +21,11 @@ const QUERY_CREDENTIALS = new Set(["apikey", "xapikey", "key", "token", "accesst
 
 /**
  * Reads a request that has an `Upgrade` header (`upgrade`, its value). It is a WebSocket upgrade
- * when one of its comma-separated protocols is `websocket` (any case, with or without a version)
- * and `Connection` lists `upgrade`, as RFC 9110 and RFC 6455 ask; any other `Upgrade` is a
- * hop-by-hop header the proxy drops, and the request goes on as plain HTTP.
+ * when that value is `websocket` (any case, spaces around it ignored), whatever `Connection` says:
+ * that is the one test the Workers runtime makes before it lets a Worker answer with a socket, and
+ * the gateway asks the upstream with a well-formed `Connection: Upgrade` of its own. Any other
+ * `Upgrade` (`websocket, h2c`, `websocket/13`) is a hop-by-hop header the proxy drops, and the
+ * request goes on, counted, as plain HTTP.
  * A WebSocket upgrade is refused (400, before any counter) when:
  * - its method is not GET: RFC 6455 opens a socket with GET only, so another method could be
  *   counted on one rule and opened as a socket under another;
@@ -32,8 +34,7 @@ const QUERY_CREDENTIALS = new Set(["apikey", "xapikey", "key", "token", "accesst
  * - its query names a credential (QUERY_CREDENTIALS), for the same reason.
  */
 export function readUpgrade(method: string, upgrade: string, headers: HeaderReader, search: string): UpgradeReading {
-  if (!listHas(upgrade, "websocket")) return { ok: true, websocket: false };
-  if (!listHas(headers.get("connection") ?? "", "upgrade")) return { ok: true, websocket: false };
+  if (upgrade.trim().toLowerCase() !== "websocket") return { ok: true, websocket: false };
   if (method.toUpperCase() !== "GET") {
     return refuse(`A WebSocket upgrade must use GET (RFC 6455), not ${method.toUpperCase()}: send the upgrade as a GET on the path you mean.`);
   }
@@ -51,15 +52,6 @@ export function readUpgrade(method: string, upgrade: string, headers: HeaderRead
     );
   }
   return { ok: true, websocket: true };
-}
-
-/** Whether a comma-separated header list holds `token` (case-insensitive; a `/version` suffix ignored). */
-function listHas(value: string, token: string): boolean {
-  for (const item of value.split(",")) {
-    const name = item.trim().toLowerCase();
-    if (name === token || name.startsWith(`${token}/`)) return true;
-  }
-  return false;
 }
 
 /** The first query parameter whose name reads as a credential, as it was sent. */

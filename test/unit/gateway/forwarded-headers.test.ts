@@ -72,6 +72,12 @@ describe("the upstream's request headers", () => {
     expect(refusal("a b, c, d@e")).toBe("Invalid Connection header value: a b, d@e");
     expect(refusal("close")).toBeUndefined();
   });
+
+  it("refuse a Connection naming an identity header: the upstream would act for another caller than the one counted", () => {
+    expect(refusal("Upgrade, X-Api-Key")).toBe("Connection must not name x-api-key: the rate limit counts the request by it, so it is passed to the upstream.");
+    expect(refusal("keep-alive, x-user-id")).toContain("Connection must not name x-user-id");
+    expect(refusal("keep-alive, Upgrade")).toBeUndefined();
+  });
 });
 
 describe("the client's response headers", () => {
