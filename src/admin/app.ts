@@ -3,7 +3,8 @@ import { executionContext, type FrontDoor, type GatewayParts } from "../gateway/
 import { problemResponse } from "../http/problem.ts";
 import { renderError } from "../http/render-error.ts";
 import { adminAuth, notFound } from "./auth.ts";
-import { adminDoor, adminHostsOf } from "./hosts.ts";
+import { adminDoor, adminHostsOf, rawPathOf } from "./hosts.ts";
+import { reachesReservedPath, RESERVED_PREFIX } from "../core/rules/reserved-path.ts";
 import { counterRoutes } from "./routes/counters.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { explainRoutes } from "./routes/explain.ts";
@@ -13,29 +14,26 @@ import { overrideRoutes } from "./routes/overrides.ts";
 import { rulesRoutes } from "./routes/rules.ts";
 import type { AdminEnv } from "./types.ts";
 
-/** Where the admin API lives on its hosts (ADMIN_HOSTS). */
-export const ADMIN_PREFIX = "/_tollgate";
+/** Where the admin API lives on its hosts (ADMIN_HOSTS): the gateway's reserved prefix, never forwarded. */
+export const ADMIN_PREFIX = RESERVED_PREFIX;
 
 /**
  * The admin API as the gateway's front door (src/worker.ts), on its own hosts only (ADMIN_HOSTS,
  * docs/admin.md): an admin host serves nothing else, and `ADMIN_PREFIX/` elsewhere is a 404,
- * never forwarded. It checks the configuration itself (health reports it). `c.req.path` is the
- * path Hono routes by (decoded), so the admin API sees the same requests as a mount would.
+ * never forwarded. It checks the configuration itself (health reports it). Whether a path is under
+ * ADMIN_PREFIX is read on its canonical path, the one the gateway would forward
+ * (src/core/rules/reserved-path.ts), so no spelling of it (`//_tollgate/`, `/%2F_tollgate/`)
+ * passes as an upstream's.
  */
 export const adminFrontDoor: FrontDoor = (parts) => {
   const admin = adminSite(parts).onError((error) => renderError(error));
   return (c) => {
-    const door = adminDoor(c.env, c.req.url, isAdminPath(c.req.path));
+    const door = adminDoor(c.env, c.req.url, reachesReservedPath(rawPathOf(c.req.url)));
     if (door === "admin") return admin.fetch(c.req.raw, c.env, executionContext(c));
     if (door === "not-found") return notFound();
     return undefined;
   };
 };
-
-/** The paths a mount of the admin API at ADMIN_PREFIX (`ADMIN_PREFIX/*`) matches. */
-function isAdminPath(path: string): boolean {
-  return path.startsWith(ADMIN_PREFIX) && (path.length === ADMIN_PREFIX.length || path.charCodeAt(ADMIN_PREFIX.length) === 0x2f);
-}
 
 /**
  * What an admin host serves (hosts.ts): the admin API under ADMIN_PREFIX, and a 404 for any other
@@ -43,7 +41,7 @@ function isAdminPath(path: string): boolean {
  * mistake (health says it too, with its 503).
  *
  * @example
- * if (adminDoor(env, request.url, isAdminPath(path)) === "admin") return adminSite({ tables, isolate }).fetch(request, env);
+ * if (adminDoor(env, request.url, reachesReservedPath(rawPathOf(request.url))) === "admin") return adminSite({ tables, isolate }).fetch(request, env);
  */
 export function adminSite(options: GatewayParts) {
   return new Hono<AdminEnv>()

@@ -101,12 +101,24 @@ export function hostnameOf(url: string): string {
 }
 
 /**
+ * The path of a request URL as serialized by the runtime, still percent-encoded, without query
+ * or fragment (URL.pathname), read from the string: the front door asks it of every request.
+ */
+export function rawPathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const query = url.indexOf("?", start);
+  const fragment = url.indexOf("#", start);
+  return url.slice(start, Math.min(query === -1 ? url.length : query, fragment === -1 ? url.length : fragment));
+}
+
+/**
  * Where a request stands with the admin API: "admin" (an admin host, or any `/_tollgate/` path
  * while ADMIN_HOSTS is unparseable: the admin API answers, or names the mistake), "not-found"
  * (`/_tollgate/` elsewhere: never the admin API, never forwarded) or undefined (the gateway's).
  *
  * @example
- * const door = adminDoor(env, request.url, path === "/_tollgate" || path.startsWith("/_tollgate/"));
+ * const door = adminDoor(env, request.url, reachesReservedPath(rawPathOf(request.url)));
  */
 export function adminDoor(env: Env, url: string, adminPath: boolean): "admin" | "not-found" | undefined {
   const { hosts, mistake } = adminHostsOf(env);

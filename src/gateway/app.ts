@@ -4,6 +4,8 @@ import type { Classifier } from "../core/rules/classify.ts";
 import type { RuleTable } from "../core/rules/load.ts";
 import { classifiers as publishedClassifiers } from "../core/rules/tables.ts";
 import { renderError } from "../http/render-error.ts";
+import { problemResponse } from "../http/problem.ts";
+import { isReservedPath } from "../core/rules/reserved-path.ts";
 import { gatewaySettings } from "./settings.ts";
 import type { Clock } from "./clock.ts";
 import { Isolate } from "./isolate.ts";
@@ -47,6 +49,9 @@ export function createGateway(options: GatewayOptions = {}) {
     const settings = gatewaySettings(c.env);
     const request = read(c, settings);
     c.set("request", request);
+    // The reserved prefix is never an upstream's, however its path was reached (a mount that
+    // strips a prefix, a spelling the front door did not see): a 404, neither counted nor forwarded.
+    if (isReservedPath(request.path)) return problemResponse({ title: "Not Found", status: 404, detail: "Not Found" });
     // Refused here, a GET or HEAD with a body is never counted (the proxy could not send it).
     await refuseBodyOnBodiless(c.req.raw);
     const headers = await limit(c, settings, request);

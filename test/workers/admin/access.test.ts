@@ -81,10 +81,11 @@ describe("the admin API's door", () => {
     expect(limiter.calls.hits).toBe(0);
   });
 
-  it("takes the prefix in every spelling Hono routes by (decoded), and nothing merely starting like it", async () => {
+  it("takes the prefix in every spelling that canonicalises into it, and nothing merely starting like it", async () => {
     const upstream = recordingUpstream();
     const send = adminGateway({ HOSTED_API: upstream.fetcher });
-    for (const path of ["/%5Ftollgate/health", "/_toll%67ate/health", "/_tollgate/health?x=1", "/_tollgate/"]) {
+    // `%2F` included: the upstream decodes it to `/` (issue 32, finding 5; test/workers/gateway/reserved-paths.test.ts).
+    for (const path of ["/%5Ftollgate/health", "/_toll%67ate/health", "/_tollgate/health?x=1", "/_tollgate/", "/_tollgate%2Fhealth"]) {
       for (const host of [ADMIN_HOST, "gateway.test"]) {
         const res = await send(`https://${host}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
         expect(res.headers.has("ratelimit"), `${host}${path}`).toBe(false);
@@ -94,11 +95,11 @@ describe("the admin API's door", () => {
     expect((await send(`https://${ADMIN_HOST}/%5Ftollgate/health`, {})).status).toBe(200);
     expect(upstream.seen).toHaveLength(0);
     // Another path that starts with the prefix's letters is an upstream's, counted.
-    for (const path of ["/_tollgatex", "/_Tollgate/health", "/_tollgate%2Fhealth"]) {
+    for (const path of ["/_tollgatex", "/_Tollgate/health"]) {
       const res = await send(path, { headers: { "cf-connecting-ip": freshIdentity().ip } });
       expect(res.headers.has("ratelimit"), path).toBe(true);
     }
-    expect(upstream.seen).toHaveLength(3);
+    expect(upstream.seen).toHaveLength(2);
   });
 
 });
