@@ -77,10 +77,13 @@ export class ProtocolSockets {
     if (!read.ok) return send(socket, read.answer);
     const { command } = read;
     let outcome: Outcome;
-    if (command.method === "subscription.subscribe") outcome = this.#subscribe(socket, state, command.params);
+    let replay: readonly ProtocolEvent[] = [];
+    if (command.method === "subscription.subscribe") ({ outcome, replay } = this.#subscribe(socket, state, command.params));
     else if (command.method === "subscription.unsubscribe") outcome = this.#unsubscribe(socket, state, command.params);
     else outcome = this.#parts.commands.execute(state.threadId, command, this.#parts.stepDelayMs());
     send(socket, answerOf(command.id, outcome, this.#parts.buffer().latestSeq(state.threadId)));
+    // After the answer, so the client has its subscription in place when they arrive.
+    for (const event of replay) send(socket, event);
   }
 
   /** The client closed: the close is answered; the subscriptions went with the socket. */
@@ -114,16 +117,15 @@ export class ProtocolSockets {
 
   /**
    * A new subscription: the thread's latest run's events it takes are replayed on the socket
-   * first (the client drops those it saw, by `event_id`), then it receives live ones.
+   * right after the answer (the client drops those it saw, by `event_id`), then live ones come.
    */
-  #subscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): Outcome {
+  #subscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): { outcome: Outcome; replay: readonly ProtocolEvent[] } {
     const read = readFilter(params);
-    if (!read.ok) return refused("invalid_argument", read.message);
+    if (!read.ok) return { outcome: refused("invalid_argument", read.message), replay: [] };
     const id = `sub-${state.nextId}`;
     socket.serializeAttachment({ ...state, subscriptions: [...state.subscriptions, { id, filter: read.filter }], nextId: state.nextId + 1 } satisfies SocketState);
-    const replayed = this.#parts.buffer().replay(state.threadId).filter((e) => matches(read.filter, e.method, e.params.namespace, e.params.data));
-    for (const event of replayed) send(socket, event);
-    return done({ subscription_id: id, replayed_events: replayed.length });
+    const replay = this.#parts.buffer().replay(state.threadId).filter((e) => matches(read.filter, e.method, e.params.namespace, e.params.data));
+    return { outcome: done({ subscription_id: id, replayed_events: replay.length }), replay };
   }
 
   #unsubscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): Outcome {

@@ -1,0 +1,173 @@
+// The official client users install today (@langchain/langgraph-sdk 1.15, npm tag `latest`, here
+// as the alias langgraph-sdk-v1 beside the pinned 2.0.0) drives `client.threads.stream()` through
+// the gateway: protocol v2 commands and events over SSE and over WebSocket, a graph run to its
+// end, a dropped connection resumed without duplicates, and an interrupt answered with
+// input.respond. Every HTTP response is held to the 2026 document.
+import { describe, expect, it } from "vitest";
+import { contents } from "../agent-server/run-support.ts";
+import { keyedSocketTransport, officialClientV1 } from "./official-client-v1-support.ts";
+
+const say = (content: string) => ({ messages: [{ role: "user", content }] });
+const noWait = { reconnectDelayMs: () => 0 };
+
+/** Counts the event stream requests a client made. */
+function recordStreams() {
+  const streams = {
+    opened: 0,
+    through: (request: Request, response: Response) => {
+      if (new URL(request.url).pathname.endsWith("/stream/events")) streams.opened++;
+      return response;
+    },
+  };
+  return streams;
+}
+
+/**
+ * Ends an SSE response right after its first `values` frame, as a connection that drops mid-run:
+ * the client sees the stream fail and reconnects.
+ */
+function cutAfterFirstValues(response: Response): Response {
+  let text = "";
+  let cut = false;
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  const body = response.body!.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        if (cut) return;
+        text += decoder.decode(chunk, { stream: true });
+        const at = text.indexOf("event: values\n");
+        const end = at < 0 ? -1 : text.indexOf("\n\n", at);
+        if (end < 0) return;
+        cut = true;
+        controller.enqueue(encoder.encode(text.slice(0, end + 2)));
+        controller.error(new Error("connection dropped by the test"));
+      },
+    }),
+  );
+  return new Response(body, response);
+}
+
+describe("the official client 1.15 over SSE through the gateway", () => {
+  it("runs a graph to its end with threads.stream()", async () => {
+    const { client, fetch } = officialClientV1();
+    const thread = await client.threads.create();
+    const stream = client.threads.stream(thread.thread_id, { assistantId: "agent", fetch, ...noWait });
+    const started = await stream.run.start({ input: say("hello v1") });
+    expect(started).toEqual({ run_id: expect.any(String) });
+    const output: any = await stream.output;
+    expect(contents(output)).toEqual(["hello v1", "you said: hello v1"]);
+    expect(stream.interrupted).toBe(false);
+    await stream.close();
+    const state = await client.threads.getState(thread.thread_id);
+    expect(contents(state.values)).toEqual(["hello v1", "you said: hello v1"]);
+  });
+
+  it("resumes after the connection is cut: the buffered run is replayed and no event comes twice", async () => {
+    const streams = recordStreams();
+    let cuts = 0;
+    const { client, fetch } = officialClientV1((request, response) => {
+      streams.through(request, response);
+      if (new URL(request.url).pathname.endsWith("/stream/events") && cuts === 0) {
+        cuts++;
+        return cutAfterFirstValues(response);
+      }
+      return response;
+    });
+    const thread = await client.threads.create();
+    const reconnects: number[] = [];
+    const stream = client.threads.stream(thread.thread_id, { assistantId: "agent", fetch, ...noWait, onReconnect: ({ attempt }: { attempt: number }) => void reconnects.push(attempt) });
+    const seen: number[] = [];
+    stream.onEvent((event: any) => void seen.push(event.seq));
+    await stream.run.start({ input: say("cut me") });
+    const snapshots: any[] = [];
+    for await (const values of stream.values) snapshots.push(values);
+    expect(reconnects).toEqual([1]);
+    expect(streams.opened).toBeGreaterThanOrEqual(2);
+    // Each values event once: the state after the input, then after the reply.
+    expect(snapshots.map(contents)).toEqual([["cut me"], ["cut me", "you said: cut me"]]);
+    expect(new Set(seen).size).toBe(seen.length);
+    await stream.close();
+  });
+
+  it("answers an interrupt with input.respond, and the run goes on to its end", async () => {
+    const { client, fetch } = officialClientV1();
+    const thread = await client.threads.create();
+    const stream = client.threads.stream(thread.thread_id, { assistantId: "approval", fetch, ...noWait });
+    await stream.run.start({ input: say("launch on Friday") });
+    await stream.output;
+    expect(stream.interrupted).toBe(true);
+    expect(stream.interrupts).toEqual([{ interruptId: expect.any(String), payload: expect.objectContaining({ question: "Approve this draft?" }), namespace: [] }]);
+    const lifecycle = await stream.subscribe(["lifecycle"]);
+    await stream.input.respond({ namespace: [], interrupt_id: stream.interrupts[0]!.interruptId, response: "approve" });
+    for await (const event of lifecycle as AsyncIterable<any>) if (event.params.data.event === "completed") break;
+    await stream.close();
+    const state = await client.threads.getState(thread.thread_id);
+    expect(contents(state.values)).toEqual(["launch on Friday", "draft: launch on Friday", "review: approved", "published: draft: launch on Friday"]);
+  });
+});
+
+describe("the official client 1.15 over WebSocket through the gateway", () => {
+  it("runs a graph to its end over a keyed socket", async () => {
+    const { client, apiKey } = officialClientV1();
+    const thread = await client.threads.create();
+    const { transport, sockets } = keyedSocketTransport(apiKey);
+    const stream = client.threads.stream(thread.thread_id, { assistantId: "agent", transport });
+    await stream.run.start({ input: say("hello socket") });
+    const output: any = await stream.output;
+    expect(contents(output)).toEqual(["hello socket", "you said: hello socket"]);
+    await stream.close();
+    expect(sockets).toHaveLength(1);
+  });
+
+  it("reconnects after the socket drops, re-subscribes and delivers each event once", async () => {
+    const { client, apiKey } = officialClientV1();
+    const thread = await client.threads.create();
+    let dropped = false;
+    const { transport, sockets } = keyedSocketTransport(apiKey, {
+      onMessage: (data, socket) => {
+        const message = JSON.parse(data);
+        if (!dropped && message.type === "event" && message.method === "values") {
+          dropped = true;
+          socket.drop();
+        }
+      },
+    });
+    const stream = client.threads.stream(thread.thread_id, { assistantId: "agent", transport });
+    const seen: string[] = [];
+    stream.onEvent((event: any) => void seen.push(event.event_id));
+    await stream.run.start({ input: say("drop me") });
+    const snapshots: any[] = [];
+    for await (const values of stream.values) snapshots.push(values);
+    expect(dropped).toBe(true);
+    expect(sockets).toHaveLength(2);
+    expect(snapshots.map(contents)).toEqual([["drop me"], ["drop me", "you said: drop me"]]);
+    expect(new Set(seen).size).toBe(seen.length);
+    await stream.close();
+  });
+
+  it("answers an interrupt with input.respond on the socket", async () => {
+    const { client, apiKey } = officialClientV1();
+    const thread = await client.threads.create();
+    const { transport } = keyedSocketTransport(apiKey);
+    const stream = client.threads.stream(thread.thread_id, { assistantId: "approval", transport });
+    await stream.run.start({ input: say("ship it") });
+    await stream.output;
+    expect(stream.interrupted).toBe(true);
+    const lifecycle = await stream.subscribe(["lifecycle"]);
+    await stream.input.respond({ namespace: [], interrupt_id: stream.interrupts[0]!.interruptId, response: "approve" });
+    for await (const event of lifecycle as AsyncIterable<any>) if (event.params.data.event === "completed") break;
+    await stream.close();
+    const state = await client.threads.getState(thread.thread_id);
+    expect(contents(state.values).at(-1)).toBe("published: draft: ship it");
+  });
+
+  it("ends the stream for good when the server closes with 4404 (an unknown thread)", async () => {
+    const { client, apiKey } = officialClientV1();
+    const { transport, sockets } = keyedSocketTransport(apiKey);
+    const stream = client.threads.stream(crypto.randomUUID(), { assistantId: "agent", transport });
+    await expect(stream.agent.getTree()).rejects.toThrow();
+    expect(sockets[0]!.closedBy?.code).toBe(4404);
+    await stream.close();
+  });
+});
