@@ -4,7 +4,7 @@ import { checkContext } from "../graphs/context.ts";
 import { findGraph } from "../graphs/registry.ts";
 import type { JsonObject } from "../../shared/pydantic/json.ts";
 import { invalid, ok, refuse, type Result } from "../../shared/result.ts";
-import { parseJson } from "../storage.ts";
+import { contains, parseJson } from "../storage.ts";
 import type { EmulatorClock } from "../system/clock.ts";
 import { notFound as threadNotFound, type ThreadStore } from "../threads/store.ts";
 import type { DueCron } from "./firing.ts";
@@ -72,7 +72,7 @@ export class CronStore extends RpcTarget {
       }
       const errors = checkContext(findGraph(assistant.graph_id)!, { ...assistant.context, ...request.context });
       if (errors.length) return invalid(errors);
-      const parsed = parse(request.schedule);
+      const parsed = parse(request.schedule, zoneOf(request.body));
       if (!parsed.ok) return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: `Value error, Invalid cron schedule: ${parsed.reason}`, input: request.schedule }]);
       const next = parsed.schedule.next(now);
       if (next === undefined) return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: "Value error, Invalid cron schedule: it never fires", input: request.schedule }]);
@@ -113,6 +113,13 @@ export class CronStore extends RpcTarget {
     return { items: page, total: matches.length };
   }
 
+  /** GET /runs/crons/{cron_id}. */
+  get(id: string): Result<Cron> {
+    this.#cascade();
+    const cron = this.#find(id);
+    return cron ? ok(cron) : refuse(404, `Cron ${id} not found.`);
+  }
+
   /** POST /runs/crons/count. */
   count(filter: CronFilter): number {
     this.#cascade();
@@ -141,19 +148,23 @@ export class CronStore extends RpcTarget {
       }
       let next = row.next_run_date;
       const schedule = change.schedule ?? row.schedule;
-      if (change.schedule !== undefined || (change.enabled === true && row.enabled === 0)) {
-        const parsed = parse(schedule);
+      if (change.timezone !== undefined) payload.timezone = change.timezone;
+      if (change.schedule !== undefined || change.timezone !== undefined || (change.enabled === true && row.enabled === 0)) {
+        const parsed = parse(schedule, zoneOf(payload));
         if (!parsed.ok) return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: `Value error, Invalid cron schedule: ${parsed.reason}`, input: schedule }]);
         const at = parsed.schedule.next(now);
         if (at === undefined) return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: "Value error, Invalid cron schedule: it never fires", input: schedule }]);
         next = at;
       }
-      for (const field of ["input", "config", "context"] as const) if (change[field] !== undefined) payload[field] = change[field];
+      for (const field of ["input", "config", "context", "stream_mode", "stream_subgraphs", "stream_resumable", "durability"] as const) {
+        if (change[field] !== undefined) payload[field] = change[field] as JsonObject[keyof JsonObject];
+      }
       if (change.schedule !== undefined) payload.schedule = change.schedule;
       this.#sql.exec(
         "UPDATE crons SET schedule = ?, end_time = ?, enabled = ?, on_run_completed = ?, metadata = ?, payload = ?, next_run_date = ?, updated_at = ? WHERE cron_id = ?",
         schedule,
-        change.end_time ?? row.end_time,
+        // null clears the end time; absent leaves it.
+        change.end_time === undefined ? row.end_time : change.end_time,
         change.enabled === undefined ? row.enabled : change.enabled ? 1 : 0,
         change.on_run_completed ?? row.on_run_completed,
         JSON.stringify({ ...parseJson<JsonObject>(row.metadata), ...change.metadata }),
@@ -189,7 +200,7 @@ export class CronStore extends RpcTarget {
         .exec<Row>("SELECT * FROM crons WHERE enabled = 1 AND next_run_date <= ? AND (end_time IS NULL OR end_time >= ?) ORDER BY next_run_date, rowid", now, now)
         .toArray();
       for (const row of rows) {
-        const parsed = this.#deps.parse(row.schedule);
+        const parsed = this.#deps.parse(row.schedule, zoneOf(parseJson<JsonObject>(row.payload)));
         const next = parsed.ok ? (parsed.schedule.next(now) ?? null) : null;
         this.#sql.exec("UPDATE crons SET next_run_date = ? WHERE cron_id = ?", next, row.cron_id);
       }
@@ -231,6 +242,7 @@ export class CronStore extends RpcTarget {
       .filter((row) => {
         if (filter.assistant_id !== undefined && row.assistant_id !== filter.assistant_id) return false;
         if (filter.thread_id !== undefined && row.thread_id !== filter.thread_id) return false;
+        if (filter.metadata !== undefined && !contains(parseJson(row.metadata), filter.metadata)) return false;
         return filter.enabled === undefined || row.enabled === (filter.enabled ? 1 : 0);
       })
       .map((row) => ({ row, seq: row.seq }));
@@ -243,6 +255,7 @@ export class CronStore extends RpcTarget {
 
   #toCron(row: Row): Cron {
     const stamp = (ms: number | null) => (ms === null ? null : this.#deps.clock.stamp(ms));
+    const payload = parseJson<JsonObject>(row.payload);
     return {
       cron_id: row.cron_id,
       assistant_id: row.assistant_id,
@@ -253,10 +266,11 @@ export class CronStore extends RpcTarget {
       created_at: this.#deps.clock.stamp(row.created_at),
       updated_at: this.#deps.clock.stamp(row.updated_at),
       user_id: null,
-      payload: parseJson(row.payload),
+      payload,
       next_run_date: stamp(row.next_run_date),
       metadata: parseJson(row.metadata),
       enabled: row.enabled === 1,
+      timezone: zoneOf(payload),
     };
   }
 
@@ -276,4 +290,9 @@ function compare(a: unknown, b: unknown): number {
   if (a === null || a === undefined) return -1;
   if (b === null || b === undefined) return 1;
   return a < b ? -1 : 1;
+}
+
+/** The cron's time zone, kept in its payload as sent (null: UTC). */
+function zoneOf(payload: JsonObject): string | null {
+  return typeof payload.timezone === "string" ? payload.timezone : null;
 }

@@ -15,7 +15,7 @@ export const threadCronRoutes = new Hono<AgentServerEnv>().post("/:thread_id/run
   return answer(c, await crons.create(await cronRequest(c, body, c.req.valid("param").thread_id, null)));
 });
 
-/** /runs/crons: stateless crons (a new thread per run), and searching, counting, updating and deleting any cron. */
+/** /runs/crons: stateless crons (a new thread per run), and searching, counting, reading, updating and deleting any cron. */
 export const cronRoutes = new Hono<AgentServerEnv>()
   .post("/", validate("json", CronCreate), async (c) => {
     const body = c.req.valid("json");
@@ -36,6 +36,10 @@ export const cronRoutes = new Hono<AgentServerEnv>()
     if (!filter.ok) return unprocessable(c, [filter.error]);
     using crons = cronsOf(c.env);
     return c.json(await crons.count({ ...query, ...filter.value }));
+  })
+  .get("/:cron_id", validate("param", CronIdParam), async (c) => {
+    using crons = cronsOf(c.env);
+    return answer(c, await crons.get(c.req.valid("param").cron_id));
   })
   .patch("/:cron_id", validate("param", CronIdParam), validate("json", CronUpdate), async (c) => {
     using crons = cronsOf(c.env);

@@ -5,6 +5,8 @@ import { bodyPaging } from "../../shared/pydantic/paging.ts";
 import { notEmulated, valueError } from "../../shared/pydantic/value-error.ts";
 import { uuid } from "../../shared/pydantic/uuid.ts";
 import { ConfigSchema } from "../config-field.ts";
+import { STREAM_MODES } from "../runs/execute.ts";
+import { isTimezone } from "./schedule.ts";
 
 /**
  * A date-time in a JSON body, as pydantic reads one: ISO 8601 date and time (`T` or a space
@@ -24,11 +26,27 @@ const normalOffset = (offset: string | undefined) => (offset === undefined || of
 
 const unsupported = (why: string) => notEmulated(`not supported by the agent-server emulator: ${why}`);
 
+/** `timezone`: an IANA time zone name the schedule is read in (absent or null: UTC). */
+const timezone = () =>
+  optionalField(z.string()).superRefine((zone, ctx) => {
+    if (zone !== undefined && !isTimezone(zone)) ctx.addIssue(valueError(`Invalid timezone '${zone}': expected an IANA time zone name such as 'America/New_York'`));
+  });
+
+/**
+ * The run options a cron's runs are created with (the 2026 document's CronCreate, ThreadCronCreate
+ * and CronPatch), typed as the run bodies type them (runs/schema.ts), so a wrong one is FastAPI's
+ * 422, never stored.
+ */
+const CronRunOptions = {
+  stream_mode: optionalField(z.preprocess((v) => (typeof v === "string" ? [v] : v), z.array(z.enum(STREAM_MODES)))),
+  stream_subgraphs: optionalField(z.boolean()),
+  stream_resumable: optionalField(z.boolean()),
+  durability: optionalField(z.enum(["sync", "async", "exit"])),
+};
+
 /**
  * The fields both cron requests share (CronCreate, ThreadCronCreate). Unknown fields are kept:
  * the real server stores the whole request as the cron's `payload` and creates each run from it.
- * A `timezone` other than UTC is refused: the emulator reads schedules in UTC, as the API
- * describes them.
  */
 const CronFields = {
   schedule: z.string(),
@@ -39,9 +57,8 @@ const CronFields = {
   config: optionalField(ConfigSchema),
   context: optionalField(JsonObjectSchema),
   enabled: optionalField(z.boolean()),
-  timezone: optionalField(z.string()).superRefine((zone, ctx) => {
-    if (zone !== undefined && !["UTC", "Etc/UTC"].includes(zone)) ctx.addIssue(valueError("not supported by the agent-server emulator: schedules are read in UTC"));
-  }),
+  timezone: timezone(),
+  ...CronRunOptions,
   webhook: unsupported("the emulator makes no outbound calls"),
   interrupt_before: unsupported("the emulated graphs run without interrupts"),
   interrupt_after: unsupported("the emulated graphs run without interrupts"),
@@ -60,6 +77,7 @@ export const CronCreate = z.looseObject({
 });
 export type CronCreate = z.output<typeof CronCreate> & { readonly multitask_strategy?: string };
 
+/** What `select` may name: the 2026 document's fields, and `now`, which older clients still send. */
 export const CRON_FIELDS = [
   "cron_id",
   "assistant_id",
@@ -67,6 +85,8 @@ export const CRON_FIELDS = [
   "on_run_completed",
   "end_time",
   "schedule",
+  "timezone",
+  "enabled",
   "created_at",
   "updated_at",
   "user_id",
@@ -80,6 +100,8 @@ export const CRON_FIELDS = [
 const CronFilter = z.object({
   assistant_id: optionalField(z.string()),
   thread_id: optionalField(uuid()),
+  /** Crons whose metadata contains these pairs (the 2026 document). */
+  metadata: optionalField(JsonObjectSchema),
 });
 export const CronCount = optionalBody(CronFilter);
 export type CronFilter = z.output<typeof CronFilter> & { readonly enabled?: boolean | undefined };
@@ -97,15 +119,18 @@ export const CronSearch = optionalBody(
 export type CronSearch = z.output<typeof CronSearch>;
 
 /**
- * CronUpdate (PATCH /runs/crons/{cron_id}, the official clients' `crons.update`; the reference
- * document leaves the operation out): each field given replaces the cron's (`metadata` is merged
- * key by key, as for threads and assistants); `input`, `config` and `context` replace those of the
- * payload its runs are created from. A new `schedule` sets the next run date anew from now.
+ * CronPatch (PATCH /runs/crons/{cron_id}, the official clients' `crons.update`): each field given
+ * replaces the cron's (`metadata` is merged key by key, as for threads and assistants); `end_time:
+ * null` clears the end time, where an absent one leaves it; `input`, `config`, `context`,
+ * `timezone` and the run options replace those of the payload its runs are created from. A new
+ * `schedule` or `timezone` sets the next run date anew from now.
  */
 export const CronUpdate = optionalBody(
   z.object({
     schedule: optionalField(z.string()),
-    end_time: optionalField(dateTime()),
+    end_time: dateTime().nullable().optional(),
+    timezone: timezone(),
+    ...CronRunOptions,
     input: CronFields.input,
     metadata: optionalField(JsonObjectSchema),
     config: optionalField(ConfigSchema),
@@ -119,7 +144,7 @@ export const CronUpdate = optionalBody(
 );
 export type CronUpdate = z.output<typeof CronUpdate>;
 
-/** The path parameter of PATCH and DELETE /runs/crons/{cron_id}. */
+/** The path parameter of GET, PATCH and DELETE /runs/crons/{cron_id}. */
 export const CronIdParam = z.object({ cron_id: uuid() });
 
 /** The Cron resource, as the real server answers it (stateless crons have no thread). */
@@ -137,6 +162,8 @@ export interface Cron {
   readonly next_run_date: string | null;
   readonly metadata: JsonObject;
   readonly enabled: boolean;
+  /** The IANA zone the schedule is read in; null is UTC (the official clients type it). */
+  readonly timezone: string | null;
 }
 
 /** What the routes ask the cron store to create. */

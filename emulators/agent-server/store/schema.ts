@@ -2,6 +2,7 @@ import { z } from "zod";
 import { JsonObjectSchema, type JsonObject } from "../../shared/pydantic/json.ts";
 import { float } from "../../shared/pydantic/number.ts";
 import { optionalBody, optionalField } from "../../shared/pydantic/optional.ts";
+import { queryOptionalBoolean } from "../../shared/pydantic/query.ts";
 import { valueError } from "../../shared/pydantic/value-error.ts";
 import { unknownOperator } from "./filter.ts";
 import { namespaceProblem } from "./namespace.ts";
@@ -49,8 +50,9 @@ export const StoreDelete = z.object({
  * the official clients send it) or, as the reference document lists it, one parameter per label;
  * optional, as the document gives it (absent: the empty namespace, where no item can be put, so
  * the answer is `null`).
- * `refresh_ttl` is true when it reads "true" in any case, false otherwise, and the store's
- * default (refresh) when absent. A missing `key` is the real server's 400, answered by the route.
+ * `refresh_ttl` is a bool as pydantic reads one in a query (`true`/`false`, `1`/`0`, `yes`/`no`,
+ * ...; anything else is `bool_parsing`), the store's default (refresh) when absent. A missing
+ * `key` is the real server's 400, answered by the route.
  */
 export const StoreGetQuery = z.object({
   namespace: z
@@ -59,10 +61,7 @@ export const StoreGetQuery = z.object({
     .transform((value) => (value === undefined ? [] : typeof value === "string" ? value.split(".") : value))
     .pipe(NamespaceSchema),
   key: z.string().optional(),
-  refresh_ttl: z
-    .string()
-    .optional()
-    .transform((text) => (text === undefined ? undefined : text.toLowerCase() === "true")),
+  refresh_ttl: queryOptionalBoolean(),
 });
 
 /**

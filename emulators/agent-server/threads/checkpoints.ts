@@ -170,6 +170,21 @@ export class CheckpointLedger {
     this.#sql.exec("DELETE FROM checkpoints WHERE thread_id = ?", threadId);
   }
 
+  /** Every checkpoint of the thread, oldest first (GET /threads/{id}/storage). */
+  all(threadId: string): Checkpoint[] {
+    return this.#sql.exec<Row>("SELECT * FROM checkpoints WHERE thread_id = ? ORDER BY seq", threadId).toArray().map(toCheckpoint);
+  }
+
+  /**
+   * Prunes the thread to its latest checkpoint (the `keep_latest` strategy of POST /threads/prune
+   * and of a thread's TTL): the thread keeps its state, its history is that one checkpoint.
+   */
+  keepLatest(threadId: string): void {
+    const latest = this.latest(threadId);
+    if (!latest) return;
+    this.#sql.exec("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id != ?", threadId, latest.checkpoint_id);
+  }
+
   /**
    * Gives `to` the same checkpoints as `from` (same ids, parents and order), as a thread copy does;
    * their metadata names the new thread.

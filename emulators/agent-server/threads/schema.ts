@@ -7,12 +7,13 @@ import { uuid } from "../../shared/pydantic/uuid.ts";
 import type { ThreadValues } from "../graphs/graph.ts";
 
 /**
- * A thread's `ttl`, typed as the API types it (`strategy` "delete", `ttl` minutes as a number),
+ * A thread's `ttl`, typed as the API types it (`strategy` "delete" or, since the 2026 document,
+ * "keep_latest"; `ttl` minutes as a number),
  * so a malformed one is a 422; minutes must be positive (a thread swept before it is answered is
  * no thread). The state object's alarm sweeps the thread once they have passed (threads/ttl.ts).
  */
 export const ThreadTtl = z.object({
-  strategy: optionalField(z.enum(["delete"])),
+  strategy: optionalField(z.enum(["delete", "keep_latest"])),
   ttl: optionalField(float().refine((minutes) => minutes > 0, { message: "Value error, ttl must be a positive number of minutes", params: { type: "value_error" } })),
 });
 
@@ -30,6 +31,20 @@ export const ThreadCreate = optionalBody(
   }),
 );
 export type ThreadCreate = z.output<typeof ThreadCreate>;
+
+/** ThreadPruneRequest (POST /threads/prune): the threads to prune, and how (default: delete them). */
+export const ThreadPruneRequest = z.object({
+  thread_ids: z.array(uuid()),
+  strategy: optionalField(z.enum(["delete", "keep_latest"])).transform((strategy) => strategy ?? "delete"),
+});
+
+/** `?include=` on GET /threads/{thread_id}: a comma-separated list of extra fields; `ttl` is the one there is. */
+export const ThreadIncludeQuery = z.object({
+  include: z
+    .string()
+    .optional()
+    .transform((text) => new Set((text ?? "").split(",").map((field) => field.trim()))),
+});
 
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
 

@@ -21,7 +21,8 @@ export const threadStateRoutes = new Hono<AgentServerEnv>()
     using state = threadStateOf(c.env);
     return answer(c, await state.update(c.req.valid("param").thread_id, { values: body.values, asNode: body.as_node, checkpointId: body.checkpoint_id ?? body.checkpoint }));
   })
-  .post("/:thread_id/state/checkpoint", validate("param", ThreadIdParam), validate("query", SubgraphsQuery), validate("json", ThreadStateCheckpointRequest), async (c) => {
+  // The 2026 document dropped `?subgraphs=` here (it is in the body); an older client's query is ignored, as FastAPI ignores unknown parameters.
+  .post("/:thread_id/state/checkpoint", validate("param", ThreadIdParam), validate("json", ThreadStateCheckpointRequest), async (c) => {
     using state = threadStateOf(c.env);
     return answer(c, await state.state(c.req.valid("param").thread_id, c.req.valid("json").checkpoint));
   })

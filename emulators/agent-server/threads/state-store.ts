@@ -8,6 +8,7 @@ import type { RunTable } from "../runs/run-table.ts";
 import type { Checkpoint, CheckpointLedger, CheckpointQuery } from "./checkpoints.ts";
 import type { Thread } from "./schema.ts";
 import { applyStateUpdate } from "./state-update.ts";
+import { threadStorage, type ThreadStorage } from "./storage-usage.ts";
 import { notFound, type ThreadStore } from "./store.ts";
 import { checkpointConfig, toThreadState, type CheckpointConfig, type ThreadState } from "./thread-state.ts";
 
@@ -117,6 +118,28 @@ export class ThreadStateStore extends RpcTarget {
       this.#threads.settle(copyId, "idle", source.values);
       return ok(this.#threads.find(copyId)!);
     });
+  }
+
+  /** GET /threads/{id}/storage: the bytes the thread's checkpoints occupy (storage-usage.ts). */
+  storage(threadId: string): Result<ThreadStorage> {
+    if (!this.#threads.find(threadId)) return notFound(threadId);
+    return ok(threadStorage(threadId, this.#checkpoints.all(threadId)));
+  }
+
+  /**
+   * POST /threads/prune: `delete` removes each thread as DELETE /threads/{id} does; `keep_latest`
+   * keeps each thread and its latest state, dropping its older checkpoints. Ids of threads that do
+   * not exist are skipped; the count is of the threads pruned.
+   */
+  prune(threadIds: readonly string[], strategy: "delete" | "keep_latest"): { pruned_count: number } {
+    let pruned = 0;
+    for (const threadId of new Set(threadIds)) {
+      if (!this.#threads.find(threadId)) continue;
+      if (strategy === "delete") this.#threads.delete(threadId);
+      else this.#checkpoints.keepLatest(threadId);
+      pruned++;
+    }
+    return { pruned_count: pruned };
   }
 
   /**

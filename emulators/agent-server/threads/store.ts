@@ -5,7 +5,7 @@ import { ok, refuse, type Result } from "../../shared/result.ts";
 import type { ThreadValues } from "../graphs/graph.ts";
 import { parseJson } from "../storage.ts";
 import type { Thread, ThreadCreate, ThreadStatus } from "./schema.ts";
-import type { ThreadExpiry, ThreadTtlRequest } from "./ttl.ts";
+import type { ThreadExpiry, ThreadTtlInfo, ThreadTtlRequest } from "./ttl.ts";
 
 /** What the thread store needs besides its storage: the expiry of threads with a TTL, and the alarm. */
 export interface ThreadStoreDeps {
@@ -66,10 +66,12 @@ export class ThreadStore extends RpcTarget {
     this.#deps.rearm?.();
   }
 
-  /** GET /threads/{id}. */
-  get(id: string): Result<Thread> {
+  /** GET /threads/{id}; with `ttl` (`?include=ttl`), the thread's TTL when it has one. */
+  get(id: string, include: { readonly ttl?: boolean } = {}): Result<Thread & { ttl?: ThreadTtlInfo }> {
     const thread = this.find(id);
-    return thread ? ok(thread) : notFound(id);
+    if (!thread) return notFound(id);
+    const ttl = include.ttl ? this.#deps.expiry?.info(id) : undefined;
+    return ok(ttl ? { ...thread, ttl } : thread);
   }
 
   /** DELETE /threads/{id}: the thread, its runs (one in progress stops), checkpoints and events. */

@@ -1,10 +1,22 @@
+import { CheckpointLedger } from "./checkpoints.ts";
 import type { Wakeable } from "../alarms.ts";
 import type { EmulatorClock } from "../system/clock.ts";
 
-/** A thread's `ttl` as the API gives it: the strategy (only `delete`) and minutes until it is swept. */
+/**
+ * A thread's `ttl` as the API gives it: the strategy (`delete` the thread, or `keep_latest`: prune
+ * it to its latest checkpoint) and minutes until it is swept.
+ */
 export interface ThreadTtlRequest {
-  readonly strategy?: "delete" | undefined;
+  readonly strategy?: "delete" | "keep_latest" | undefined;
   readonly ttl?: number | undefined;
+}
+
+/** A thread's TTL as the Thread resource shows it (`ttl`, only with `?include=ttl`). */
+export interface ThreadTtlInfo {
+  readonly strategy: "delete" | "keep_latest";
+  readonly ttl_minutes: number;
+  /** On the state object's clock. */
+  readonly expires_at: string;
 }
 
 /**
@@ -41,17 +53,34 @@ export class ThreadExpiry {
     );
   }
 
+  /** The thread's TTL as GET /threads/{id}?include=ttl shows it, or undefined when it has none. */
+  info(threadId: string): ThreadTtlInfo | undefined {
+    const row = this.#sql
+      .exec<{ strategy: string; ttl_minutes: number; expires_at: number }>("SELECT strategy, ttl_minutes, expires_at FROM thread_ttls WHERE thread_id = ?", threadId)
+      .toArray()[0];
+    return row ? { strategy: row.strategy as ThreadTtlInfo["strategy"], ttl_minutes: row.ttl_minutes, expires_at: new Date(row.expires_at).toISOString() } : undefined;
+  }
+
   /** Forgets a deleted thread's expiry. */
   forget(threadId: string): void {
     this.#sql.exec("DELETE FROM thread_ttls WHERE thread_id = ?", threadId);
   }
 
-  /** The threads whose TTL has run out, oldest expiry first. */
-  expired(): string[] {
+  /** The threads whose TTL has run out, oldest expiry first, with what to do to each. */
+  expired(): { readonly threadId: string; readonly strategy: "delete" | "keep_latest" }[] {
     return this.#sql
-      .exec<{ thread_id: string }>("SELECT thread_id FROM thread_ttls WHERE expires_at <= ? ORDER BY expires_at, thread_id", this.#clock.now())
+      .exec<{ thread_id: string; strategy: string }>("SELECT thread_id, strategy FROM thread_ttls WHERE expires_at <= ? ORDER BY expires_at, thread_id", this.#clock.now())
       .toArray()
-      .map((row) => row.thread_id);
+      .map((row) => ({ threadId: row.thread_id, strategy: row.strategy === "keep_latest" ? "keep_latest" : "delete" }));
+  }
+
+  /**
+   * A `keep_latest` TTL ran out: the thread keeps its latest checkpoint only, and its TTL is done
+   * (set one again with PATCH /threads/{id} to prune again).
+   */
+  pruneToLatest(threadId: string): void {
+    new CheckpointLedger(this.#sql).keepLatest(threadId);
+    this.forget(threadId);
   }
 
   /** The earliest expiry (on the object's clock), or undefined when no thread has a TTL. */
@@ -63,7 +92,8 @@ export class ThreadExpiry {
 /**
  * The thread sweep's claim on the state object's alarm (alarms.ts): wake at the earliest expiry
  * (turned into machine time), then delete every expired thread, with its runs (a run in flight
- * stops), checkpoints, events and crons, as DELETE /threads/{thread_id} does.
+ * stops), checkpoints, events and crons, as DELETE /threads/{thread_id} does; a thread whose
+ * strategy is `keep_latest` is pruned to its latest checkpoint instead.
  */
 export function threadSweep(expiry: ThreadExpiry, clock: EmulatorClock, deleteThread: (threadId: string) => void): Wakeable {
   return {
@@ -72,7 +102,10 @@ export function threadSweep(expiry: ThreadExpiry, clock: EmulatorClock, deleteTh
       return at === undefined ? undefined : clock.machineTime(at);
     },
     wake() {
-      for (const threadId of expiry.expired()) deleteThread(threadId);
+      for (const { threadId, strategy } of expiry.expired()) {
+        if (strategy === "keep_latest") expiry.pruneToLatest(threadId);
+        else deleteThread(threadId);
+      }
     },
   };
 }

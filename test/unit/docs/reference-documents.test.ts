@@ -5,8 +5,13 @@ import { describe, expect, it } from "vitest";
 import { inRepo } from "../support/paths.ts";
 
 describe("vendored reference documents", () => {
-  for (const name of ["agent-server.openapi.json", "control-plane.openapi.json"]) {
-    const vendored = inRepo("test/fixtures/reference", name);
+  // The agent server's 2026 document sits beside the emulator, which serves it as /openapi.json.
+  for (const [folder, name] of [
+    ["test/fixtures/reference", "agent-server.openapi.json"],
+    ["test/fixtures/reference", "control-plane.openapi.json"],
+    ["emulators/agent-server/system", "agent-server.2026.openapi.json"],
+  ] as const) {
+    const vendored = inRepo(folder, name);
     const original = inRepo("../shared/reference", name);
     it(`${name} is vendored and parses`, () => {
       expect(JSON.parse(readFileSync(vendored, "utf8"))).toHaveProperty("paths");

@@ -1,6 +1,8 @@
-// Which operations of the reference document the agent-server emulator serves. Each one gets a
-// request straight to the emulator (this project's test Worker); an operation is served unless the answer is the emulator's not-found for unknown paths,
-// `404 {"detail": "Not Found"}`. Every answer is also held to the contract (support.ts).
+// Which operations of the reference document (the 2026 description, 64 operations) the
+// agent-server emulator serves. Each one gets a request straight to the emulator (this project's
+// test Worker); an operation is routed unless the answer is the emulator's not-found for unknown
+// paths, `404 {"detail": "Not Found"}`, or a 405, and served unless it is a 501. Every answer is
+// also held to the contract (support.ts).
 import { exports } from "cloudflare:workers";
 import { operations as everyOperation, type DocumentedOperation } from "virtual:agent-server-contract";
 import { describe, expect, it } from "vitest";
@@ -9,7 +11,8 @@ import { contractChecked } from "./support.ts";
 
 /**
  * The operations served today. An operation that stops being served fails the test; one that
- * starts being served must be added here: all 57 since issue 24 (MCP and A2A included).
+ * starts being served must be added here: all 57 of the older document since issue 24 (MCP and A2A
+ * included), and the 2026 document's new ones since issue 31.
  */
 const SERVED = [
   "POST /assistants",
@@ -71,9 +74,23 @@ const SERVED = [
   "POST /mcp/",
   "GET /mcp/",
   "DELETE /mcp/",
+  // New in the 2026 document (issue 31).
+  "POST /threads/prune",
+  "GET /threads/{thread_id}/storage",
+  "GET /runs/crons/{cron_id}",
+  "PATCH /runs/crons/{cron_id}",
+  "GET /docs",
+  // Protocol v2: served by the work of the engineer "protocol-v2" (emulators/agent-server/protocols/v2/);
+  // these two entries pass once that work is wired into the app.
+  "POST /threads/{thread_id}/commands",
+  "POST /threads/{thread_id}/stream/events",
 ];
 
-/** The operations answered with a 501 naming what is not emulated: none since MCP and A2A are served. */
+/**
+ * The operations answered with a 501 naming what is not emulated: none since MCP and A2A are
+ * served (the 2026 document's only 501, storage with a custom checkpointer, does not apply: the
+ * emulator's checkpointer is its own).
+ */
 const NOT_EMULATED: string[] = [];
 
 const EMULATOR_URL = "https://agent-server.test";
@@ -89,11 +106,13 @@ function requestFor(op: DocumentedOperation): [string, RequestInit] {
   return [`${EMULATOR_URL}${path}`, { method: op.method, headers: withBody ? { "content-type": "application/json" } : {}, body: withBody ? "{}" : undefined }];
 }
 
-/** How the emulator answers the operation: served, not served (its not-found), or a 501. */
+/** How the emulator answers the operation: served, not served (its not-found, or no such method), or a 501. */
 async function answerTo(op: DocumentedOperation): Promise<"served" | "not served" | "not emulated"> {
   const res = await emulator(...requestFor(op));
   const text = await res.text();
   if (res.status === 404 && text === JSON.stringify({ detail: "Not Found" })) return "not served";
+  // The MCP endpoint's GET is the document's own 405 (a stateless server opens no stream): served.
+  if (res.status === 405 && !(op.method === "GET" && op.path === "/mcp/")) return "not served";
   return res.status === 501 ? "not emulated" : "served";
 }
 
@@ -108,9 +127,9 @@ describe("operations the document leaves out and the contract adds (agent-server
 });
 
 describe("operations of the reference document", () => {
-  it("are the 57 the issue counts, each named once", () => {
-    expect(operations).toHaveLength(57);
-    expect(new Set(operations.map(name)).size).toBe(57);
+  it("are the 64 the issue counts, each named once", () => {
+    expect(operations).toHaveLength(64);
+    expect(new Set(operations.map(name)).size).toBe(64);
     for (const op of [...SERVED, ...NOT_EMULATED]) expect(operations.map(name), op).toContain(op);
   });
 
@@ -124,5 +143,16 @@ describe("operations of the reference document", () => {
     const notEmulated: string[] = [];
     for (const op of operations) if ((await answerTo(op)) === "not emulated") notEmulated.push(name(op));
     expect(notEmulated.sort()).toEqual([...NOT_EMULATED].sort());
+  });
+});
+
+/** The operations of the 2026 document that protocol v2 adds (the engineer "protocol-v2"'s work, not this file's). */
+const PROTOCOL_V2 = ["POST /threads/{thread_id}/commands", "POST /threads/{thread_id}/stream/events"];
+
+describe("every operation of the 2026 document, one by one", () => {
+  // Each is routed (neither the emulator's 404 for unknown paths nor a 405) and none is a 501. The
+  // two of PROTOCOL_V2 pass once that work is wired into the app (emulators/agent-server/app.ts).
+  it.each(operations.map((op) => [name(op), op] as const))("%s is routed and served, not 404, 405 or 501", async (_name, op) => {
+    expect(await answerTo(op), PROTOCOL_V2.includes(name(op)) ? "protocol v2 (the engineer protocol-v2's work)" : undefined).toBe("served");
   });
 });

@@ -1,9 +1,9 @@
-// Every query parameter of the reference document with a boolean, integer or enum schema is held
+// Every query parameter of the reference document (the 2026 one) with a boolean, integer or enum schema is held
 // to it as FastAPI holds it: a wrong value is a 422 whose error is located at
 // ["query", <parameter>, ...]. The table is the document itself, so a parameter added to it is
 // checked without a test change. Every answer is held to the contract (support.ts).
 import { describe, expect, it } from "vitest";
-import reference from "../../fixtures/reference/agent-server.openapi.json";
+import reference from "../../../emulators/agent-server/system/agent-server.2026.openapi.json";
 import { agentServer, send } from "./support.ts";
 
 type Parameter = { name: string; in: string; schema?: Record<string, any> };
@@ -41,6 +41,9 @@ describe("query parameters read as FastAPI reads them", () => {
       "GET /ok check_db",
       "GET /metrics format",
       "GET /threads/{thread_id}/runs select",
+      // New in the 2026 document (issue 31).
+      "GET /store/items refresh_ttl",
+      "DELETE /assistants/{assistant_id} delete_threads",
     ]) {
       expect(named).toContain(expected);
     }

@@ -33,10 +33,10 @@ describe("POST /threads", () => {
     const badFields = await agentServer("POST", "/threads", { body: { ttl: { strategy: "keep", ttl: "soon" } } });
     expect(badFields.status).toBe(422);
     expect(badFields.body.detail.map((e: any) => [e.type, e.loc.join(".")])).toEqual([
-      ["literal_error", "body.ttl.strategy"],
+      ["enum", "body.ttl.strategy"],
       ["float_type", "body.ttl.ttl"],
     ]);
-    expect(badFields.body.detail[0].msg).toBe("Input should be 'delete'");
+    expect(badFields.body.detail[0].msg).toBe("Input should be 'delete' or 'keep_latest'");
     const fine = await agentServer("POST", "/threads", { body: { ttl: { strategy: "delete", ttl: 30.5 } } });
     expect(fine.status).toBe(200);
   });
@@ -95,7 +95,7 @@ describe("GET and DELETE /threads/{thread_id}", () => {
 
 describe("routing", () => {
   it("answers 404 {detail: 'Not Found'} for paths the emulator does not serve", async () => {
-    expect(await agentServer("POST", "/threads/prune", { body: {} })).toMatchObject({ status: 404, body: { detail: "Not Found" } });
+    expect(await agentServer("POST", "/threads/nowhere", { body: {} })).toMatchObject({ status: 404, body: { detail: "Not Found" } });
     expect(await agentServer("GET", "/assistants")).toMatchObject({ status: 404, body: { detail: "Not Found" } });
   });
 });

@@ -10,30 +10,19 @@ type Schema = Record<string, unknown>;
 
 /**
  * Operations the real server serves and the official clients call that the document leaves out:
- * `crons.update` and the stateless `runs.joinStream`. The contract describes them as the real
- * server answers them; they are not among the document's 57 (operations.test.ts counts those).
+ * the stateless `runs.joinStream` (GET /runs/{run_id}/stream). The contract describes it as the
+ * real server answers it; it is not among the document's 64 (operations.test.ts counts those).
  */
-export const ADDED_OPERATIONS = ["PATCH /runs/crons/{cron_id}", "GET /runs/{run_id}/stream"];
+export const ADDED_OPERATIONS = ["GET /runs/{run_id}/stream"];
 
 export function amendAgentServerDocument(doc: Document): void {
   const schemas = doc.components.schemas;
-
-  // ThreadState refers to `#/components/schemas/Interrupt`, which the document files under
-  // `components.responses` instead: its one broken reference.
-  const misfiled = doc.components.responses?.Interrupt as Schema | undefined;
-  if (!schemas.Interrupt && misfiled) schemas.Interrupt = misfiled;
 
   // GET /store/items: a missing item is `200 null` (the clients return null for it).
   const item = doc.paths["/store/items"]?.get?.responses?.["200"]?.content?.["application/json"] as { schema?: Schema } | undefined;
   if (item?.schema) item.schema = { anyOf: [item.schema, { type: "null" }] };
 
-  // The operations the document leaves out (ADDED_OPERATIONS), answered as their siblings are:
-  // a Cron as the create answers it, an event stream as the join on a thread answers it.
-  const cronPath = doc.paths["/runs/crons/{cron_id}"] as Record<string, unknown> | undefined;
-  const createCron = doc.paths["/runs/crons"]?.post as Schema | undefined;
-  if (cronPath && createCron && !cronPath.patch) {
-    cronPath.patch = { operationId: "update_cron_runs_crons__cron_id__patch", parameters: (cronPath.delete as Schema).parameters, responses: createCron.responses };
-  }
+  // The operation the document leaves out (ADDED_OPERATIONS), answered as the join on a thread is.
   const joinOnThread = doc.paths["/threads/{thread_id}/runs/{run_id}/stream"]?.get as Schema | undefined;
   if (joinOnThread && !doc.paths["/runs/{run_id}/stream"]) {
     const parameters = (joinOnThread.parameters as { name: string }[]).filter((p) => p.name !== "thread_id");

@@ -21,6 +21,11 @@ declare module "virtual:*-contract" {
     readonly path: string;
     readonly operationId: string;
     readonly responses: Readonly<Record<string, Readonly<Record<string, DocumentedMedia>>>>;
+    /**
+     * Error answers the document types in a shape of the operation's own (status -> validator),
+     * e.g. protocol v2's ProtocolError; every other error is held to the FastAPI shapes.
+     */
+    readonly errors?: Readonly<Record<string, Validator>>;
   }
 
   /** The real server's error bodies: `{"detail": "..."}`, and FastAPI's 422 list. */

@@ -65,6 +65,11 @@ async function problemWith(
     if (mediaType !== "application/json" && mediaType !== "application/problem+json") return `an error answered as '${mediaType}', not JSON`;
     const body = await jsonOf(response);
     if (!body.ok) return body.problem;
+    // An error the operation documents with a body of its own is held to that body (protocol v2's
+    // 400 for a malformed command is a ProtocolError, not `{"detail": ...}`; validators-plugin.ts).
+    const operation = findOperation(exchange.method, exchange.path);
+    const own = operation?.errors?.[String(response.status)];
+    if (own) return schemaProblem(own, body.value, `${operation!.operationId} ${response.status}`);
     return schemaProblem(response.status === 422 ? errorBodies.validation : errorBodies.detail, body.value, "the real server's error body");
   }
 

@@ -11,8 +11,9 @@
  * (ajv-formats' format checks) becomes an import, which the Workers test pool resolves.
  *
  * The module exports every documented operation with, per success status and media type, the
- * validator of its schema (contract.ts picks one per response), and the validators of the error
- * bodies a FastAPI server sends (see ERROR_BODIES).
+ * validator of its schema (contract.ts picks one per response), the validators of error answers
+ * the document types in a shape of their own, and the validators of the error bodies a FastAPI
+ * server sends (see ERROR_BODIES).
  */
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -147,8 +148,16 @@ export function contractModuleSource(contract: ContractDocument): string {
         ajv.addSchema({ ...(absoluteRefs(optionalFields) as Schema), $id: `selected-${selectable}` });
       }
       const responses: string[] = [];
+      const errors: string[] = [];
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        if (Number(status) >= 400) continue;
+        if (Number(status) >= 400) {
+          // An error the document types in a shape of its own (not ErrorResponse, FastAPI's `{detail}`) is held to that shape.
+          const schema = response.content?.["application/json"]?.schema;
+          if (schema && schema.$ref !== "#/components/schemas/ErrorResponse") {
+            errors.push(`${JSON.stringify(status)}: ${compile({ $ref: `doc#/${pointer("paths", path, method, "responses", status, "content", "application/json", "schema")}` })}`);
+          }
+          continue;
+        }
         const media = Object.entries(response.content ?? {}).map(([type, { schema }]) => {
           if (!schema) return `${JSON.stringify(type)}: { validate: null }`;
           const validate = compile({ $ref: `doc#/${pointer("paths", path, method, "responses", status, "content", type, "schema")}` });
@@ -158,7 +167,7 @@ export function contractModuleSource(contract: ContractDocument): string {
         responses.push(`${JSON.stringify(status)}: { ${media.join(", ")} }`);
       }
       entries.push(
-        `{ method: ${JSON.stringify(method.toUpperCase())}, path: ${JSON.stringify(path)}, operationId: ${JSON.stringify(operation.operationId ?? "")}, responses: { ${responses.join(", ")} } }`,
+        `{ method: ${JSON.stringify(method.toUpperCase())}, path: ${JSON.stringify(path)}, operationId: ${JSON.stringify(operation.operationId ?? "")}, responses: { ${responses.join(", ")} }${errors.length > 0 ? `, errors: { ${errors.join(", ")} }` : ""} }`,
       );
     }
   }
