@@ -42,6 +42,8 @@ export interface Env {
   METRICS: DurableObjectNamespace<MetricsStore>;
   /** Workers Analytics Engine dataset: one data point per decision and per upstream answer (production). */
   ANALYTICS?: AnalyticsEngineDataset;
+  /** npm start only: the session's secret its local edge sends; set, a request without it is refused (src/gateway/local-edge-guard.ts). */
+  LOCAL_EDGE_SECRET?: string;
   /** Secret: the admin API's token (named "admin" in the audit log); unset, the admin API answers 404. */
   ADMIN_TOKEN?: string;
   /** Secret: more admin tokens, named for the audit log: `alice=<token>, oncall=<token>`. */

@@ -1,5 +1,6 @@
 import { adminFrontDoor } from "./admin/app.ts";
 import { createGateway, type GatewayOptions } from "./gateway/app.ts";
+import { refuseAroundLocalEdge } from "./gateway/local-edge-guard.ts";
 
 /**
  * The Worker: the request path (src/gateway) with the operator surface (src/admin) as its front
@@ -11,5 +12,12 @@ import { createGateway, type GatewayOptions } from "./gateway/app.ts";
  * createWorker({ clock: { now: () => t } }); // a test's gateway, on a clock it drives
  */
 export function createWorker(options: Omit<GatewayOptions, "frontDoor"> = {}) {
-  return createGateway({ ...options, frontDoor: adminFrontDoor });
+  return createGateway({
+    ...options,
+    // npm start's private port answers only its local edge; then the admin API on its hosts.
+    frontDoor: (parts) => {
+      const admin = adminFrontDoor(parts);
+      return (c) => refuseAroundLocalEdge(c) ?? admin(c);
+    },
+  });
 }

@@ -1,5 +1,6 @@
 import { IDENTITY_HEADERS } from "../core/rules/read-request.ts";
 import { clientConnectionOptions, HOP_BY_HOP_HEADERS } from "./hop-by-hop.ts";
+import { LOCAL_EDGE_HEADER } from "./local-edge-header.ts";
 
 /*
  * What the upstream learns about the client comes from the edge, never from the client: a
@@ -31,10 +32,11 @@ const REQUEST_REWRITE_HEADERS = ["x-original-url", "x-rewrite-url", "x-forwarded
 const GATEWAY_SET_HEADERS = ["x-forwarded-for", "x-real-ip", "true-client-ip", "forwarded", "x-forwarded-host", "x-forwarded-proto"];
 
 /**
- * Every header name no client value passes under: the lists above, hop-by-hop headers, and
- * `Accept-Encoding` (the upstream answers uncompressed, which the gateway passes on as it is).
+ * Every header name no client value passes under: the lists above, hop-by-hop headers,
+ * `Accept-Encoding` (the upstream answers uncompressed, which the gateway passes on as it is), and
+ * npm start's local-edge secret (local-edge-guard.ts), which is the gateway's alone.
  */
-const DROPPED = new Set([...CLIENT_ADDRESS_HEADERS, ...REQUEST_REWRITE_HEADERS, ...GATEWAY_SET_HEADERS, ...HOP_BY_HOP_HEADERS, "accept-encoding"]);
+const DROPPED = new Set([...CLIENT_ADDRESS_HEADERS, ...REQUEST_REWRITE_HEADERS, ...GATEWAY_SET_HEADERS, ...HOP_BY_HOP_HEADERS, "accept-encoding", LOCAL_EDGE_HEADER]);
 
 /**
  * Turns `headers`, a copy of the client's headers `sent` (the upstream request's own, made with

@@ -5,31 +5,43 @@
 import http from "node:http";
 import type net from "node:net";
 import { createProxyServer } from "http-proxy-3";
+import { LOCAL_EDGE_HEADER } from "../../src/gateway/local-edge-header.ts";
 
 export interface LocalEdgeOptions {
   /** Where `wrangler dev` serves the gateway, e.g. http://127.0.0.1:40123 */
   readonly target: URL;
+  /**
+   * The session's LOCAL_EDGE_SECRET, sent on every request as LOCAL_EDGE_HEADER: the gateway
+   * refuses a request without it, so its private port answers no one but this edge.
+   */
+  readonly secret?: string;
 }
 
-/** Client headers only the edge may set: the client address, and wrangler's internal controls. */
-const EDGE_ONLY = /^(cf-connecting-ip|cf-connecting-ipv6|cf-pseudo-ipv4|cf-worker|mf-.*)$/i;
+/** Client headers only the edge may set: the client address, its own secret, and wrangler's internal controls. */
+const EDGE_ONLY = new RegExp(`^(cf-connecting-ip|cf-connecting-ipv6|cf-pseudo-ipv4|cf-worker|mf-.*|${LOCAL_EDGE_HEADER})$`, "i");
 
 /**
  * An HTTP server that forwards every request to the gateway unchanged (bodies and server-sent
- * events streamed both ways, WebSocket upgrades included) except that `CF-Connecting-IP` is the
- * address of the client's socket, and that what cannot be forwarded is answered as the API
- * answers errors: a request Node cannot parse 400, CONNECT 405, a gateway that is not up 502.
+ * events streamed both ways, WebSocket upgrades and their frames included) except that
+ * `CF-Connecting-IP` is the address of the client's socket, the session's secret is added, and
+ * that what cannot be forwarded is answered as the API answers errors: a request Node cannot parse
+ * 400, CONNECT 405, a gateway that is not up 502.
  *
  * @example
  * createLocalEdge({ target: new URL("http://127.0.0.1:40123") }).listen(8787, "127.0.0.1");
  */
-export function createLocalEdge({ target }: LocalEdgeOptions): http.Server {
+export function createLocalEdge({ target, secret }: LocalEdgeOptions): http.Server {
   // A keep-alive agent: without one the proxy asks wrangler dev for `Connection: close` and hands
   // that to the client, so every request of a keep-alive client paid for a new connection twice.
   const agent = new http.Agent({ keepAlive: true });
   const proxy = createProxyServer({ target: target.origin, xfwd: false, ws: true, agent });
-  proxy.on("proxyReq", stampClientAddress);
-  proxy.on("proxyReqWs", stampClientAddress);
+  // The same for a request and a WebSocket upgrade: the socket's address, and the edge's secret.
+  const stamp = (proxyReq: http.ClientRequest, req: http.IncomingMessage) => {
+    stampClientAddress(proxyReq, req);
+    if (secret) proxyReq.setHeader(LOCAL_EDGE_HEADER, secret);
+  };
+  proxy.on("proxyReq", stamp);
+  proxy.on("proxyReqWs", stamp);
   proxy.on("error", (error, _req, res) => {
     const detail = `The gateway behind the local edge could not be reached (${(error as NodeJS.ErrnoException).code ?? error.message}); is wrangler dev still starting?`;
     if (res instanceof http.ServerResponse) {

@@ -4,7 +4,7 @@
 // has no flag that adds one, so npm start writes this copy, beside wrangler.toml (wrangler
 // resolves `main`, `.dev.vars` and `.wrangler/state` from the config's directory), gitignored,
 // rewritten on every start. docs/emulators.md, "Where the bindings are declared".
-import { writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { EMULATOR_NAMES, emulatorConfig, emulatorLinks, localServices, ROOT, type EmulatorName } from "../emulator-workers.ts";
 
@@ -20,10 +20,11 @@ export const localConfigPath = (region: string, root = ROOT): string => join(roo
 
 /**
  * The gateway's raw config with `services` (binding -> emulator Worker) added to `region`'s
- * environment. Pure apart from its inputs: the raw config as wrangler reads it.
+ * environment, and `vars` to its variables (the session's LOCAL_EDGE_SECRET). Pure apart from its
+ * inputs: the raw config as wrangler reads it.
  * @throws when the config has no such environment, or already binds one of the services
  */
-export function withLocalServices(raw: Record<string, unknown>, region: string, services: Record<string, string>): Record<string, unknown> {
+export function withLocalServices(raw: Record<string, unknown>, region: string, services: Record<string, string>, vars: Record<string, string> = {}): Record<string, unknown> {
   const envs = (raw.env ?? {}) as Record<string, Record<string, unknown>>;
   const env = envs[region];
   if (!env) throw new Error(`wrangler.toml has no [env.${region}]`);
@@ -31,7 +32,8 @@ export function withLocalServices(raw: Record<string, unknown>, region: string, 
   const clash = declared.find((s) => s.binding in services);
   if (clash) throw new Error(`wrangler.toml [env.${region}] binds ${clash.binding} itself; the local runs add that binding (docs/emulators.md)`);
   const added = Object.entries(services).map(([binding, service]) => ({ binding, service }));
-  return { ...raw, env: { ...envs, [region]: { ...env, services: [...declared, ...added] } } };
+  const withVars = Object.keys(vars).length === 0 ? {} : { vars: { ...(env.vars as Record<string, unknown> | undefined), ...vars } };
+  return { ...raw, env: { ...envs, [region]: { ...env, services: [...declared, ...added], ...withVars } } };
 }
 
 /** Where npm start's copy of an emulator's config for `region` goes: beside its wrangler.toml, for the same reasons. */
@@ -58,15 +60,19 @@ async function emulatorDevConfig(name: EmulatorName, region: string): Promise<st
 /**
  * Writes npm start's config for `region` and answers the `-c` arguments of `wrangler dev`: that
  * config first (the primary Worker, the gateway), then each emulator Worker's config (its own, or
- * a copy with its links to the other emulators: emulatorDevConfig).
+ * a copy with its links to the other emulators: emulatorDevConfig). `vars` (the session's
+ * LOCAL_EDGE_SECRET) go in that file, readable by its owner only, never on a command line that
+ * any user's `ps` shows.
  */
-export async function localDevConfigs(region: string): Promise<string[]> {
+export async function localDevConfigs(region: string, vars: Record<string, string> = {}): Promise<string[]> {
   const { experimental_readRawConfig } = await import("wrangler");
   const { rawConfig } = experimental_readRawConfig({ config: join(ROOT, "wrangler.toml") });
   const services = Object.fromEntries(Object.entries(await localServices()).map(([binding, worker]) => [binding, sessionWorkerName(worker, region)]));
-  const config = withLocalServices(rawConfig as Record<string, unknown>, region, services);
+  const config = withLocalServices(rawConfig as Record<string, unknown>, region, services, vars);
   const path = localConfigPath(region);
-  writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
+  writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  // `mode` applies to a new file only: an older copy is made private too.
+  chmodSync(path, 0o600);
   const emulators = await Promise.all(EMULATOR_NAMES.map((name) => emulatorDevConfig(name, region)));
   return [path, ...emulators].flatMap((config) => ["-c", config]);
 }

@@ -2,14 +2,17 @@
 // npm start [-- wrangler dev options]: the gateway and the emulator Workers it binds as services
 // (local-config.ts), served by one `wrangler dev` session on a private port behind the local edge
 // (edge.ts) on 127.0.0.1:8787.
-// `--port` and `--ip` choose where the edge listens; every other option goes to wrangler dev.
+// `--port` and `--ip` choose where the edge listens, `--private-port` where wrangler dev does (it
+// answers the edge only: local-edge-guard.ts); every other option goes to wrangler dev.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { createRequire } from "node:module";
 import net from "node:net";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createInterface } from "node:readline";
+import { LOCAL_EDGE_HEADER } from "../../src/gateway/local-edge-header.ts";
 import { LOCAL_MOUNTS } from "../../src/gateway/routes.ts";
 import { LOCAL_BINDINGS } from "../local-bindings.ts";
 import { localSecret } from "../local-secret.ts";
@@ -20,27 +23,34 @@ import { WranglerOutputFilter } from "./wrangler-output.ts";
 const DEFAULT_PORT = 8787;
 const DEFAULT_IP = "127.0.0.1";
 
-/** Splits our own --port/--ip (either `--port N` or `--port=N`) from the options for wrangler. */
-export function splitArguments(argv: readonly string[]): { port: number; ip: string; wrangler: string[] } {
+/**
+ * Splits our own --port/--ip (either `--port N` or `--port=N`) and --private-port (where wrangler
+ * dev listens behind the edge; a free port when not given) from the options for wrangler.
+ */
+export function splitArguments(argv: readonly string[]): { port: number; ip: string; privatePort?: number; wrangler: string[] } {
   let port = DEFAULT_PORT;
   let ip = DEFAULT_IP;
+  let privatePort: number | undefined;
   const wrangler: string[] = [];
+  const portNumber = (flag: string, value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${flag} must be a port number (got ${value})`);
+    return n;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
-    if (flag !== "--port" && flag !== "--ip") {
+    if (flag !== "--port" && flag !== "--ip" && flag !== "--private-port") {
       wrangler.push(arg);
       continue;
     }
     const value = inline ?? argv[++i];
     if (value === undefined) throw new Error(`${flag} needs a value`);
     if (flag === "--ip") ip = value;
-    else {
-      port = Number(value);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (got ${value})`);
-    }
+    else if (flag === "--port") port = portNumber(flag, value);
+    else privatePort = portNumber(flag, value);
   }
-  return { port, ip, wrangler };
+  return { port, ip, ...(privatePort !== undefined && { privatePort }), wrangler };
 }
 
 /**
@@ -97,10 +107,11 @@ export function adminLine(base: string, on: boolean | undefined): string {
  * nothing secret, and sends no credential, so it never counts against the throttle.) Node's
  * fetch neither resolves *.localhost nor sends a Host of the caller's, hence node:http.
  */
-export function adminApiIsOn(internal: URL): Promise<boolean | undefined> {
+export function adminApiIsOn(internal: URL, edgeSecret?: string): Promise<boolean | undefined> {
   return new Promise((resolve) => {
+    const headers = { host: `${LOCAL_ADMIN_HOST}:${internal.port}`, ...(edgeSecret && { [LOCAL_EDGE_HEADER]: edgeSecret }) };
     const request = http.get(
-      { host: internal.hostname, port: internal.port, path: "/_tollgate/rules", headers: { host: `${LOCAL_ADMIN_HOST}:${internal.port}` } },
+      { host: internal.hostname, port: internal.port, path: "/_tollgate/rules", headers },
       (res) => {
         res.resume();
         resolve(res.statusCode === 401 ? true : res.statusCode === 404 ? false : undefined);
@@ -159,7 +170,10 @@ async function main(): Promise<void> {
     console.error(`npm start: ${(error as Error).message}`);
     process.exit(2);
   }
-  const internal = await freePort();
+  const internal = options.privatePort ?? (await freePort());
+  // The session's secret: the gateway answers only requests the edge stamps with it (the private
+  // port would otherwise take a client-chosen CF-Connecting-IP: local-edge-guard.ts).
+  const edgeSecret = randomBytes(32).toString("base64url");
   const wranglerArgs = withLogLevel(options.wrangler);
   const quiet = wranglerArgs.length > options.wrangler.length;
   // wrangler exports only its API; its CLI is the package's declared bin, beside package.json.
@@ -168,7 +182,7 @@ async function main(): Promise<void> {
   // in the .dev.vars file wrangler dev reads.
   localSecret(regionOf(options.wrangler));
   // The gateway and, in the same session, each emulator Worker it binds as a service.
-  const configs = await localDevConfigs(regionOf(options.wrangler));
+  const configs = await localDevConfigs(regionOf(options.wrangler), { LOCAL_EDGE_SECRET: edgeSecret });
   const child = spawn(
     process.execPath,
     [
@@ -198,12 +212,12 @@ async function main(): Promise<void> {
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 
   while (!exiting && !(await accepts(internal))) await sleep(200);
-  const edge = createLocalEdge({ target: new URL(`http://127.0.0.1:${internal}`) });
+  const edge = createLocalEdge({ target: new URL(`http://127.0.0.1:${internal}`), secret: edgeSecret });
   edge.on("error", (error) => {
     console.error(`npm start: the local edge cannot listen on ${options.ip}:${options.port}: ${error.message}`);
     child.kill("SIGINT");
   });
-  const admin = await adminApiIsOn(new URL(`http://127.0.0.1:${internal}`));
+  const admin = await adminApiIsOn(new URL(`http://127.0.0.1:${internal}`), edgeSecret);
   edge.listen(options.port, options.ip, () => {
     const host = options.ip.includes(":") ? `[${options.ip}]` : options.ip;
     console.log(banner(`http://${host}:${options.port}`, regionOf(options.wrangler), admin, quiet));

@@ -20,7 +20,8 @@ export class WranglerOutputFilter {
   keep(line: string): boolean {
     const raw = line.replace(ANSI, "");
     const text = raw.trim();
-    if (/^▲ \[WARNING\] Processing emulators\/[\w-]+\/wrangler\.toml configuration:$/.test(text)) {
+    // An emulator's own config, or npm start's copy of it with its links (local-config.ts).
+    if (/^▲ \[WARNING\] Processing emulators\/[\w-]+\/(wrangler\.toml|\.wrangler\.local\.\w+\.json) configuration:$/.test(text)) {
       this.#inEmulatorEnvWarning = true;
       return false;
     }

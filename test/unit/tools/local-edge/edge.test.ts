@@ -130,5 +130,7 @@ describe("npm start's arguments", () => {
     expect(splitArguments([])).toMatchObject({ port: 8787, ip: "127.0.0.1" });
     expect(() => splitArguments(["--port", "http"])).toThrow(/--port must be a port number/);
     expect(() => splitArguments(["--ip"])).toThrow(/--ip needs a value/);
+    expect(splitArguments(["--private-port", "18102", "--env", "us"])).toEqual({ port: 8787, ip: "127.0.0.1", privatePort: 18102, wrangler: ["--env", "us"] });
+    expect(() => splitArguments(["--private-port=x"])).toThrow(/--private-port must be a port number/);
   });
 });

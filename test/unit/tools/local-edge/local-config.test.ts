@@ -28,6 +28,13 @@ describe("npm start's wrangler config", () => {
     expect(name).toBe(sessionWorkerName("tollgate-control-plane", "us"));
   });
 
+  it("adds the session's variables (LOCAL_EDGE_SECRET) to the region's own, which it keeps", () => {
+    const config = withLocalServices(rawConfig(), "us", {}, { LOCAL_EDGE_SECRET: "s" }) as { env: Record<string, { vars?: Record<string, unknown> }> };
+    const declared = (rawConfig() as { env: Record<string, { vars: Record<string, unknown> }> }).env.us!.vars;
+    expect(config.env.us!.vars).toEqual({ ...declared, LOCAL_EDGE_SECRET: "s" });
+    expect(config.env.eu!.vars).not.toHaveProperty("LOCAL_EDGE_SECRET");
+  });
+
   it("refuses a region the config does not have, and a binding the config already declares", () => {
     expect(() => withLocalServices(rawConfig(), "apac", { HOSTED_API: "x" })).toThrow("wrangler.toml has no [env.apac]");
     const declared = { env: { us: { services: [{ binding: "HOSTED_API", service: "elsewhere" }] } } };

@@ -1,0 +1,145 @@
+// `npm start` as a user runs it (the local edge in front of wrangler dev, the emulator Workers
+// bound): WebSockets open through the edge and echo frames both ways (issue 31), an exhausted
+// counter refuses an upgrade with 429 before any 101, and wrangler's private port answers no one
+// but the edge (issue 32, finding 8). The upstream is the hosted-API echo, which accepts any
+// upgrade (emulators/hosted-api/websocket-echo.ts).
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { REPO_ROOT } from "../../support/paths.ts";
+
+// In this test's own range, apart from 8787 and from other local runs.
+const EDGE_PORT = 18110;
+const PRIVATE_PORT = 18111;
+const EDGE = `127.0.0.1:${EDGE_PORT}`;
+
+let child: ChildProcess | undefined;
+let output = "";
+const state = mkdtempSync(join(tmpdir(), "tollgate-npm-start-"));
+
+beforeAll(async () => {
+  // Its own process group, so the whole tree (npm, the edge, wrangler, workerd) stops with it.
+  child = spawn("npm", ["start", "--", "--port", String(EDGE_PORT), "--private-port", String(PRIVATE_PORT), "--persist-to", state], {
+    cwd: REPO_ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes(`tollgate is ready on http://${EDGE}`)) resolve();
+    };
+    child!.stdout!.on("data", read);
+    child!.stderr!.on("data", read);
+    child!.once("exit", (code) => reject(new Error(`npm start exited (${code}) before it was ready:\n${output}`)));
+  });
+  await ready;
+}, 180_000);
+
+afterAll(async () => {
+  if (child?.pid !== undefined && child.exitCode === null) {
+    const exited = once(child, "exit");
+    process.kill(-child.pid, "SIGTERM");
+    await exited;
+  }
+  rmSync(state, { recursive: true, force: true });
+}, 60_000);
+
+/** A client socket through the edge, its frames queued; rejects with the status of a refused upgrade. */
+async function connect(path: string, headers: Record<string, string> = {}) {
+  const socket = new WebSocket(`ws://${EDGE}${path}`, { headers });
+  const frames: Array<{ data: Buffer; isBinary: boolean }> = [];
+  const waiting: Array<() => void> = [];
+  socket.on("message", (data: Buffer, isBinary) => (frames.push({ data, isBinary }), waiting.shift()?.()));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+  let res!: http.IncomingMessage;
+  socket.once("upgrade", (upgraded) => (res = upgraded));
+  // Every listener is in place before anything is awaited: `open` follows `upgrade` at once.
+  await new Promise<void>((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("unexpected-response", (_req, refused) => reject(Object.assign(new Error(`upgrade refused: ${refused.statusCode}`), { res: refused })));
+    socket.once("error", reject);
+  });
+  const next = async () => {
+    if (frames.length === 0) await new Promise<void>((resolve) => waiting.push(resolve));
+    return frames.shift()!;
+  };
+  return { socket, res, next, closed };
+}
+
+/** The response to an upgrade the gateway refused, with its body. */
+async function refusedUpgrade(path: string, headers: Record<string, string>) {
+  const error = await connect(path, headers).then(
+    () => undefined,
+    (e: Error & { res?: http.IncomingMessage }) => e,
+  );
+  expect(error?.res).toBeDefined();
+  const res = error!.res!;
+  let body = "";
+  for await (const chunk of res) body += chunk;
+  return { status: res.statusCode, headers: res.headers, body };
+}
+
+const key = () => `npm-start-${Math.random().toString(36).slice(2)}`;
+
+describe("npm start: WebSockets through the local edge", () => {
+  it("opens a socket answered 101 with its RateLimit headers, echoes text and binary frames, and passes closes both ways", async () => {
+    const client = await connect("/sessions/live", { "x-api-key": key() });
+    expect(client.res.statusCode).toBe(101);
+    expect(client.res.headers["ratelimit-policy"]).toMatch(/^"default-key";/);
+    client.socket.send("hello");
+    expect(await client.next()).toEqual({ data: Buffer.from("hello"), isBinary: false });
+    client.socket.send(Buffer.from([0, 1, 2, 254, 255]));
+    expect(await client.next()).toEqual({ data: Buffer.from([0, 1, 2, 254, 255]), isBinary: true });
+    client.socket.close(4000, "client going");
+    expect(await client.closed).toEqual({ code: 4000, reason: "client going" });
+
+    const second = await connect("/sessions/live", { "x-api-key": key() });
+    second.socket.send("close 4404 thread not found");
+    expect(await second.closed).toEqual({ code: 4404, reason: "thread not found" });
+  });
+
+  it("counts a socket without a key under the IP rules of the socket's address, whatever address the client claims", async () => {
+    const client = await connect("/sessions/live", { "cf-connecting-ip": "9.9.9.9" });
+    expect(client.res.headers["ratelimit-policy"]).toMatch(/^"public-ip";/);
+    client.socket.close(1000, "");
+    await client.closed;
+  });
+
+  it("refuses an upgrade on an exhausted counter with 429, Retry-After and the problem body, before any 101", async () => {
+    const apiKey = key();
+    // Row 28 (GET /runs/stats by key) allows 1 per 10 s in the US: one request exhausts it.
+    const first = await fetch(`http://${EDGE}/runs/stats`, { headers: { "x-api-key": apiKey } });
+    expect(first.status).toBe(200);
+    await first.text();
+    const refused = await refusedUpgrade("/runs/stats", { "x-api-key": apiKey });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    expect(refused.headers["ratelimit"]).toMatch(/^"runs-stats-key";r=0;/);
+    expect(JSON.parse(refused.body)).toMatchObject({ status: 429 });
+  });
+});
+
+describe("npm start: wrangler's private port", () => {
+  it("refuses a request that did not come through the edge, whatever CF-Connecting-IP it claims", async () => {
+    for (const ip of ["9.9.9.9", "10.1.2.3"]) {
+      const res = await fetch(`http://127.0.0.1:${PRIVATE_PORT}/runs/stats`, { headers: { "cf-connecting-ip": ip, "x-api-key": key() } });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { detail: string }).detail).toContain("private port");
+    }
+  });
+
+  it("refuses a WebSocket upgrade sent to it directly", async () => {
+    const socket = new WebSocket(`ws://127.0.0.1:${PRIVATE_PORT}/sessions/live`, { headers: { "cf-connecting-ip": "9.9.9.9" } });
+    const [req, res] = (await once(socket, "unexpected-response")) as [http.ClientRequest, http.IncomingMessage];
+    expect(res.statusCode).toBe(403);
+    // The refused handshake is the test's to end (ws leaves it to an `unexpected-response` listener).
+    res.resume();
+    req.destroy();
+  });
+});
