@@ -20,6 +20,8 @@ export interface HitBatch {
   readonly recorded?: readonly FallbackReport[];
   /** Which isolate calls, units it would lease, and a lease it gives back (src/core/limiter/lease.ts). */
   readonly lease?: LeaseRequest;
+  /** The call's id (unique per isolate), which a later fallback report may name (src/core/limiter/fallback.ts). */
+  readonly call?: string;
 }
 
 /** The answer to a HitBatch: a verdict per hit, in order, and the units leased, if any. */
@@ -86,13 +88,13 @@ export class CounterObject extends DurableObject {
   }
 
   /** One counter's batch; `settleAt` when it wrote storage (the counter must settle by then). */
-  #decideOne({ key = "", limit, algorithm = "sliding-window", hits, recorded = [], lease }: HitBatch, now: number): BatchAnswer & { settleAt?: number } {
+  #decideOne({ key = "", limit, algorithm = "sliding-window", hits, recorded = [], lease, call }: HitBatch, now: number): BatchAnswer & { settleAt?: number } {
     if (algorithm === "fixed-window") {
       let fixed = this.#fixed.get(key);
       if (!fixed) this.#fixed.set(key, (fixed = new FixedWindow(limit)));
       return { verdicts: Array.from({ length: hits }, () => verdictOf(fixed.hit(now), now)) };
     }
-    const { verdicts, lease: granted, wrote, settleAt } = this.#counter(key).decide(limit, hits, now, { recorded, ...(lease && { lease }) });
+    const { verdicts, lease: granted, wrote, settleAt } = this.#counter(key).decide(limit, hits, now, { recorded, ...(lease && { lease }), ...(typeof call === "string" && { call }) });
     return { verdicts, ...(granted && { lease: granted }), ...(wrote && { settleAt }) };
   }
 

@@ -47,6 +47,8 @@ interface Queued {
   readonly limit: Limit;
   readonly algorithm: Algorithm;
   readonly cacheDenials: boolean;
+  /** The call it went out in, once sent: should that fail, the local fallback's report names it. */
+  call?: string;
 }
 
 /**
@@ -62,9 +64,13 @@ export class Counting {
   /** `#leased`, bound once: the coalescer asks it for queued requests. */
   readonly #leasedFn = (queued: Queued) => this.#leased(queued);
   #failures = 0;
+  /** This isolate's id, the prefix of its call ids. */
+  readonly #caller: string;
+  #calls = 0;
 
   /** @param caller this isolate's id, as the counter objects know it */
   constructor(caller: string, clock: Clock) {
+    this.#caller = caller;
     this.#clock = clock;
     this.#fallback = new LocalFallback({ caller });
     this.#leases = new LeaseBook({ caller });
@@ -126,7 +132,7 @@ export class Counting {
       const message = error instanceof Error ? error.message : String(error);
       if (request.failMode === "closed") throw new CounterUnavailable(message);
       const decided = this.#clock.now();
-      return { ...verdictOf(this.#fallback.decide(name, limit, decided), decided), decidedBy: "local-fallback", failure: message };
+      return { ...verdictOf(this.#fallback.decide(name, limit, decided, item.call), decided), decidedBy: "local-fallback", failure: message };
     }
   }
 
@@ -147,9 +153,12 @@ export class Counting {
    */
   async #call(stub: ReturnType<Env["COUNTERS"]["getByName"]>, queued: readonly Queued[], timeoutMs: number): Promise<Counted[]> {
     const sentAt = this.#clock.now();
+    const call = `${this.#caller}-${++this.#calls}`;
     // One part per counter, in order of first arrival; its verdicts go to its requests in order.
     const parts = new Map<string, Part>();
-    for (const { counter, key, limit, algorithm, cacheDenials } of queued) {
+    for (const item of queued) {
+      item.call = call;
+      const { counter, key, limit, algorithm, cacheDenials } = item;
       const part = parts.get(counter);
       if (part) {
         part.batch.hits++;
@@ -158,7 +167,7 @@ export class Counting {
       }
       const recorded = this.#fallback.reports(counter, limit, sentAt);
       const lease = algorithm === "sliding-window" ? this.#leases.request(counter, sentAt) : undefined;
-      parts.set(counter, { batch: { key, limit, algorithm, hits: 1, ...(recorded.length > 0 && { recorded }), ...(lease && { lease }) }, cacheDenials, verdicts: [], next: 0 });
+      parts.set(counter, { batch: { key, limit, algorithm, hits: 1, call, ...(recorded.length > 0 && { recorded }), ...(lease && { lease }) }, cacheDenials, verdicts: [], next: 0 });
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
@@ -196,7 +205,7 @@ export class Counting {
 
 /** One counter's share of a call: its batch, whether its denials may be cached, and the verdicts handed out so far. */
 interface Part {
-  readonly batch: { readonly key: string; readonly limit: Limit; readonly algorithm: Algorithm; hits: number; readonly recorded?: readonly FallbackReport[]; readonly lease?: LeaseRequest };
+  readonly batch: { readonly key: string; readonly limit: Limit; readonly algorithm: Algorithm; hits: number; readonly call: string; readonly recorded?: readonly FallbackReport[]; readonly lease?: LeaseRequest };
   cacheDenials: boolean;
   verdicts: readonly Verdict[];
   next: number;

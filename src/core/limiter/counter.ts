@@ -51,6 +51,8 @@ export interface DecideExtras {
   readonly recorded?: readonly FallbackReport[];
   /** Which isolate calls, units it would lease, and a lease it gives back (lease.ts). */
   readonly lease?: LeaseRequest;
+  /** The call's id, unique per isolate: a later fallback report may name it (fallback.ts). */
+  readonly call?: string;
 }
 
 /** The outcome of `decide`: the verdicts in order, and whether storage was written. */
@@ -93,6 +95,12 @@ export class Counter {
   readonly #callers = new CallerHistory();
   /** Fallback reports already counted, until they can no longer matter (a report may come twice). */
   #reports: Map<string, number> | undefined;
+  /**
+   * What recent calls admitted, by call id, oldest first: when a call's answer is lost (it outlived
+   * the isolate's timeout), the isolate's fallback decides its requests and reports them naming the
+   * call; its admissions here then give way to the reported ones, or each request would count twice.
+   */
+  readonly #calls = new Map<string, { at: number; admitted: number }>();
   /** When the last new fallback report came: other isolates' may still be on their way. */
   #reportedAt = Number.NEGATIVE_INFINITY;
   /** Lease ids: unique per instance, and unlike another instance's (a lease outlives a restart). */
@@ -113,14 +121,14 @@ export class Counter {
    * a returned lease. Records the admitted ones, writing a reservation first when one is needed,
    * then leases the caller some units when it asks and the window has room to spare (lease.ts).
    */
-  decide(limit: Limit, hits: number, now: number, { recorded = [], lease }: DecideExtras = {}): Decided {
+  decide(limit: Limit, hits: number, now: number, { recorded = [], lease, call }: DecideExtras = {}): Decided {
     const { window, ledger } = this.#load(limit, now);
     let reserved = false;
     // A caller that does not say who it is (an isolate of an older version) may be anyone.
     const caller = typeof lease?.caller === "string" && lease.caller !== "" ? lease.caller : undefined;
     if (lease) this.#callers.called(caller, now);
     const tookBack = lease?.returned !== undefined && this.#takeBack(lease.returned, window);
-    const elsewhere = this.#newReports(recorded, limit, now);
+    const elsewhere = this.#newReports(recorded, limit, now, window);
     if (elsewhere.length > 0) {
       window.seed(elsewhere);
       // Reserved as if made now: later than the truth, so a restart can only over-count them.
@@ -132,6 +140,7 @@ export class Counter {
       if (decision.allowed && ledger.onAdmit(now)) reserved = true;
       verdicts.push(this.#verdict(decision, now, caller, limit));
     }
+    if (typeof call === "string") this.#noteCall(call, verdicts, now, limit);
     let granted: LeaseGrant | undefined;
     const cap = lease && caller && lease.want > 0 && verdicts.every((v) => v.allowed) ? this.#callers.leaseCap(caller, limit, now) : 0;
     if (lease && caller && cap > 0) {
@@ -194,16 +203,36 @@ export class Counter {
     return until < now + verdict.retryInMs ? { ...verdict, cacheForMs: Math.max(0, until - now) } : verdict;
   }
 
-  /** The admission times of reports not counted yet, at the object's clock (their ages are durations). */
-  #newReports(reports: readonly FallbackReport[], limit: Limit, now: number): number[] {
+  /** Remembers what call `call` admitted, for a fallback report that may name it (`#calls`). */
+  #noteCall(call: string, verdicts: readonly Verdict[], now: number, limit: Limit): void {
+    const admitted = verdicts.reduce((n, v) => n + (v.allowed ? 1 : 0), 0);
+    if (admitted > 0) this.#calls.set(call, { at: now, admitted });
+    for (const [id, { at }] of this.#calls) {
+      if (this.#calls.size <= MAX_CALLS_KEPT && at > now - limit.intervalMs) break;
+      this.#calls.delete(id);
+    }
+  }
+
+  /**
+   * The admission times of reports not counted yet, at the object's clock (their ages are
+   * durations). A report naming a call this counter decided takes the place of that call's
+   * admissions: the requests are the same, and the reported times are the later ones.
+   */
+  #newReports(reports: readonly FallbackReport[], limit: Limit, now: number, window: SlidingWindow): number[] {
     const times: number[] = [];
     if (reports.length === 0) return times;
     const seen = (this.#reports ??= new Map());
     for (const [id, until] of seen) if (until <= now) seen.delete(id);
-    for (const { id, agesMs } of reports) {
+    for (const { id, agesMs, call } of reports) {
       if (seen.has(id) || !Array.isArray(agesMs)) continue;
       seen.set(id, now + limit.intervalMs);
       this.#reportedAt = now;
+      const decided = typeof call === "string" ? this.#calls.get(call) : undefined;
+      if (decided) {
+        this.#calls.delete(call!);
+        // Storage still holds them, as reservations: a snapshot once idle makes it exact.
+        if (window.release(decided.at, decided.admitted) > 0) this.#takenBack = true;
+      }
       // An age is measured up to when the call was sent, before `now`: the time it gives is no
       // earlier than the admission was made, so it leaves the window no earlier.
       for (const age of agesMs) if (Number.isFinite(age) && age >= 0 && age < limit.intervalMs) times.push(now - age);
@@ -316,6 +345,9 @@ export class Counter {
     return { window: this.#window, ledger: this.#ledger };
   }
 }
+
+/** Recent calls a counter remembers what it admitted for (`#calls`), within one interval. */
+const MAX_CALLS_KEPT = 64;
 
 /** The last moment anything stored can still count against a request. */
 function staleAt(reservations: readonly Reservation[], snapshot: Snapshot | undefined, limit: Limit): number {

@@ -11,6 +11,11 @@ import type { Decision, Limit } from "./types.ts";
 export interface FallbackReport {
   readonly id: string;
   readonly agesMs: readonly number[];
+  /**
+   * The call these admissions' requests went out in before it failed: the object may have decided
+   * that call (only its answer was lost) and then replaces its own admissions for it with these.
+   */
+  readonly call?: string;
 }
 
 const NONE: readonly FallbackReport[] = [];
@@ -62,8 +67,11 @@ export class LocalFallback {
     if (local && local.open.length === 0 && local.pending.length === 0) this.#local.delete(key);
   }
 
-  /** Decides one request locally, recording it when admitted. */
-  decide(key: string, limit: Limit, now: number): Decision {
+  /**
+   * Decides one request locally, recording it when admitted. `call`: the call the request went out
+   * in, when it did (its answer failed to come), reported with the admission.
+   */
+  decide(key: string, limit: Limit, now: number, call?: string): Decision {
     let local = this.#local.get(key);
     if (!local) {
       const window = new SlidingWindow(limit);
@@ -79,7 +87,7 @@ export class LocalFallback {
       local.window.setLimit(limit);
     }
     const decision = local.window.hit(now);
-    if (decision.allowed) local.open.push(now);
+    if (decision.allowed) local.open.push({ at: now, call });
     return decision;
   }
 
@@ -92,9 +100,15 @@ export class LocalFallback {
     const local = this.#local.get(key);
     // Most counters never fell back: nothing to report, nothing to allocate.
     if (!local) return NONE;
-    if (local.open.length > 0) local.pending.push({ id: `${this.#prefix}-${++this.#seq}`, times: local.open.splice(0) });
+    // One report per call the admissions stood in for, so the object can match each to its call.
+    for (const { at, call } of local.open.splice(0)) {
+      const last = local.pending.at(-1);
+      if (last && !last.sealed && last.call === call) last.times.push(at);
+      else local.pending.push({ id: `${this.#prefix}-${++this.#seq}`, times: [at], ...(call !== undefined && { call }) });
+    }
+    for (const report of local.pending) report.sealed = true;
     local.pending = local.pending.filter((r) => r.times.some((t) => t > now - limit.intervalMs));
-    return local.pending.map(({ id, times }) => ({ id, agesMs: times.map((t) => Math.max(0, now - t)) }));
+    return local.pending.map(({ id, times, call }) => ({ id, agesMs: times.map((t) => Math.max(0, now - t)), ...(call !== undefined && { call }) }));
   }
 
   /** A call carrying `reports` was answered: the object has counted them. */
@@ -134,10 +148,10 @@ export class LocalFallback {
 /** One counter decided locally (LocalFallback). */
 interface Local {
   readonly window: SlidingWindow;
-  /** Local admissions not yet in a report. */
-  readonly open: number[];
-  /** Reports sent (or about to be) and not yet acknowledged. */
-  pending: { id: string; times: number[] }[];
+  /** Local admissions not yet in a report, with the call each request went out in. */
+  readonly open: { at: number; call: string | undefined }[];
+  /** Reports sent (or about to be) and not yet acknowledged; a sealed one has been sent and never changes. */
+  pending: { id: string; times: number[]; call?: string; sealed?: boolean }[];
 }
 
 /** Oldest local windows looked at for one that may go, per new window past the bound. */

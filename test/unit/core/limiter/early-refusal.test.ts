@@ -98,3 +98,33 @@ describe("no second count from a fallback window forgotten in an outage (issue 3
     expect(fallback.reports("k", limit, now + 3).flatMap((r) => r.agesMs)).toHaveLength(15);
   });
 });
+
+describe("no second count from a call whose answer came too late (bench:accuracy, steady at 90% over 64 isolates)", () => {
+  /**
+   * One request as Counting decides it with FAIL_MODE=open: a call to the object carrying this
+   * isolate's fallback reports; when its answer is lost (the call outlived COUNTER_TIMEOUT_MS after
+   * the object decided it), the isolate's local window decides and reports its admission.
+   */
+  function send(counter: Counter, fallback: LocalFallback, limit: Limit, now: number, call: string, lost: boolean): boolean {
+    const recorded = fallback.reports("k", limit, now);
+    const { verdicts } = counter.decide(limit, 1, now, { recorded, call });
+    if (lost) return fallback.decide("k", limit, now + 250, call).allowed;
+    fallback.delivered("k", recorded);
+    fallback.observe("k", { used: verdicts[0]!.limit - verdicts[0]!.remaining, at: now });
+    return verdicts[0]!.allowed;
+  }
+
+  it("a client at 90% whose calls sometimes time out after the object admitted them is never refused", () => {
+    const limit: Limit = { count: 100, intervalMs: 10_000 };
+    const counter = new Counter(new MemoryCounterStore(), "k");
+    const isolates = Array.from({ length: 64 }, (_, i) => new LocalFallback({ caller: `i${i}` }));
+    const refused: number[] = [];
+    // 90 per 10 s, round robin over 64 isolates, every third answer lost (a slow machine), three intervals.
+    for (let n = 0; n < 270; n++) {
+      const now = 1_000_000 + Math.floor((n * limit.intervalMs) / 90);
+      if (!send(counter, isolates[n % 64]!, limit, now, `i${n % 64}-${n}`, n % 3 === 1)) refused.push(n);
+    }
+    expect(refused).toEqual([]);
+  });
+});
+
