@@ -22,7 +22,11 @@ export interface Answer {
   readonly error?: string;
 }
 
-export const isAdmitted = (a: Answer): boolean => a.status >= 200 && a.status < 300;
+/**
+ * The gateway let it through: any answer below 500 but a 429 (an upstream's own 401 or 404 to a
+ * forwarded request is an admission; runner.ts checks it carries the gateway's RateLimit header).
+ */
+export const isAdmitted = (a: Answer): boolean => a.status >= 200 && a.status < 500 && a.status !== 429;
 export const isDenied = (a: Answer): boolean => a.status === 429;
 
 /** The client an answer belongs to: the retry client's fill and probe are its own. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run loadtest -- [--rules 12,28|all] [--region us|eu] [--time-scale K | --target URL] [--json FILE] [--report FILE] ...
+// npm run loadtest -- [--rules 12,28|all] [--region us,eu] [--time-scale auto|K | --target URL] [--json FILE] [--report FILE] [--junit FILE] ...
 //
 // Verifies the gateway's rate limits under load, rule by rule, from the same rule table and pure
 // modules the gateway runs. Arguments, verdict and exit status as every measuring command's
@@ -13,6 +13,7 @@ import { writeJson } from "../kit/report.ts";
 import { parseCli, USAGE, type CliOptions } from "./args.ts";
 import { runLoadTest, type LoadTestResult } from "./loadtest.ts";
 import { startDisplay, type Display } from "./progress.ts";
+import { renderJunit } from "./junit.ts";
 import { renderReport } from "./report.ts";
 import { renderSummary } from "./summary.ts";
 
@@ -22,9 +23,15 @@ export async function chartJsSource(): Promise<string> {
   return readFile(join(dirname(require.resolve("chart.js")), "chart.umd.min.js"), "utf8");
 }
 
-async function writeOutputs(result: LoadTestResult, cli: Pick<CliOptions, "json" | "report">): Promise<string[]> {
+async function writeOutputs(result: LoadTestResult, cli: Pick<CliOptions, "json" | "report" | "junit">): Promise<string[]> {
   const written: string[] = [];
   if (cli.json) written.push(`results: ${await writeJson(cli.json, result)}`);
+  if (cli.junit) {
+    const file = resolve(cli.junit);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, renderJunit(result));
+    written.push(`junit:   ${file}`);
+  }
   if (cli.report) {
     const file = resolve(cli.report);
     await mkdir(dirname(file), { recursive: true });
@@ -47,28 +54,19 @@ async function run(cli: CliOptions): Promise<LoadTestResult> {
     process.exit(130);
   });
   try {
+    const { json: _json, report: _report, junit: _junit, answers, wide: _wide, progress: _progress, help: _help, target, ...options } = cli;
     return await runLoadTest({
-      rules: cli.rules,
-      region: cli.region,
-      ...(cli.target ? { target: cli.target } : {}),
-      timeScale: cli.timeScale,
-      load: cli.load,
-      windows: cli.windows,
-      minPhaseS: cli.minPhaseS,
-      budget: cli.budget,
-      ruleRateCap: cli.ruleRateCap,
-      burstFactor: cli.burstFactor,
-      burstCap: cli.burstCap,
-      connections: cli.connections,
-      pipelining: cli.pipelining,
-      algorithm: cli.algorithm,
-      ...(cli.answers ? { answersFile: cli.answers } : {}),
-      onStart: (plan, progress) => {
+      ...options,
+      ...(target ? { target } : {}),
+      ...(answers ? { answersFile: answers } : {}),
+      onPlan: (plan, lines) => {
         console.error(
-          `loadtest: ${plan.rules.length} rule(s), region ${cli.region}, time scale ${cli.timeScale}, ` +
-            `${cli.target ? `target ${cli.target.href}` : "local gateway"}; about ${Math.ceil(plan.durationMs / 1000)} s of traffic`,
+          `loadtest: ${plan.rules.length} row(s) in ${cli.regions.join(", ")}, time scale ${cli.timeScale === "auto" ? "per row" : cli.timeScale}, ` +
+            `${target ? `target ${target.href}` : "local gateways"}; about ${Math.ceil(plan.durationMs / 1000)} s of traffic`,
         );
-        if (cli.target) console.error("loadtest: note: against --target the client IP cannot be varied (Cloudflare sets CF-Connecting-IP); IP-keyed rules are tested from one IP.");
+        for (const line of lines) console.error(`loadtest: ${line}`);
+      },
+      onStart: (plan, progress) => {
         if (cli.progress) display = startDisplay(plan, progress);
       },
     });

@@ -41,5 +41,12 @@ export function tally(outcomes: readonly Outcome[]): string {
     .join(", ");
 }
 
-/** Whether an outcome makes the run exit 1: the gateway broke a check, or answered with errors. */
-export const failsRun = (o: Outcome): boolean => o === "failed" || o === "error";
+/** What an unjudged row does to the run: nothing (the default), or fail it (--unjudged fail, for CI). */
+export const UNJUDGED_POLICIES = ["pass", "fail"] as const;
+export type UnjudgedPolicy = (typeof UNJUDGED_POLICIES)[number];
+
+/**
+ * Whether an outcome makes the run exit 1: the gateway broke a check, or answered with errors; and
+ * under `--unjudged fail`, a row the run could not judge (it proved too little).
+ */
+export const failsRun = (o: Outcome, unjudged: UnjudgedPolicy = "pass"): boolean => o === "failed" || o === "error" || (unjudged === "fail" && o === "unjudged");

@@ -6,11 +6,15 @@ import type { Region } from "../../src/core/rules/schema.ts";
 import { sampleRequest, type SampleRequest } from "../../src/core/rules/sample-request.ts";
 import { tableOfRule } from "../../src/core/rules/tables.ts";
 import { localPathFor } from "../../src/gateway/routes.ts";
+import type { RowPace } from "./pacing.ts";
 import { assertMeetsRule, clientIdentity, PHASES, type ClientIdentity, type Phase } from "./traffic.ts";
 
 export interface PlanOptions {
+  /** Whose limits, when `regions` does not list several. */
   readonly region: Region;
-  /** Every interval is divided by this (the gateway's development-only TIME_SCALE). */
+  /** Every region to test, each row in each (default: `region` alone). */
+  readonly regions?: readonly Region[];
+  /** Every interval is divided by this (the gateway's TIME_SCALE), unless a row's pace says otherwise. */
   readonly timeScale: number;
   /** The steady client offers this multiple of the limit's rate (count per window). */
   readonly load: number;
@@ -30,6 +34,16 @@ export interface PlanOptions {
   readonly varyIp: boolean;
   /** Keeps identities unique across runs against the same gateway. */
   readonly runId: string;
+  /**
+   * The client addresses the tool may send from (--source-ips), when it cannot set the client IP
+   * itself: with three or more, each client of an IP-keyed row has an address, so a counter, of its own.
+   */
+  readonly sourceIps?: readonly string[];
+}
+
+/** A row's scale in one region, and why (pacing.ts). */
+export interface RegionPace extends Pick<RowPace, "timeScale" | "why"> {
+  readonly region: Region;
 }
 
 export interface BurstPlan {
@@ -52,6 +66,13 @@ export type RetryPlan =
 
 export interface RulePlan {
   readonly rule: Rule;
+  /** "us:12": the row in its region, unique in a run. */
+  readonly key: string;
+  readonly region: Region;
+  /** The row's own time scale: its gateway's TIME_SCALE. */
+  readonly timeScale: number;
+  /** Why this scale, in one line (pacing.ts). */
+  readonly scaleWhy: string;
   readonly request: SampleRequest;
   readonly count: number;
   /** The published interval (seconds). */
@@ -93,7 +114,8 @@ export const burstSpacing = (windowMs: number): number => (2 * windowMs) / 3;
 
 /** Enough bursts for the argument above (four), plus one. */
 const BURSTS = 5;
-const FUTILE_BURSTS = 3;
+/** Bursts that cannot exceed count test concurrency on a busy counter only: one is enough. */
+const FUTILE_BURSTS = 1;
 /** Requests in flight while a large fill goes as fast as the gateway answers. */
 const FILL_LANES = 32;
 
@@ -102,19 +124,32 @@ function retryPhaseMs(windowMs: number): number {
   return windowMs + Math.max(1, Math.ceil(windowMs / 1000)) * 1000 + 1000;
 }
 
-/** Plans one rule's clients (not yet placed in time: `startMs` is 0). */
-export function planRule(rule: Rule, options: PlanOptions, ipBase: number, classifier?: Classifier): RulePlan {
-  const { count, interval } = rule.limits[options.region];
-  const windowMs = (interval * 1000) / options.timeScale;
+/** The key of a row in a region, as plans and results name it. */
+export const rowKey = (region: Region, ruleId: number): string => `${region}:${ruleId}`;
+
+/** Plans one rule's clients in one region (not yet placed in time: `startMs` is 0). */
+export function planRule(rule: Rule, options: PlanOptions, ipBase: number, classifier?: Classifier, pace?: RegionPace): RulePlan {
+  const region = pace?.region ?? options.region;
+  const timeScale = pace?.timeScale ?? options.timeScale;
+  const { count, interval } = rule.limits[region];
+  const windowMs = (interval * 1000) / timeScale;
   const intendedRate = (options.load * count) / (windowMs / 1000);
   const steadyRate = Math.min(intendedRate, options.ruleRateCap);
   // The sample is a path of the rule's own upstream; the traffic reaches it through its local
   // mount (npm start and the tool's own gateway serve every upstream on one port).
   const own = sampleRequest(rule);
   const request = { method: own.method, path: localPathFor(tableOfRule(rule.id) ?? "hosted-api", own.path) };
-  const sharedIdentity = !options.varyIp && rule.identity === "ip";
+  // Without a client IP of its own per client, an IP-keyed row's clients share one counter.
+  const addresses = options.sourceIps ?? [];
+  const ownAddresses = !options.varyIp && addresses.length >= PHASES.length;
+  const sharedIdentity = !options.varyIp && !ownAddresses && rule.identity === "ip";
+  const runId = (options.regions?.length ?? 1) > 1 ? `${options.runId}-${region}` : options.runId;
   const identities = Object.fromEntries(
-    PHASES.map((phase, i) => [phase, clientIdentity(rule, phase, options.runId, options.varyIp, ipBase + i)]),
+    PHASES.map((phase, i) => {
+      const identity = clientIdentity(rule, phase, runId, options.varyIp, ipBase + i);
+      const source = ownAddresses ? addresses[i] : addresses[0];
+      return [phase, source === undefined ? identity : withSource(identity, source)];
+    }),
   ) as Record<Phase, ClientIdentity>;
   if (classifier) for (const phase of PHASES) assertMeetsRule(classifier, rule, own, identities[phase]);
 
@@ -144,6 +179,10 @@ export function planRule(rule: Rule, options: PlanOptions, ipBase: number, class
 
   return {
     rule,
+    key: rowKey(region, rule.id),
+    region,
+    timeScale,
+    scaleWhy: pace?.why ?? `scale ${timeScale}: --time-scale`,
     request,
     count,
     intervalS: interval,
@@ -168,16 +207,24 @@ export function planRule(rule: Rule, options: PlanOptions, ipBase: number, class
  * that alone exceeds the budget runs when nothing else does). The longest rule usually sets the
  * total time; the many short-window rules fit beside it.
  */
-export function planRun(rules: readonly Rule[], options: PlanOptions, classifier?: Classifier | ((rule: Rule) => Classifier)): Plan {
+export function planRun(
+  rules: readonly Rule[],
+  options: PlanOptions,
+  classifier?: Classifier | ((rule: Rule) => Classifier),
+  paceOf?: (rule: Rule, region: Region) => RegionPace,
+): Plan {
   const classifierOf = typeof classifier === "function" ? classifier : () => classifier;
-  const planned = rules.map((rule, i) => planRule(rule, options, i * PHASES.length, classifierOf(rule)));
-  const order = [...planned].sort((a, b) => b.durationMs - a.durationMs || b.averageRate - a.averageRate || a.rule.id - b.rule.id);
+  const regions = options.regions ?? [options.region];
+  const planned = regions.flatMap((region, r) =>
+    rules.map((rule, i) => planRule(rule, options, (r * rules.length + i) * PHASES.length, classifierOf(rule), paceOf?.(rule, region) ?? { region, timeScale: options.timeScale, why: `scale ${options.timeScale}: --time-scale` })),
+  );
+  const order = [...planned].sort((a, b) => b.durationMs - a.durationMs || b.averageRate - a.averageRate || a.rule.id - b.rule.id || a.region.localeCompare(b.region));
   const placed: RulePlan[] = [];
   for (const rule of order) {
     const startMs = earliestStart(placed, rule, options.budget);
     placed.push({ ...rule, startMs });
   }
-  placed.sort((a, b) => a.rule.id - b.rule.id);
+  placed.sort((a, b) => regions.indexOf(a.region) - regions.indexOf(b.region) || a.rule.id - b.rule.id);
   const durationMs = Math.max(0, ...placed.map((r) => r.startMs + r.durationMs));
   return { options, rules: placed, durationMs };
 }
@@ -198,4 +245,9 @@ function earliestStart(placed: readonly RulePlan[], rule: RulePlan, budget: numb
     if (peak + rule.averageRate <= budget || peak === 0) return start;
   }
   return candidates[candidates.length - 1]!;
+}
+
+/** The identity sent from one of the machine's own addresses: the gateway sees that address. */
+function withSource(identity: ClientIdentity, source: string): ClientIdentity {
+  return { ...identity, localAddress: source, key: identity.key.replace(/@tool$|^ip:tool$/, (m) => m.replace("tool", source)) };
 }

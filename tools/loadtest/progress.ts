@@ -36,7 +36,7 @@ export function startDisplay(plan: Plan, progress: Progress, stream: NodeJS.Writ
   );
   const totalS = Math.max(1, Math.ceil(plan.durationMs / 1000));
   const main = multibar.create(totalS, 0, { line: "" });
-  const ruleBars = new Map<number, cliProgress.SingleBar>();
+  const ruleBars = new Map<string, cliProgress.SingleBar>();
 
   const update = () => {
     const elapsed = progress.elapsedMs;
@@ -45,7 +45,7 @@ export function startDisplay(plan: Plan, progress: Progress, stream: NodeJS.Writ
     main.update(Math.min(totalS, Math.floor(elapsed / 1000)), { line: runLine(progress, totalS) });
     if (!tty) return;
     for (const [id, bar] of ruleBars) {
-      if (!running.some((r) => r.id === id)) {
+      if (!running.some((r) => r.key === id)) {
         multibar.remove(bar);
         ruleBars.delete(id);
       }
@@ -54,9 +54,9 @@ export function startDisplay(plan: Plan, progress: Progress, stream: NodeJS.Writ
       const span = Math.max(1, Math.round((r.endMs - r.startMs) / 1000));
       const at = Math.min(span, Math.floor((elapsed - r.startMs) / 1000));
       const payload = { line: ruleLine(r) };
-      const bar = ruleBars.get(r.id);
+      const bar = ruleBars.get(r.key);
       if (bar) bar.update(at, payload);
-      else ruleBars.set(r.id, multibar.create(span, at, payload));
+      else ruleBars.set(r.key, multibar.create(span, at, payload));
     }
   };
   const timer = setInterval(update, 250);
@@ -71,5 +71,5 @@ export function startDisplay(plan: Plan, progress: Progress, stream: NodeJS.Writ
 }
 
 function ruleLine(r: RuleProgress): string {
-  return `row ${String(r.id).padStart(2)} ${r.name.padEnd(18)} sent ${r.sent} admitted ${r.admitted} denied ${r.denied}` + (r.errors ? ` errors ${r.errors}` : "");
+  return `${r.key.padStart(6)} ${r.name.padEnd(18)} sent ${r.sent} admitted ${r.admitted} denied ${r.denied}` + (r.errors ? ` errors ${r.errors}` : "");
 }

@@ -5,6 +5,9 @@ import { formatWindow, round } from "./answer.ts";
 import type { LoadTestResult, RuleResult } from "./loadtest.ts";
 import type { Phase } from "./traffic.ts";
 
+/** A row's card and charts: by its number, with its region when the run had several. */
+export const cardId = (r: Pick<RuleResult, "rule" | "region">, regions: number): string => (regions > 1 ? `${r.region}-${r.rule}` : String(r.rule));
+
 /** How a counter's line is named: by its one client, or as the shared counter it was. */
 export function counterLabel(clients: readonly Phase[]): string {
   return clients.length === 1 ? `${clients[0]} client` : `${clients.join(" + ")} (one counter)`;
@@ -40,8 +43,9 @@ export function chartData(result: LoadTestResult) {
     const s = r.series;
     return {
       rule: r.rule,
+      id: cardId(r, result.regions.length),
       count: r.limit.count,
-      limitLabel: `limit: ${r.limit.count} per ${r.limit.intervalS} s window` + (result.timeScale !== 1 ? ` (${formatWindow(r.windowMs)} here)` : ""),
+      limitLabel: `limit: ${r.limit.count} per ${r.limit.intervalS} s window` + (r.timeScale !== 1 ? ` (${formatWindow(r.windowMs)} here)` : ""),
       window: formatWindow(r.windowMs),
       t: s.t,
       counters: s.counters.map((c) => ({ label: counterLabel(c.clients), client: c.clients.length === 1 ? c.clients[0] : "shared", proven: c.proven })),
@@ -98,8 +102,8 @@ export const CHART_SCRIPT = `
   var alignY = function (scale) { scale.width = 64; };
   var made = 0;
   data.forEach(function (rule) {
-    var main = document.getElementById("chart-" + rule.rule);
-    var below = document.getElementById("denials-" + rule.rule);
+    var main = document.getElementById("chart-" + rule.id);
+    var below = document.getElementById("denials-" + rule.id);
     if (!main || !below) return;
     var datasets = rule.counters.map(function (c) {
       return { label: "proven in one window: " + c.label, data: steps(rule.t, c.proven), borderColor: colors[c.client], backgroundColor: colors[c.client],

@@ -5,7 +5,7 @@ import { formatWindow } from "./answer.ts";
 import type { Percentiles } from "./analysis.ts";
 import type { LoadTestResult, RuleResult } from "./loadtest.ts";
 import { describeOutcome, OUTCOME_MEANINGS, OUTCOMES, tally, type Judgement } from "./outcome.ts";
-import { CHART_SCRIPT, chartData, counterLabel, provenMarker } from "./report-charts.ts";
+import { cardId, CHART_SCRIPT, chartData, counterLabel, provenMarker } from "./report-charts.ts";
 import { heldWithUnderAdmission, reachedText, shareWithoutUnderAdmission } from "./reconcile.ts";
 import type { RetryJudgement } from "./retry.ts";
 
@@ -59,7 +59,9 @@ function caption(r: RuleResult): string {
   return `<p class="caption">${parts.join(" ")}</p>`;
 }
 
-function ruleSection(r: RuleResult, timeScale: number): string {
+function ruleSection(r: RuleResult, regions: number): string {
+  const id = cardId(r, regions);
+  const timeScale = r.timeScale;
   const f = r.figures;
   const j = r.judgement;
   const checks: [string, Judgement][] = [
@@ -69,7 +71,8 @@ function ruleSection(r: RuleResult, timeScale: number): string {
   ];
   const both = [shareWithoutUnderAdmission(r), heldWithUnderAdmission(r)].filter((x): x is string => x !== undefined);
   const facts: [string, string][] = [
-    ["limit", `${r.limit.count} per ${r.limit.intervalS} s` + (timeScale !== 1 ? ` → ${r.limit.count} per ${formatWindow(r.windowMs)} at time scale ${timeScale}` : "")],
+    ["limit", `${r.limit.count} per ${r.limit.intervalS} s (${r.region})` + (timeScale !== 1 ? ` → ${r.limit.count} per ${formatWindow(r.windowMs)} at time scale ${timeScale}` : "")],
+    ["time scale", escapeHtml(r.scaleWhy)],
     ["traffic", `${escapeHtml(r.request.method)} ${escapeHtml(r.request.path)} by ${r.identity}` + (r.sharedIdentity ? " (one counter for all clients)" : " (fresh identity per client)")],
     ["steady client", `${f.offeredRate}/s offered of ${f.intendedRate}/s intended` + (f.steadyUtilization !== null ? `; admitted ${Math.round(f.steadyUtilization * 100)} % of count per window` : "")],
     ["bursts", `${r.burstSize} requests at once, every ${formatWindow((2 * r.windowMs) / 3)}`],
@@ -85,8 +88,8 @@ function ruleSection(r: RuleResult, timeScale: number): string {
     ...(f.errorKinds.length ? [["errors", escapeHtml(f.errorKinds.map((e) => `${e.error} ×${e.count}`).join("; "))] as [string, string]] : []),
   ];
   return `
-<section class="rule ${j.outcome}" id="rule-${r.rule}" data-outcome="${j.outcome}">
-  <h2>Row ${r.rule} · ${escapeHtml(r.name)} <span class="badge ${j.outcome}">${j.outcome}</span></h2>
+<section class="rule ${j.outcome}" id="rule-${id}" data-outcome="${j.outcome}">
+  <h2>Row ${r.rule} · ${escapeHtml(r.name)}${regions > 1 ? ` · ${r.region}` : ""} <span class="badge ${j.outcome}">${j.outcome}</span></h2>
   <p class="sub">${escapeHtml(r.category)} · ${escapeHtml(r.request.method)} ${escapeHtml(r.request.path)} · starts at ${r.schedule.startS} s, runs ${r.schedule.durationS} s${lateNote(r)}</p>
   <p class="verdict-line">${escapeHtml(j.finding)}: ${word(j)}</p>
   ${j.why ? `<p class="why">because ${escapeHtml(j.why)}</p>` : ""}
@@ -96,9 +99,9 @@ function ruleSection(r: RuleResult, timeScale: number): string {
     .join("")}</ul>
   <div class="cols">
     <div class="charts">
-      <div class="chart main"><canvas id="chart-${r.rule}" data-rule="${r.rule}" role="img" aria-label="admissions proven per window against the limit for row ${r.rule}"></canvas></div>
+      <div class="chart main"><canvas id="chart-${id}" data-rule="${r.rule}" role="img" aria-label="admissions proven per window against the limit for row ${r.rule} (${r.region})"></canvas></div>
       ${caption(r)}
-      <div class="chart denials"><canvas id="denials-${r.rule}" data-rule="${r.rule}" role="img" aria-label="denials per window for row ${r.rule}"></canvas></div>
+      <div class="chart denials"><canvas id="denials-${id}" data-rule="${r.rule}" role="img" aria-label="denials per window for row ${r.rule} (${r.region})"></canvas></div>
     </div>
     <div class="facts">
       <table class="kv">${facts.map(([k, v]) => `<tr><th>${k}</th><td>${v}</td></tr>`).join("")}</table>
@@ -114,14 +117,14 @@ function summaryTable(result: LoadTestResult): string {
   const rows = result.rules
     .map((r) => {
       const f = r.figures;
-      return `<tr class="${r.judgement.outcome}"><td><a href="#rule-${r.rule}">${r.rule}</a></td><td>${escapeHtml(r.name)}</td><td>${r.limit.count}/${r.limit.intervalS} s</td><td>${formatWindow(r.windowMs)}</td>
+      return `<tr class="${r.judgement.outcome}"><td><a href="#rule-${cardId(r, result.regions.length)}">${r.rule}</a></td><td>${escapeHtml(r.name)}</td><td>${r.region}</td><td>${r.limit.count}/${r.limit.intervalS} s</td><td title="${escapeHtml(r.scaleWhy)}">${r.timeScale}</td><td>${formatWindow(r.windowMs)}</td>
 <td>${f.offeredRate}/${f.intendedRate}</td><td>${f.limitReached ? "yes" : "no"}</td><td>${f.maxInWindow.admitted}/${r.limit.count}</td><td>${f.header.exposure}</td>
 <td>${f.underAdmission.maxFreeAtDenial}</td><td>${word(r.judgement.checks.retry)}</td>
 <td>${num(f.latency.admitted.p50)}/${num(f.latency.admitted.p99)}</td><td>${num(f.latency.denied.p50)}/${num(f.latency.denied.p99)}</td><td>${f.errors}</td>
 <td>${word(r.judgement)}</td></tr>`;
     })
     .join("\n");
-  return `<div class="scroll"><table class="summary"><thead><tr><th>row</th><th>rule</th><th>limit</th><th>window</th><th>offered/intended /s</th><th title="the gateway refused at least one request">reached</th><th title="most admissions proven inside one window">proven</th><th title="admissions proven in the gateway's window + the r it offered">header</th><th title="most units provably free at a denial">under</th><th>retry</th><th>admit p50/p99 ms</th><th>deny p50/p99 ms</th><th>err</th><th>outcome</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return `<div class="scroll"><table class="summary"><thead><tr><th>row</th><th>rule</th><th>region</th><th>limit</th><th title="the row's time scale: its interval is divided by it">scale</th><th>window</th><th>offered/intended /s</th><th title="the gateway refused at least one request">reached</th><th title="most admissions proven inside one window">proven</th><th title="admissions proven in the gateway's window + the r it offered">header</th><th title="most units provably free at a denial">under</th><th>retry</th><th>admit p50/p99 ms</th><th>deny p50/p99 ms</th><th>err</th><th>outcome</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function howToRead(): string {
@@ -137,7 +140,7 @@ check is blind there. Denials are drawn below each chart on their own scale: the
 
 export function renderReport(result: LoadTestResult, chartJs: string): string {
   const reached = result.rules.filter((r) => r.figures.limitReached).length;
-  const title = `tollgate load test · ${result.region} · time scale ${result.timeScale}`;
+  const title = `tollgate load test · ${result.regions.join(", ")} · time scale ${result.timeScale}`;
   const outcomes = tally(result.rules.map((r) => r.judgement.outcome));
   return `<!doctype html>
 <html lang="en">
@@ -195,12 +198,12 @@ export function renderReport(result: LoadTestResult, chartJs: string): string {
 <body data-charts="0">
 <h1>${escapeHtml(title)}</h1>
 <div class="meta">${escapeHtml(result.gateway.kind === "local" ? "local gateway started by the tool" : `target ${result.gateway.url}`)} ·
-limiter ${escapeHtml(result.algorithm)} · started ${escapeHtml(result.startedAt)} · traffic ${result.trafficTimeS} s · wall time ${result.wallTimeS} s</div>
+limiter ${escapeHtml(result.algorithm)}${result.capacity ? ` · capacity ${result.capacity.rate}/s measured, ${result.capacity.budget}/s planned` : ""} · started ${escapeHtml(result.startedAt)} · traffic ${result.trafficTimeS} s · wall time ${result.wallTimeS} s</div>
 <div class="verdict ${result.verdict.toLowerCase()}">${result.verdict}: ${outcomes} of ${result.rules.length} rule(s) · limit reached in ${reached}</div>
 <ul class="notes">${result.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>
 ${howToRead()}
 ${summaryTable(result)}
-${result.rules.map((r) => ruleSection(r, result.timeScale)).join("\n")}
+${result.rules.map((r) => ruleSection(r, result.regions.length)).join("\n")}
 <script>${inlineableScript(chartJs)}</script>
 <script type="application/json" id="loadtest-data">${scriptJson(chartData(result))}</script>
 <script>${CHART_SCRIPT}</script>

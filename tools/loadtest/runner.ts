@@ -3,23 +3,24 @@
 // up to a cap of requests in flight per client (beyond it a due request is skipped and counted,
 // so the offered rate is reported as it really was).
 import { Pool } from "undici";
-import type { Answer } from "./answer.ts";
+import { isAdmitted, type Answer } from "./answer.ts";
 import { parsePolicy, parseRateLimit } from "./headers.ts";
 import type { Plan, RulePlan } from "./plan.ts";
 import { retryPromise } from "./retry.ts";
 import type { ClientIdentity } from "./traffic.ts";
 
 export interface RunnerOptions {
-  readonly baseUrl: URL;
+  /** The gateway serving a row (local runs: one per region and time scale). */
+  readonly baseUrlOf: (rule: RulePlan) => URL;
   readonly plan: Plan;
-  /** Connections to the gateway; pipelining per connection (1: answers are never held behind others). */
+  /** Connections to each gateway; pipelining per connection (1: answers are never held behind others). */
   readonly connections: number;
   readonly pipelining: number;
-  /** The time scale the gateway must report in `x-tollgate-time-scale` (1: the header must be absent or 1). */
-  readonly timeScale: number;
 }
 
 export interface RuleProgress {
+  /** The row in its region (RulePlan.key). */
+  readonly key: string;
   readonly id: number;
   readonly name: string;
   sent: number;
@@ -47,14 +48,16 @@ export interface Progress {
 
 export interface Execution {
   readonly progress: Progress;
-  /** Resolves with every rule's answers once all traffic is done. */
-  readonly done: Promise<Map<number, Answer[]>>;
+  /** Resolves with every row's answers, by RulePlan.key, once all traffic is done. */
+  readonly done: Promise<Map<string, Answer[]>>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 interface Stream {
   readonly rule: RulePlan;
+  readonly prefix: string;
+  readonly origin: string;
   readonly progress: RuleProgress;
   readonly answers: Answer[];
   /** Next steady send, ms since the run started. */
@@ -69,15 +72,25 @@ interface Stream {
 
 /** Starts sending `plan`'s traffic at once; `progress` is updated live. */
 export function executePlan(options: RunnerOptions): Execution {
-  const { plan, baseUrl } = options;
-  const pool = new Pool(baseUrl.origin, {
-    connections: options.connections,
-    pipelining: options.pipelining,
-    keepAliveTimeout: 30_000,
-    headersTimeout: 30_000,
-    bodyTimeout: 30_000,
-  });
-  const prefix = baseUrl.pathname.replace(/\/+$/, "");
+  const { plan } = options;
+  // One pool per gateway and source address: a client bound to an address sends only from it.
+  const pools = new Map<string, Pool>();
+  const poolFor = (origin: string, localAddress: string | undefined): Pool => {
+    const key = `${origin} ${localAddress ?? ""}`;
+    let pool = pools.get(key);
+    if (!pool) {
+      pool = new Pool(origin, {
+        connections: options.connections,
+        pipelining: options.pipelining,
+        keepAliveTimeout: 30_000,
+        headersTimeout: 30_000,
+        bodyTimeout: 30_000,
+        ...(localAddress ? { localAddress } : {}),
+      });
+      pools.set(key, pool);
+    }
+    return pool;
+  };
   const t0 = performance.now();
   const now = () => performance.now() - t0;
   let finishedAt: number | undefined;
@@ -92,6 +105,7 @@ export function executePlan(options: RunnerOptions): Execution {
     errors: 0,
     inFlight: 0,
     rules: plan.rules.map((r) => ({
+      key: r.key,
       id: r.rule.id,
       name: r.rule.name,
       sent: 0,
@@ -120,22 +134,22 @@ export function executePlan(options: RunnerOptions): Execution {
       if (answer.status === 429) {
         progress.denied++;
         stream.progress.denied++;
-      } else if (answer.status >= 200 && answer.status < 300) {
+      } else if (isAdmitted(answer)) {
         progress.admitted++;
         stream.progress.admitted++;
       }
       return answer;
     };
-    return pool
-      .request({ method: rule.request.method, path: prefix + rule.request.path, headers: { ...identity.headers, "user-agent": "tollgate-loadtest" } })
+    return poolFor(stream.origin, identity.localAddress)
+      .request({ method: rule.request.method, path: stream.prefix + rule.request.path, headers: { ...identity.headers, "user-agent": "tollgate-loadtest" } })
       .then(async (res) => {
         const recvMs = now();
         const header = (name: string) => {
           const v = res.headers[name];
           return Array.isArray(v) ? v.join(", ") : v;
         };
-        let error = checkAnswer(rule, res.statusCode, header, options.timeScale);
-        if (res.statusCode !== 429 && (res.statusCode < 200 || res.statusCode >= 300)) {
+        let error = checkAnswer(rule, res.statusCode, header, rule.timeScale);
+        if (res.statusCode < 200 || res.statusCode >= 500) {
           const text = (await res.body.text().catch(() => "")).slice(0, 160);
           error = `status ${res.statusCode}${text ? ` ${text}` : ""}`;
         } else {
@@ -163,16 +177,19 @@ export function executePlan(options: RunnerOptions): Execution {
   const streams: Stream[] = plan.rules.map((rule, i) => {
     const intervalMs = rule.steady.rate > 0 ? 1000 / rule.steady.rate : Infinity;
     const start = rule.startMs + rule.steady.offsetMs;
+    const baseUrl = options.baseUrlOf(rule);
     return {
       rule,
+      prefix: baseUrl.pathname.replace(/\/+$/, ""),
+      origin: baseUrl.origin,
       progress: progress.rules[i]!,
       answers: [],
       nextAt: start + Math.random() * intervalMs,
       slot: 0,
       endAt: start + rule.steady.durationMs,
       intervalMs,
-      // Up to a quarter second of the steady rate may wait for answers (at least 4, at most 64).
-      maxInFlight: Math.min(64, Math.max(4, Math.ceil(rule.steady.rate / 4))),
+      // Up to half a second of the steady rate may wait for answers (at least 4, at most 256).
+      maxInFlight: Math.min(256, Math.max(4, Math.ceil(rule.steady.rate / 2))),
       inFlight: 0,
       bursts: rule.bursts.offsetsMs.map((o) => rule.startMs + o),
     };
@@ -205,7 +222,7 @@ export function executePlan(options: RunnerOptions): Execution {
     let probe = rule.sharedIdentity ? undefined : retryPromise(stream.answers.filter((a) => a.identity === who.key), rule.windowMs);
     for (let i = 0; !probe && i < rule.count + 2; i++) {
       const answer = await send(stream, "probe", who);
-      if (answer.status < 200 || answer.status >= 300) probe = answer;
+      if (!isAdmitted(answer)) probe = answer;
     }
     if (!probe || probe.status !== 429 || probe.retryAfterS === undefined) return;
     await sleep(probe.recvMs + probe.retryAfterS * 1000 - now());
@@ -255,8 +272,8 @@ export function executePlan(options: RunnerOptions): Execution {
     while (pending.size > 0) await Promise.all([...pending]);
     if (timer) clearTimeout(timer);
     finishedAt = now();
-    await pool.close();
-    return new Map(streams.map((s) => [s.rule.rule.id, s.answers]));
+    await Promise.all([...pools.values()].map((p) => p.close()));
+    return new Map(streams.map((s) => [s.rule.key, s.answers]));
   })();
 
   return { progress, done };
@@ -267,7 +284,7 @@ export function checkAnswer(rule: RulePlan, status: number, header: (name: strin
   const scale = header("x-tollgate-time-scale");
   const reported = scale === undefined ? 1 : Number(scale);
   if (reported !== timeScale) return `time scale: the gateway applies ${scale ?? "none (1)"}, the tool assumed ${timeScale}`;
-  if (status !== 429 && (status < 200 || status >= 300)) return undefined; // reported with the body by the caller
+  if (status < 200 || status >= 500) return undefined; // reported with the body by the caller
   const policy = parsePolicy(header("ratelimit-policy"));
   if (!policy) return "no RateLimit-Policy header";
   if (policy.name !== rule.rule.name) return `met rule "${policy.name}", not "${rule.rule.name}"`;

@@ -16,6 +16,8 @@ export interface ClientIdentity {
   readonly key: string;
   /** Headers that make the gateway count the request under this identity. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The machine's address the client sends from (--source-ips), when the gateway sees the socket's. */
+  readonly localAddress?: string;
 }
 
 /**

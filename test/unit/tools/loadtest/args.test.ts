@@ -8,18 +8,63 @@ const parseArgv = (argv: string[]) => parseCli(argv, ids);
 
 describe("parseCli", () => {
   it("has defaults for everything", () => {
-    expect(parse()).toMatchObject({
+    const o = parse();
+    expect(o).toMatchObject({
       rules: "all",
-      region: "us",
+      regions: ["us"],
       target: undefined,
-      timeScale: 1,
+      timeScale: "auto",
       load: DEFAULTS.load,
       windows: DEFAULTS.windows,
-      budget: DEFAULTS.budget,
+      share: DEFAULTS.share,
+      minWindowS: DEFAULTS.minWindowS,
+      unjudged: "pass",
+      junit: undefined,
       progress: true,
       wide: false,
       algorithm: "sliding-window",
     });
+    // Without --budget or --capacity, both come from the measured capacity.
+    expect(o).not.toHaveProperty("budget");
+    expect(o).not.toHaveProperty("capacity");
+    expect(o).not.toHaveProperty("sourceIps");
+  });
+
+  it("reads several regions, each once, in the order given", () => {
+    expect(parse("--region", "us,eu").regions).toEqual(["us", "eu"]);
+    expect(parse("--region", "eu, us,eu").regions).toEqual(["eu", "us"]);
+    refuses(parseArgv, ["--region", "us,mars"], "--region");
+    refuses(parseArgv, ["--region", "us,,eu"], "--region");
+    // A deployed gateway enforces one region's limits.
+    refuses(parseArgv, ["--region", "us,eu", "--target", "http://127.0.0.1:18890"], "--region");
+  });
+
+  it("reads the time scale as auto (per row) or one number for every row; 1 against --target", () => {
+    expect(parse("--time-scale", "auto").timeScale).toBe("auto");
+    expect(parse("--time-scale", "0.5").timeScale).toBe(0.5);
+    expect(parse("--target", "http://127.0.0.1:18890").timeScale).toBe(1);
+    expect(parse("--target", "http://127.0.0.1:18890", "--time-scale", "auto").timeScale).toBe(1);
+  });
+
+  it("reads --junit and --unjudged, for CI", () => {
+    expect(parse("--junit", "out.xml", "--unjudged", "fail")).toMatchObject({ junit: "out.xml", unjudged: "fail" });
+    refuses(parseArgv, ["--junit", ""], "--junit");
+    refuses(parseArgv, ["--unjudged", "ignore"], "--unjudged");
+    expect(USAGE).toMatch(/^ {2}--junit FILE {3}write a JUnit XML report/m);
+    expect(USAGE).toMatch(/^ {2}--unjudged {5}fail: a row left unjudged fails the run/m);
+  });
+
+  it("reads --source-ips (IP literals, each once), --capacity, --budget and --port", () => {
+    expect(parse("--source-ips", "127.0.0.2, 127.0.0.3,::1,127.0.0.2").sourceIps).toEqual(["127.0.0.2", "127.0.0.3", "::1"]);
+    refuses(parseArgv, ["--source-ips", "127.0.0.2,localhost"], "--source-ips");
+    refuses(parseArgv, ["--source-ips", ""], "--source-ips");
+    expect(parse("--capacity", "900", "--budget", "500", "--port", "18800")).toMatchObject({ capacity: 900, budget: 500, port: 18800 });
+    refuses(parseArgv, ["--capacity", "0"], "--capacity");
+    refuses(parseArgv, ["--share", "1.5"], "--share");
+    refuses(parseArgv, ["--share", "0"], "--share");
+    refuses(parseArgv, ["--load", "1"], "--load");
+    refuses(parseArgv, ["--min-window", "0"], "--min-window");
+    refuses(parseArgv, ["--port", "18800", "--target", "http://127.0.0.1:18890"], "--port");
   });
 
   it("reads --wide, the summary table past 100 columns, and documents it", () => {
@@ -31,7 +76,7 @@ describe("parseCli", () => {
 
   it("reads the documented options", () => {
     const o = parse("--rules", "12,28", "--region", "eu", "--time-scale", "60", "--load", "1.5", "--json", "r.json", "--report", "r.html", "--no-progress");
-    expect(o).toMatchObject({ rules: [12, 28], region: "eu", timeScale: 60, load: 1.5, json: "r.json", report: "r.html", progress: false });
+    expect(o).toMatchObject({ rules: [12, 28], regions: ["eu"], timeScale: 60, load: 1.5, json: "r.json", report: "r.html", progress: false });
     expect(parse("--target", "https://gw.example.com/base").target?.href).toBe("https://gw.example.com/base");
   });
 

@@ -66,7 +66,11 @@ export function ruleResult(c: CannedRule): RuleResult {
     answers,
   );
   return {
+    key: `us:${c.id}`,
     rule: c.id,
+    region: "us",
+    timeScale: TIME_SCALE,
+    scaleWhy: `scale ${TIME_SCALE}: --time-scale`,
     name: c.name,
     category: "Test",
     identity: "api-key",
@@ -100,7 +104,8 @@ export function cannedResult(): LoadTestResult {
   const rules = CANNED_RULES.map(ruleResult);
   return {
     verdict: runVerdict(rules.some((r) => failsRun(r.judgement.outcome))),
-    region: "us",
+    unjudged: "pass",
+    regions: ["us"],
     timeScale: TIME_SCALE,
     algorithm: "sliding-window",
     gateway: { kind: "local", url: "(local, stopped)" },

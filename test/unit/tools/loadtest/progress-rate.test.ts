@@ -21,8 +21,8 @@ function fakeRun(totalMs: number) {
     errors: 0,
     inFlight: 0,
     rules: [
-      { id: 28, name: "runs-search-user", sent: 0, admitted: 0, denied: 0, errors: 0, skipped: 0, startMs: 0, endMs: totalMs / 2 },
-      { id: 12, name: "runs-query-key", sent: 0, admitted: 0, denied: 0, errors: 0, skipped: 0, startMs: totalMs / 2, endMs: totalMs },
+      { key: "us:28", id: 28, name: "runs-search-user", sent: 0, admitted: 0, denied: 0, errors: 0, skipped: 0, startMs: 0, endMs: totalMs / 2 },
+      { key: "us:12", id: 12, name: "runs-query-key", sent: 0, admitted: 0, denied: 0, errors: 0, skipped: 0, startMs: totalMs / 2, endMs: totalMs },
     ],
   };
   /** Answers `n` requests spread evenly over the next `ms`, every third one denied, two left open. */

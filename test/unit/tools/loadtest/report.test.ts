@@ -46,7 +46,7 @@ describe("canned results", () => {
 describe("renderSummary", () => {
   it("prints a row per rule with its words, each rule's verdict line with its reason, and the totals", () => {
     const text = unwrap(renderSummary(cannedResult()));
-    expect(text).toMatch(/│\s+12 │ runs-query-key\s+│\s+15\/10 s │\s+yes\s+│\s+15 │\s+15 │ held\s+│\s+0 │ held\s+│/);
+    expect(text).toMatch(/│\s+12 │ runs-query-key\s+│\s+15\/10 s │\s+60 │\s+15 │\s+15 │ held\s+│\s+0 │ held\s+│/);
     expect(text).toMatch(/│\s+5 │ repos-key .*│ skipped\s+│\s+0 │ failed\s+│/);
     expect(text).toContain("row 12 runs-query-key: at most 15 admitted in any 10 s window, limit 15: held\n");
     expect(text).toContain("  retry: admitted on its first retry after Retry-After 1 s: held\n");
@@ -68,7 +68,7 @@ describe("renderSummary", () => {
 
   it("with --wide, adds the rates, window, under-admission and latency columns", () => {
     const text = renderSummary(cannedResult(), { wide: true });
-    expect(text).toMatch(/│ row │ rule\s+│\s+limit │ window │ offered\/intended \/s │ reached │ proven │ header │ under │ retry\s+│ admit p50\/p99 ms │ deny p50\/p99 ms │ err │ outcome\s+│/);
+    expect(text).toMatch(/│ row │ rule\s+│\s+limit │ scale │ window │ offered\/intended \/s │ reached │ proven │ header │ under │ retry\s+│ admit p50\/p99 ms │ deny p50\/p99 ms │ err │ outcome\s+│/);
     expect(Math.max(...text.split("\n").map((l) => l.length))).toBeGreaterThan(SUMMARY_WIDTH);
     expect(renderSummary(cannedResult())).not.toMatch(/offered\/intended|p50\/p99/);
   });
