@@ -50,8 +50,8 @@ const workersProject = (region: "us" | "eu") => ({
     // the emulators' own suites run in their own projects (emulatorProject).
     include: ["test/workers/**/*.test.ts"],
     exclude: ["test/workers/agent-server/**", "test/workers/control-plane/**", "test/workers/emulator-*.test.ts"],
-    // Real HTTP servers the Worker fetches (a redirecting origin): node-side, shared by the tests.
-    globalSetup: ["test/setup/redirecting-origin.ts"],
+    // Real HTTP servers the Worker fetches (a redirecting origin, a WebSocket origin): node-side, shared by the tests.
+    globalSetup: ["test/setup/redirecting-origin.ts", "test/setup/websocket-origin.ts"],
     testTimeout: 60_000,
   },
 });
