@@ -6,6 +6,7 @@ import { asWebSocketUpgrade, relayedSocket } from "./websocket.ts";
 import { countUpstream } from "./metrics.ts";
 import { problemResponse } from "../http/problem.ts";
 import { isBodiless } from "../core/rules/body-framing.ts";
+import { firstByteTimeoutMs } from "./upstream-timeout.ts";
 import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 
@@ -13,8 +14,9 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  * Forwards the request to its upstream on the canonical path and returns the upstream's response
  * with bodies streamed both ways (no buffering, so server-sent events flow as they are written).
  * The upstream request is built once (forwarded-headers.ts) and the response once, with `headers`
- * (the rate-limit headers) among its own. The timeout covers the wait for response headers only,
- * never a long stream after them; the client's abort ends the upstream call. Every answer,
+ * (the rate-limit headers) among its own. The timeout covers the wait for response headers only
+ * (the first byte of the answer), never a long stream after them, and is sized per operation
+ * (upstream-timeout.ts); the client's abort and the timeout both end the upstream call. Every answer,
  * failures included (400 for an invalid `Connection`, 502 unreachable, 504 timed out), carries
  * `headers` and is measured (metrics.ts).
  */
@@ -30,27 +32,33 @@ export async function forward(c: Context<GatewayEnv>, settings: GatewaySettings,
   // enable_request_signal flag workerd cancels the whole request, its subrequests with it).
   // An upstream's redirect is the client's to follow (`redirect: "manual"`): followed here, the
   // client would never see the 3xx, and its headers (x-api-key) would go to the redirect target.
-  const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: incoming.headers, body: isBodiless(incoming.method) ? null : incoming.body, signal: incoming.signal, redirect: "manual" });
+  // The gateway's timeout ends the upstream call too (`cut`), so a cut leaves no work behind.
+  const cut = new AbortController();
+  const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: incoming.headers, body: isBodiless(incoming.method) ? null : incoming.body, signal: AbortSignal.any([incoming.signal, cut.signal]), redirect: "manual" });
   const refused = prepareUpstreamHeaders(outgoing.headers, incoming.headers, request.url, request.edgeAddress);
   // A client's own X-Forwarded-Prefix was dropped above; the gateway says which mount it took off,
   // so an upstream building its own URLs (an A2A agent card) gives ones that reach it again.
   if (request.strippedPrefix !== undefined) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
   // A WebSocket upgrade (websocket.ts) asks the upstream for the socket in the one spelling it reads.
   if (request.websocket) asWebSocketUpgrade(outgoing.headers);
-  const response = refused === undefined ? await answer(settings, name, upstream, outgoing, headers) : Response.json({ detail: refused }, { status: 400, headers });
+  const response = refused === undefined ? await answer(firstByteTimeoutMs(settings, request, incoming.method), cut, name, upstream, outgoing, headers) : Response.json({ detail: refused }, { status: 400, headers });
   countUpstream(c, settings, { upstream: name, status: response.status, ms: clock.now() - started });
   return response;
 }
 
 /**
  * The upstream's answer to `outgoing`, with `headers` added, or the problem it failed with. The
- * timer bounds the wait for response headers only: once they arrive it is cleared, and a timed-out
- * call ends with the request it belonged to.
+ * timer bounds the wait for response headers only (`waitMs`): once they arrive it is cleared; when
+ * it fires, the upstream call is aborted (`cut`) as the 504 is answered.
  */
-async function answer(settings: GatewaySettings, name: UpstreamName, upstream: Upstream, outgoing: Request, headers: Readonly<Record<string, string>> | undefined): Promise<Response> {
+async function answer(waitMs: number, cut: AbortController, name: UpstreamName, upstream: Upstream, outgoing: Request, headers: Readonly<Record<string, string>> | undefined): Promise<Response> {
   let timer!: ReturnType<typeof setTimeout>;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(reject, settings.upstreamTimeoutMs, TIMED_OUT);
+    timer = setTimeout(() => {
+      // Rejected first, so the race settles as timed out, not as the aborted call's failure.
+      reject(TIMED_OUT);
+      cut.abort(TIMED_OUT);
+    }, waitMs);
   });
   try {
     const response = await Promise.race([upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), timeout]);
@@ -64,7 +72,7 @@ async function answer(settings: GatewaySettings, name: UpstreamName, upstream: U
       {
         title: timedOut ? "Upstream timed out" : "Upstream unreachable",
         status: timedOut ? 504 : 502,
-        detail: timedOut ? `The ${name} upstream did not answer within ${settings.upstreamTimeoutMs} ms.` : `The ${name} upstream could not be reached.`,
+        detail: timedOut ? `The ${name} upstream did not answer within ${waitMs} ms.` : `The ${name} upstream could not be reached.`,
       },
       headers,
     );

@@ -12,12 +12,12 @@ export type ProtocolRun =
   | { readonly kind: "thread"; readonly threadId: string; readonly assistantId: string; readonly input: unknown };
 
 /**
- * Runs an assistant as `POST /runs/wait` (stateless) or `POST /threads/{id}/runs/wait` with
+ * Starts an assistant's run as `POST /runs/wait` (stateless) or `POST /threads/{id}/runs/wait` with
  * `if_not_exists: create` would, through the same run store and engine, and resolves with the Run
- * as created and what wait answers once it is over (the values, or `{"__error__": ...}`). A
- * refusal (unknown assistant: 404) is returned before anything runs.
+ * as created and its outcome to await (the values, or `{"__error__": ...}`, once it is over; dispose
+ * of it with `using`). A refusal (unknown assistant: 404) is returned before anything runs.
  */
-export async function runToEnd(env: AgentServerBindings, run: ProtocolRun): Promise<Result<{ run: Run; outcome: JsonValue }>> {
+export async function startRun(env: AgentServerBindings, run: ProtocolRun) {
   const delay = stepDelayMs(env);
   const request =
     run.kind === "stateless"
@@ -26,7 +26,14 @@ export async function runToEnd(env: AgentServerBindings, run: ProtocolRun): Prom
   using runs = runsOf(env);
   const created = await runs.create(request, { outcome: true });
   if (!created.ok) return created;
-  using waiting = created.value.outcome!;
+  return ok({ run: created.value.run, outcome: created.value.outcome! });
+}
+
+/** Runs an assistant as startRun does, and resolves once it is over with the Run as created and what wait answers. */
+export async function runToEnd(env: AgentServerBindings, run: ProtocolRun): Promise<Result<{ run: Run; outcome: JsonValue }>> {
+  const started = await startRun(env, run);
+  if (!started.ok) return started;
+  using waiting = started.value.outcome;
   const outcome = await waiting.value();
-  return ok({ run: created.value.run, outcome });
+  return ok({ run: started.value.run, outcome });
 }

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AgentServerEnv } from "../../env.ts";
 import { serverInfo } from "../../system/info.ts";
 import { accepts, httpRefusal, readRpcMessage, RPC_ERRORS, rpcAnswer } from "../json-rpc.ts";
-import { callTool, listTools } from "./tools.ts";
+import { answerToolCall, listTools } from "./tools.ts";
 
 /** The MCP revisions the endpoint speaks, newest first; `initialize` answers the client's when listed, else the newest. */
 export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
@@ -51,7 +51,8 @@ export const mcpRoutes = new Hono<AgentServerEnv>()
       case "tools/list":
         return rpcAnswer(c, id, await listTools(c.env, params));
       case "tools/call":
-        return rpcAnswer(c, id, await callTool(c.env, params));
+        // Its headers at once, its answer when the run is over (tools.ts).
+        return answerToolCall(c, id, params);
       default:
         return rpcAnswer(c, id, { error: { code: RPC_ERRORS.methodNotFound, message: `Method not found: ${method}` } });
     }

@@ -6,8 +6,12 @@ import type { AgentServerBindings } from "../../env.ts";
 import { findGraph } from "../../graphs/registry.ts";
 import { resolveAssistantRef } from "../../ids.ts";
 import { assistantsOf } from "../../state-access.ts";
-import { RPC_ERRORS, type RpcError } from "../json-rpc.ts";
-import { runToEnd } from "../run-to-end.ts";
+import type { Context } from "hono";
+import type { AgentServerEnv } from "../../env.ts";
+import { ok } from "../../../shared/result.ts";
+import { interruptRun, runPath, settledJson } from "../../runs/responses.ts";
+import { RPC_ERRORS, rpcAnswer, type RpcError, type RpcId } from "../json-rpc.ts";
+import { startRun } from "../run-to-end.ts";
 
 /** Tools per `tools/list` page; `nextCursor` is the offset of the next page. */
 export const TOOLS_PAGE_SIZE = 100;
@@ -80,12 +84,33 @@ async function assistantForTool(env: AgentServerBindings, name: string): Promise
 }
 
 /**
- * `tools/call`: runs the assistant as a stateless run with the arguments as its input (as
- * `POST /runs/wait`), and answers its output, the run's final values, as JSON text content. A run
- * that fails is a tool result with `isError: true` (the spec's tool execution error); an unknown
- * tool or arguments that are no object are JSON-RPC errors.
+ * `tools/call`, answered as `POST /runs/wait` answers (runs/responses.ts, settledJson): refused at
+ * once (an unknown tool, arguments that are no object, a run the server refuses: JSON-RPC errors),
+ * or 200 with its headers at once and the JSON-RPC answer written when the run is over. A run may
+ * take longer than anything between client and server waits for headers (the gateway gives a
+ * response's first byte UPSTREAM_TIMEOUT_MS). A caller that hangs up before the answer has its
+ * run interrupted: no one is left to take the answer, and the run would hold its thread busy.
+ * The answer's result is the run's output, its final values, as JSON text content; a run that
+ * fails is a tool result with `isError: true` (the spec's tool execution error).
  */
-export async function callTool(env: AgentServerBindings, params: Record<string, unknown>): Promise<Outcome> {
+export async function answerToolCall(c: Context<AgentServerEnv>, id: RpcId, params: Record<string, unknown>): Promise<Response> {
+  const call = await toolCall(c.env, params);
+  if ("error" in call) return rpcAnswer(c, id, call);
+  const started = await startRun(c.env, { kind: "stateless", assistantId: call.assistantId, input: call.input });
+  if (!started.ok) return rpcAnswer(c, id, { error: { code: RPC_ERRORS.invalidParams, message: refusalText(started) } });
+  const { run, outcome } = started.value;
+  return settledJson(
+    async () => {
+      using waiting = outcome;
+      return ok({ jsonrpc: "2.0", id, ...toolResult(await waiting.value()) } as JsonValue);
+    },
+    { "content-location": runPath(run.thread_id, run.run_id) },
+    interruptRun(c, run.thread_id, run.run_id),
+  );
+}
+
+/** The assistant a `tools/call` runs and its input, or the JSON-RPC error it is refused with. */
+async function toolCall(env: AgentServerBindings, params: Record<string, unknown>): Promise<{ assistantId: string; input: unknown } | { error: RpcError }> {
   const { name, arguments: args } = params;
   if (typeof name !== "string" || name === "") return { error: { code: RPC_ERRORS.invalidParams, message: 'tools/call needs "name", the tool to call (see tools/list).' } };
   if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
@@ -93,11 +118,14 @@ export async function callTool(env: AgentServerBindings, params: Record<string, 
   }
   const assistantId = await assistantForTool(env, name);
   if (typeof assistantId !== "string") return { error: assistantId };
-  const ran = await runToEnd(env, { kind: "stateless", assistantId, input: args ?? {} });
-  if (!ran.ok) return { error: { code: RPC_ERRORS.invalidParams, message: refusalText(ran) } };
-  const failure = errorOf(ran.value.outcome);
+  return { assistantId, input: args ?? {} };
+}
+
+/** A finished run's outcome as the tool's result. */
+function toolResult(outcome: JsonValue): { result: unknown } {
+  const failure = errorOf(outcome);
   if (failure) return { result: { isError: true, content: [{ type: "text", text: failure }] } };
-  return { result: { content: [{ type: "text", text: JSON.stringify(ran.value.outcome) }], isError: false } };
+  return { result: { content: [{ type: "text", text: JSON.stringify(outcome) }], isError: false } };
 }
 
 /** A refused run's reason as one line of text. */
