@@ -91,6 +91,18 @@ describe("an admitted WebSocket", () => {
   });
 });
 
+describe("the agent server's protocol v2 socket, through the gateway", () => {
+  it.each([
+    [crypto.randomUUID(), 4404],
+    ["not-a-uuid", 4422],
+  ])("is counted on the agent server's key rule and passes its final close (thread %s: %i)", async (thread, code) => {
+    const res = await gateway(`/agent-server/threads/${thread}/stream/events`, { headers: upgradeHeaders(keyed(freshIdentity())) });
+    expect(ruleNameOf(res)).toBe("agent-server-default-key");
+    const peer = acceptSocket(res);
+    expect((await peer.closed).code).toBe(code);
+  });
+});
+
 describe("an exhausted counter", () => {
   it("refuses the upgrade with the usual 429 (Retry-After, RateLimit headers, problem body) and no socket", async () => {
     const who = freshIdentity();
