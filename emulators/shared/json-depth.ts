@@ -7,7 +7,7 @@
  * (test/workers/{agent-server,control-plane}/body-reading.test.ts) store, read
  * back and search bodies at exactly this depth, as the first requests of a fresh isolate (cold,
  * when V8 runs unoptimized code with its larger stack frames). How far past it the emulators
- * overflow, measured: docs/emulators.md, "Body depth".
+ * overflow, measured: docs/emulators.md, "Body size and depth".
  */
 export const MAX_JSON_DEPTH = 1000;
 

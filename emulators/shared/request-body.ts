@@ -5,9 +5,9 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.ts";
 
 /**
  * The largest request body an emulator reads: beyond it the body is still drained to its end (a
- * sender is never cut off) but not kept, and a route that reads it answers 413. The real servers
- * set no bound of their own; an emulator runs in a Worker's memory, where parsing a body many
- * times this size could exhaust the isolate (a 500). docs/emulators.md, "Body size and depth".
+ * sender is never cut off) but not kept, and a route that reads it answers 413. The bound is the
+ * emulators' own: an emulator runs in a Worker's memory, where parsing a body many times this size
+ * could exhaust the isolate (a 500). docs/emulators.md, "Body size and depth".
  */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 

@@ -44,6 +44,14 @@ const READS_NO_BODY = new Set([
 /** JSON-RPC endpoints: their refusals carry the JSON-RPC error object beside `detail`. */
 const JSON_RPC = (route: EmulatorRoute) => route.path.startsWith("/mcp") || route.path.startsWith("/a2a/");
 
+/**
+ * Protocol v2 (the "protocol-v2" work, protocols/v2/routes.ts; the same reader): the document
+ * gives these operations one refusal, 400, so every unreadable body is a 400 there, a
+ * ProtocolError for a command and `{"detail"}` for the event stream.
+ */
+const PROTOCOL_V2_COMMAND = "POST /threads/:thread_id/commands";
+const PROTOCOL_V2_STREAM = "POST /threads/:thread_id/stream/events";
+
 const PARSE_ERROR = "There was an error parsing the body";
 const workspaceId = crypto.randomUUID();
 
@@ -97,13 +105,19 @@ describe(`${THIS_EMULATOR}: every route that may carry a body, under the body re
       const text = await res.text();
       const where = `${name} -> ${res.status} ${text.slice(0, 300)}`;
       expect(res.status, where).toBeLessThan(500);
-      const answer = JSON.parse(text) as { detail?: unknown; error?: { code: number } };
+      const answer = JSON.parse(text) as { detail?: unknown; error?: { code: number } | string };
       if (READS_NO_BODY.has(name)) {
         if (res.status >= 400) expect(answer, where).toHaveProperty("detail");
         return;
       }
+      if (name === PROTOCOL_V2_COMMAND || name === PROTOCOL_V2_STREAM) {
+        expect(res.status, where).toBe(400);
+        if (name === PROTOCOL_V2_COMMAND) expect(answer, where).toMatchObject({ type: "error", id: null, error: "invalid_argument" });
+        else expect(answer, where).toHaveProperty("detail");
+        return;
+      }
       expect(res.status, where).toBe(status);
-      if (JSON_RPC(route)) expect(answer.error?.code, where).toBe(-32700);
+      if (JSON_RPC(route)) expect(answer.error, where).toMatchObject({ code: -32700 });
       else expect(answer.detail, where).toEqual(status === 400 ? PARSE_ERROR : expect.stringMatching(/^Request body too large/));
     });
   });

@@ -53,6 +53,8 @@ export interface Thread {
   readonly thread_id: string;
   readonly created_at: string;
   readonly updated_at: string;
+  /** When the thread's state last changed: its latest checkpoint's time (the 2026 document). */
+  readonly state_updated_at: string;
   readonly metadata: JsonObject;
   readonly status: ThreadStatus;
   readonly config: JsonObject;

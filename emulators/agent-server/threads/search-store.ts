@@ -3,12 +3,13 @@ import { timestamp } from "../clock.ts";
 import { ok, type Result } from "../../shared/result.ts";
 import { contains } from "../storage.ts";
 import type { Thread } from "./schema.ts";
+import { extractValue, parseExtractPath } from "./extract.ts";
 import type { ThreadFilter, ThreadPatch, ThreadSearch } from "./search-schema.ts";
 import { notFound, type ThreadStore } from "./store.ts";
 
 /** A page of threads and how many matched in all (for the pagination headers). */
 export interface ThreadPage {
-  readonly items: readonly Partial<Thread>[];
+  readonly items: readonly (Partial<Thread> & { extracted?: Record<string, unknown> })[];
   readonly total: number;
 }
 
@@ -33,7 +34,12 @@ export class ThreadQueries extends RpcTarget {
     const by = query.sort_by ?? "created_at";
     const direction = (query.sort_order ?? "desc") === "desc" ? -1 : 1;
     matches.sort((a, b) => direction * (compare(a.thread[by], b.thread[by]) || a.seq - b.seq));
-    const page = matches.slice(query.offset, query.offset + query.limit).map(({ thread }) => pick(thread, query.select));
+    const extracts = Object.entries(query.extract ?? {}).map(([alias, path]) => [alias, parseExtractPath(path)!] as const);
+    const page = matches.slice(query.offset, query.offset + query.limit).map(({ thread }) => {
+      const picked = pick(thread, query.select);
+      if (extracts.length === 0) return picked;
+      return { ...picked, extracted: Object.fromEntries(extracts.map(([alias, steps]) => [alias, extractValue(thread as unknown as Record<string, unknown>, steps)])) };
+    });
     return { items: page, total: matches.length };
   }
 

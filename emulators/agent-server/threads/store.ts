@@ -23,6 +23,7 @@ type Row = {
   thread_id: string;
   created_at: string;
   updated_at: string;
+  state_updated_at: string;
   metadata: string;
   status: string;
   config: string;
@@ -115,7 +116,14 @@ export class ThreadStore extends RpcTarget {
 
   /** The thread, or undefined. Also used by the run store. */
   find(id: string): Thread | undefined {
-    const row = this.#storage.sql.exec<Row>("SELECT * FROM threads WHERE thread_id = ?", id).toArray()[0];
+    // The state's last change is its latest checkpoint (every change writes one); none yet: its creation.
+    const row = this.#storage.sql
+      .exec<Row>(
+        `SELECT threads.*, COALESCE((SELECT created_at FROM checkpoints WHERE checkpoints.thread_id = threads.thread_id ORDER BY seq DESC LIMIT 1), threads.created_at) AS state_updated_at
+         FROM threads WHERE thread_id = ?`,
+        id,
+      )
+      .toArray()[0];
     return row ? toThread(row) : undefined;
   }
 
@@ -141,6 +149,7 @@ function toThread(row: Row): Thread {
     thread_id: row.thread_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    state_updated_at: row.state_updated_at,
     metadata: parseJson(row.metadata),
     status: row.status as ThreadStatus,
     config: parseJson(row.config),

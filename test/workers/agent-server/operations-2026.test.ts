@@ -248,3 +248,32 @@ describe("cron bodies read as the 2026 schemas type them", () => {
     expect((await agentServer("POST", "/runs/crons/count", { body: { metadata: tag } })).body).toBe(1);
   });
 });
+
+describe("POST /threads/search: the 2026 fields", () => {
+  it("state_updated_at: each thread's, sortable and selectable; extract: aliases of paths inside each thread", async () => {
+    const tag = { suite: crypto.randomUUID() };
+    const empty = await createThread({ metadata: { ...tag, user: { name: "ada" } } });
+    expect(empty.state_updated_at).toBe(empty.created_at);
+    const ran = await createThread({ metadata: tag });
+    const run = (await agentServer("POST", `/threads/${ran.thread_id}/runs`, { body: { assistant_id: "agent", input: say("hi") } })).body;
+    await join(ran.thread_id, run.run_id);
+    const state = (await agentServer("GET", `/threads/${ran.thread_id}/state`)).body;
+    expect((await agentServer("GET", `/threads/${ran.thread_id}`)).body.state_updated_at).toBe(state.created_at);
+
+    const search = await agentServer("POST", "/threads/search", {
+      body: { metadata: tag, sort_by: "state_updated_at", sort_order: "asc", select: ["thread_id", "state_updated_at"], extract: { last: "values.messages[-1].content", who: "metadata.user.name" } },
+    });
+    expect(search.status).toBe(200);
+    expect(search.body).toEqual([
+      { thread_id: empty.thread_id, state_updated_at: empty.state_updated_at, extracted: { last: null, who: "ada" } },
+      { thread_id: ran.thread_id, state_updated_at: state.created_at, extracted: { last: "you said: hi", who: null } },
+    ]);
+  });
+
+  it("refuses an extract path outside the thread's JSON columns, and more than 10 aliases", async () => {
+    const outside = await agentServer("POST", "/threads/search", { body: { extract: { id: "thread_id" } } });
+    expect(outside.body.detail[0]).toMatchObject({ type: "value_error", loc: ["body", "extract", "id"] });
+    const many = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, "values"]));
+    expect((await agentServer("POST", "/threads/search", { body: { extract: many } })).body.detail[0]).toMatchObject({ type: "value_error", loc: ["body", "extract"] });
+  });
+});

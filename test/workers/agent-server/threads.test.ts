@@ -10,6 +10,8 @@ describe("POST /threads", () => {
       thread_id: expect.stringMatching(UUID),
       created_at: expect.stringMatching(TIMESTAMP),
       updated_at: expect.stringMatching(TIMESTAMP),
+      // No checkpoint yet: the state last changed when the thread was made.
+      state_updated_at: res.body.created_at,
       metadata: {},
       status: "idle",
       config: {},

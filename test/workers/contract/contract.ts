@@ -113,10 +113,11 @@ async function jsonOf(response: Response): Promise<{ ok: true; value: unknown } 
   }
 }
 
-/** The fields a search asked for with `select`, if it did. */
+/** The fields a search asked for with `select`, if it did (and `extracted`, when it asked for that with `extract`). */
 function selection(requestBody: unknown): string[] | undefined {
-  const select = (requestBody as { select?: unknown } | null | undefined)?.select;
-  return Array.isArray(select) && select.length > 0 ? select.map(String) : undefined;
+  const { select, extract } = (requestBody ?? {}) as { select?: unknown; extract?: unknown };
+  if (!Array.isArray(select) || select.length === 0) return undefined;
+  return [...select.map(String), ...(extract ? ["extracted"] : [])];
 }
 
 /**
