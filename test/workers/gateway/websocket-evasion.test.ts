@@ -131,6 +131,20 @@ describe("an upgrade on a path of another rule", () => {
   });
 });
 
+describe("a credential the gateway does not count by", () => {
+  it("leaves a socket without x-api-key on its address's exhausted IP counter, whatever bearer token or tenant it carries", async () => {
+    const who = freshIdentity();
+    const { count } = limitOf(29);
+    const statuses = await burst(count, () => gateway("/sessions/live", { headers: { "cf-connecting-ip": who.ip } }));
+    expect(Object.fromEntries(statuses)).toEqual({ 200: count });
+    for (let i = 0; i < 3; i++) {
+      const headers = upgradeHeaders({ "cf-connecting-ip": who.ip, authorization: `Bearer fresh-${i}-${Math.random()}`, "x-tenant-id": crypto.randomUUID() });
+      const res = await gateway("/sessions/live", { headers });
+      expect([res.status, ruleNameOf(res)]).toEqual([429, "public-ip"]);
+    }
+  });
+});
+
 describe("refused before any counter or upstream", () => {
   const refusals: Array<[string, RequestInit, string]> = [
     ["a POST upgrade", { method: "POST", body: "{}" }, "must use GET"],
