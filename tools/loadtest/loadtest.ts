@@ -18,7 +18,7 @@ import { measureCapacity, type Capacity } from "./capacity.ts";
 import { parsePolicy } from "./headers.ts";
 import { gatewayKeyOf, prepareLocalGateways, type LocalGateways, type PreparedGateways } from "./local-gateways.ts";
 import { failsRun, type UnjudgedPolicy } from "./outcome.ts";
-import { fixedPace, paceRow, rowRateCap, runBudget } from "./pacing.ts";
+import { fixedPace, MAX_TIME_SCALE, paceRow, rowRateCap, runBudget } from "./pacing.ts";
 import { planRun, type Plan, type PlanOptions, type RegionPace, type RulePlan } from "./plan.ts";
 import { executePlan, type Progress } from "./runner.ts";
 import type { ChartSeries } from "./series.ts";
@@ -29,8 +29,12 @@ export interface LoadTestOptions extends Omit<PlanOptions, "varyIp" | "runId" | 
   readonly rules: readonly number[] | "all";
   /** Every region to test, each row in each, in one run. */
   readonly regions: readonly Region[];
-  /** "auto": each row its own scale, paced by the measured capacity (pacing.ts); a number: that scale for every row. */
-  readonly timeScale: number | "auto";
+  /**
+   * "auto": each row its own scale, paced by the measured capacity (pacing.ts); a number: that
+   * scale for every row; `{ windowS }`: each row scaled to that real window, its limit reached or
+   * not (for checks that need no full window: the fixed-window test's RateLimit check).
+   */
+  readonly timeScale: number | "auto" | { readonly windowS: number };
   /** Requests/s for the whole run; without it, the measured capacity's `share`. */
   readonly budget?: number;
   /** The share of the measured capacity the run plans to use. */
@@ -112,7 +116,7 @@ export function selectRules(rules: readonly number[] | "all") {
 }
 
 /** Notes printed with the results: what this run could and could not vary. */
-export function runNotes(options: { target?: URL; timeScale: number | "auto"; sourceIps?: readonly string[] }, plan: Plan, capacity?: Capacity & { budget: number }): string[] {
+export function runNotes(options: { target?: URL; timeScale: LoadTestOptions["timeScale"]; sourceIps?: readonly string[] }, plan: Plan, capacity?: Capacity & { budget: number }): string[] {
   const notes: string[] = [];
   if (capacity) {
     notes.push(
@@ -221,6 +225,10 @@ function pacer(options: LoadTestOptions, capacity: number): (rule: Rule, region:
   return (rule, region) => {
     const row = { count: rule.limits[region].count, intervalS: rule.limits[region].interval };
     if (options.target) return { region, ...fixedPace(row, 1, pacing, "a deployed gateway runs in real time") };
+    if (typeof options.timeScale === "object") {
+      const k = Math.min(MAX_TIME_SCALE, row.intervalS / options.timeScale.windowS);
+      return { region, ...fixedPace(row, k, pacing, `every window ${options.timeScale.windowS} s`) };
+    }
     if (options.timeScale !== "auto") return { region, ...fixedPace(row, options.timeScale, pacing, "--time-scale") };
     return { region, ...paceRow(row, pacing) };
   };
