@@ -1,8 +1,9 @@
 // Fuzzes every route of each emulator, in its own project (issue 8: "Emulators never 5xx on bad
 // input"): malformed, deeply nested and huge bodies, wrongly typed fields, wrong or missing
 // content types, odd path parameters, queries and headers. Every answer must be below 500 (no 501
-// either: every operation is emulated), every 4xx FastAPI-shaped JSON with a `detail`, and a
-// refused request must leave storage as it was.
+// either: every operation is emulated), every 4xx FastAPI-shaped JSON with a `detail` (protocol
+// v2's malformed command: the ProtocolError its document gives), and a refused request must leave
+// storage as it was. The body bounds of every body-carrying route: emulator-body-limits.test.ts.
 import { exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { runInDurableObject } from "cloudflare:test";
@@ -68,7 +69,8 @@ async function checkOne(route: EmulatorRoute, plan: RequestPlan): Promise<void> 
   const where = `${request.method} ${request.url} -> ${res.status} ${text.slice(0, 300)}`;
 
   expect(res.status, where).toBeLessThan(500);
-  if (res.status >= 400) expectDetail(text, where);
+  if (res.status === 400 && route.path === PROTOCOL_COMMANDS) expectProtocolError(text, where);
+  else if (res.status >= 400) expectDetail(text, where);
   if (res.status >= 300) {
     expect(storedData(await snapshotEmulators(workspaceId)), `${where}: a refused request changed stored state`).toEqual(storedData(before));
   }
@@ -76,6 +78,19 @@ async function checkOne(route: EmulatorRoute, plan: RequestPlan): Promise<void> 
 
 /** The agent server's stream of a thread (GET /threads/{thread_id}/stream): open until the client leaves. */
 const THREAD_STREAM = "/threads/:thread_id/stream";
+
+/**
+ * Protocol v2's command endpoint, whose 400 (a malformed envelope) the 2026 document types as a
+ * ProtocolError, `{type: "error", id, error, message}`, not FastAPI's `{detail}`.
+ */
+const PROTOCOL_COMMANDS = "/threads/:thread_id/commands";
+
+function expectProtocolError(text: string, where: string): void {
+  let body: unknown;
+  expect(() => (body = JSON.parse(text)), `${where}: not JSON`).not.toThrow();
+  expect(body, where).toMatchObject({ type: "error", error: expect.any(String), message: expect.any(String) });
+  expect(body, where).toHaveProperty("id");
+}
 
 /** FastAPI's error bodies: `{"detail": "..."}`, or `{"detail": [{type, loc, msg, ...}]}`. */
 function expectDetail(text: string, where: string): void {
