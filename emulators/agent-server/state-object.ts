@@ -21,7 +21,7 @@ import { ItemStore } from "./store/item-store.ts";
 import { EmulatorClock } from "./system/clock.ts";
 import { QueueStore } from "./system/queue-store.ts";
 import { ThreadQueries } from "./threads/search-store.ts";
-import { ProtocolCommands } from "./protocols/v2/commands.ts";
+import { pendingInterruptIds, ProtocolCommands } from "./protocols/v2/commands.ts";
 import { ProtocolEventBuffer } from "./protocols/v2/event-buffer.ts";
 import { ProtocolRunEvents } from "./protocols/v2/run-events.ts";
 import { ProtocolSockets } from "./protocols/v2/sockets.ts";
@@ -82,7 +82,7 @@ export class AgentServerState extends DurableObject<AgentServerBindings> impleme
     const waitUntil = (work: Promise<unknown>) => ctx.waitUntil(work);
     // Protocol v2's events are written as the engine drives each run, and reach the sockets at once.
     const protocolEvents = new ProtocolEventBuffer(ctx.storage.sql, (threadId, event) => this.#sockets.publish(threadId, event));
-    const observer = new ProtocolRunEvents(protocolEvents, checkpoints, () => this.clock.now());
+    const observer = new ProtocolRunEvents(protocolEvents, (threadId) => pendingInterruptIds(checkpoints, threadId), () => this.clock.now());
     this.#engine = new RunEngine({ storage: ctx.storage, runs: runTable, threads: this.#threads, checkpoints, events, clock: this.clock, changed: () => this.#alarm.rearm(), observer });
     this.#runs = new RunStore({ storage: ctx.storage, waitUntil, table: runTable, threads: this.#threads, assistants: this.#assistants, events, engine: this.#engine });
     this.#threadState = new ThreadStateStore({ storage: ctx.storage, waitUntil, threads: this.#threads, checkpoints, runs: runTable, events });

@@ -3,11 +3,9 @@
 // like as protocol events (protocols/v2/run-events.ts) with the buffer replaced by a list.
 import { describe, expect, it } from "vitest";
 import { answerOf, done, readCommand, refused } from "../../../emulators/agent-server/protocols/v2/envelope.ts";
-import type { ProtocolEventBuffer } from "../../../emulators/agent-server/protocols/v2/event-buffer.ts";
 import { channelOf, matches, readFilter } from "../../../emulators/agent-server/protocols/v2/filter.ts";
-import { ProtocolRunEvents } from "../../../emulators/agent-server/protocols/v2/run-events.ts";
+import { ProtocolRunEvents, type ProtocolEventSink } from "../../../emulators/agent-server/protocols/v2/run-events.ts";
 import type { Run } from "../../../emulators/agent-server/runs/schema.ts";
-import type { Checkpoint } from "../../../emulators/agent-server/threads/checkpoints.ts";
 
 describe("protocol v2 envelopes", () => {
   it("reads a command, and refuses a malformed one with the id when it has one", () => {
@@ -57,10 +55,10 @@ describe("protocol v2 filters", () => {
 
 describe("a run as protocol v2 events", () => {
   const run = (kwargs: Record<string, unknown> = {}) => ({ run_id: "run-1", thread_id: "thread-1", kwargs }) as unknown as Run;
-  const recording = (latest?: Partial<Checkpoint>) => {
+  const recording = (pending: readonly string[] = []) => {
     const written: { method: string; data: any }[] = [];
-    const buffer = { append: (_t: string, _r: string | null, method: string, data: unknown) => void written.push({ method, data }) } as unknown as ProtocolEventBuffer;
-    return { written, events: new ProtocolRunEvents(buffer, { latest: () => latest as Checkpoint | undefined }, () => 1_000) };
+    const buffer: ProtocolEventSink = { append: (_t, _r, method, data) => void written.push({ method, data: data as any }) };
+    return { written, events: new ProtocolRunEvents(buffer, () => pending, () => 1_000) };
   };
 
   it("says started, values and updates per step, then completed", () => {
@@ -92,7 +90,7 @@ describe("a run as protocol v2 events", () => {
   });
 
   it("says input.answered when a run resumes the pending interrupts, and failed with the error", () => {
-    const { written, events } = recording({ tasks: [{ id: "t", name: "review", interrupts: [{ id: "i1", value: {} }] }] });
+    const { written, events } = recording(["i1"]);
     events.started(run({ command: { resume: "approve" } }), "approval", 1);
     events.finished(run(), "error", { error: { error: "ValueError", message: "bad" } });
     expect(written.map((w) => [w.method, w.data.event ?? w.data.interrupt_ids])).toEqual([

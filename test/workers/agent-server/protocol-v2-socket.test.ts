@@ -27,9 +27,10 @@ describe("protocol v2 over WebSocket", () => {
     expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
     expect(contents(events[3].params.data)).toEqual(["over a socket", "you said: over a socket"]);
 
-    // A second subscription replays the latest run for itself; an unsubscribed one hears nothing more.
+    // A second subscription replays the latest run (all of it: the client sorts events to its
+    // subscriptions); an unsubscribed one hears nothing more.
     const values = await ws.send("subscription.subscribe", { channels: ["values"] });
-    expect(values.result.replayed_events).toBe(2);
+    expect(values.result.replayed_events).toBe(5);
     expect(await ws.send("subscription.unsubscribe", { subscription_id: subscribed.result.subscription_id })).toMatchObject({ type: "success", result: {} });
     expect(await ws.send("subscription.unsubscribe", { subscription_id: subscribed.result.subscription_id })).toMatchObject({ type: "error", error: "no_such_subscription" });
     const before = ws.received.length;
@@ -39,6 +40,21 @@ describe("protocol v2 over WebSocket", () => {
     await ws.send("agent.getTree");
     expect(ws.received.slice(before).filter((m) => m.type === "event").map((e) => e.method)).toEqual(["values", "values"]);
     ws.socket.close(1000, "done");
+  });
+
+  it("replays a run that ended before the subscriptions came in one order, its values before its end, whichever subscription asks first", async () => {
+    // As the 1.15 client does: run.start, then one subscription per projection, the lifecycle
+    // watcher first; it pauses a projection one tick after the run's end reaches it.
+    const thread = await createThread();
+    const ws = await openSocket(thread.thread_id);
+    const started = await ws.send("run.start", { assistant_id: "agent", input: { messages: [{ role: "user", content: "quick" }] } });
+    await join(thread.thread_id, started.result.run_id);
+    await ws.send("subscription.subscribe", { channels: ["lifecycle", "input"] });
+    await ws.send("subscription.subscribe", { channels: ["values", "lifecycle", "input"] });
+    const events = ws.received.filter((m) => m.type === "event");
+    const firstEnd = events.findIndex((m) => lifecycleOf(m) === "completed");
+    expect(events.slice(0, firstEnd).map((e) => e.method)).toEqual(["lifecycle", "values", "updates", "values"]);
+    ws.socket.close(1000);
   });
 
   it("answers an interrupt with input.respond on the socket, and the run resumes to its end", async () => {

@@ -165,14 +165,18 @@ export class ProtocolCommands {
     return done({ run_id: created.value.run.run_id });
   }
 
-  /** The interrupt ids the thread's latest checkpoint holds pending. */
   #pending(threadId: string): string[] {
-    return Object.values(pendingInterrupts(this.#parts.checkpoints.latest(threadId))).flatMap((list) => list.map((i) => i.id));
+    return pendingInterruptIds(this.#parts.checkpoints, threadId);
   }
 
   #lastRun(threadId: string): Run | undefined {
     return this.#parts.runTable.ofThread(threadId, { limit: 1, offset: 0 })[0];
   }
+}
+
+/** The interrupt ids the thread's latest checkpoint holds pending (what `input.respond` answers). */
+export function pendingInterruptIds(checkpoints: Pick<CheckpointLedger, "latest">, threadId: string): string[] {
+  return Object.values(pendingInterrupts(checkpoints.latest(threadId))).flatMap((list) => list.map((i) => i.id));
 }
 
 /** The root namespace, `[]`, or none given. */

@@ -2,10 +2,12 @@ import type { ServerSentEvent } from "../../../shared/sse.ts";
 import { INTERRUPT, type Interrupt, type RunError } from "../../runs/execute.ts";
 import type { RunObserver } from "../../runs/run-observer.ts";
 import type { Run, RunStatus } from "../../runs/schema.ts";
-import type { CheckpointLedger } from "../../threads/checkpoints.ts";
-import { pendingInterrupts } from "../../threads/thread-state.ts";
 import { isObject } from "./envelope.ts";
-import type { ProtocolEventBuffer } from "./event-buffer.ts";
+
+/** Where the events go: the thread's event buffer (protocols/v2/event-buffer.ts). */
+export interface ProtocolEventSink {
+  append(threadId: string, runId: string | null, method: string, data: unknown, timestamp: number): unknown;
+}
 
 /** The root's lifecycle at a run's end, by the run's final status (AgentStatus). */
 const LIFECYCLE_OF: Partial<Record<RunStatus, "completed" | "failed" | "interrupted">> = { success: "completed", error: "failed", interrupted: "interrupted" };
@@ -19,20 +21,21 @@ const LIFECYCLE_OF: Partial<Record<RunStatus, "completed" | "failed" | "interrup
  * subgraphs. `__interrupt__` stays out of `values`: the interrupts travel as `input.requested`.
  */
 export class ProtocolRunEvents implements RunObserver {
-  readonly #buffer: ProtocolEventBuffer;
-  readonly #checkpoints: Pick<CheckpointLedger, "latest">;
+  readonly #buffer: ProtocolEventSink;
+  /** The interrupt ids the thread's latest checkpoint holds pending. */
+  readonly #pending: (threadId: string) => readonly string[];
   readonly #now: () => number;
 
-  constructor(buffer: ProtocolEventBuffer, checkpoints: Pick<CheckpointLedger, "latest">, now: () => number) {
+  constructor(buffer: ProtocolEventSink, pending: (threadId: string) => readonly string[], now: () => number) {
     this.#buffer = buffer;
-    this.#checkpoints = checkpoints;
+    this.#pending = pending;
     this.#now = now;
   }
 
   started(run: Run, graphId: string, attempt: number): void {
     // A run with a resume value answers the interrupts its thread's latest checkpoint holds.
     const resumes = attempt === 1 && isObject(run.kwargs.command) && run.kwargs.command.resume !== undefined;
-    const answered = resumes ? Object.values(pendingInterrupts(this.#checkpoints.latest(run.thread_id))).flatMap((list) => list.map((i) => i.id)) : [];
+    const answered = resumes ? this.#pending(run.thread_id) : [];
     if (answered.length > 0) this.#append(run, "input.answered", { interrupt_ids: answered });
     this.#append(run, "lifecycle", { event: "started", graph_name: graphId, run_id: run.run_id, attempt });
   }

@@ -116,15 +116,21 @@ export class ProtocolSockets {
   }
 
   /**
-   * A new subscription: the thread's latest run's events it takes are replayed on the socket
-   * right after the answer (the client drops those it saw, by `event_id`), then live ones come.
+   * A new subscription: the thread's latest run is replayed on the socket right after the answer,
+   * every event of it in seq order, then live events come as the subscriptions take them. Every
+   * event, not only the new filter's: the 1.15 client subscribes once per projection, all at once
+   * after `run.start`, with each subscription already listening, and it pauses a projection one
+   * tick after the run's end reaches it; a run that ended before those subscriptions arrived
+   * must reach each of them in its own order (values before the end), whichever subscription's
+   * replay comes first. The client hands each event to the subscriptions that take it and drops
+   * repeats by `event_id`.
    */
   #subscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): { outcome: Outcome; replay: readonly ProtocolEvent[] } {
     const read = readFilter(params);
     if (!read.ok) return { outcome: refused("invalid_argument", read.message), replay: [] };
     const id = `sub-${state.nextId}`;
     socket.serializeAttachment({ ...state, subscriptions: [...state.subscriptions, { id, filter: read.filter }], nextId: state.nextId + 1 } satisfies SocketState);
-    const replay = this.#parts.buffer().replay(state.threadId).filter((e) => matches(read.filter, e.method, e.params.namespace, e.params.data));
+    const replay = this.#parts.buffer().replay(state.threadId);
     return { outcome: done({ subscription_id: id, replayed_events: replay.length }), replay };
   }
 
