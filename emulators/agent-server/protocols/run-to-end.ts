@@ -1,10 +1,9 @@
-import type { JsonValue } from "../../shared/pydantic/json.ts";
-import { ok, type Result } from "../../shared/result.ts";
+import { ok } from "../../shared/result.ts";
 import { stepDelayMs } from "../settings.ts";
 import type { AgentServerBindings } from "../env.ts";
 import { runsOf } from "../state-access.ts";
 import { runRequest } from "../runs/request.ts";
-import { RunCreate, RunCreateStateless, type Run } from "../runs/schema.ts";
+import { RunCreate, RunCreateStateless } from "../runs/schema.ts";
 
 /** A run the protocols start: stateless (MCP's tool call) or on a thread made if missing (A2A's context). */
 export type ProtocolRun =
@@ -27,13 +26,4 @@ export async function startRun(env: AgentServerBindings, run: ProtocolRun) {
   const created = await runs.create(request, { outcome: true });
   if (!created.ok) return created;
   return ok({ run: created.value.run, outcome: created.value.outcome! });
-}
-
-/** Runs an assistant as startRun does, and resolves once it is over with the Run as created and what wait answers. */
-export async function runToEnd(env: AgentServerBindings, run: ProtocolRun): Promise<Result<{ run: Run; outcome: JsonValue }>> {
-  const started = await startRun(env, run);
-  if (!started.ok) return started;
-  using waiting = started.value.outcome;
-  const outcome = await waiting.value();
-  return ok({ run: started.value.run, outcome });
 }

@@ -4,9 +4,12 @@ import { validate } from "../../../shared/validate.ts";
 import type { AgentServerBindings, AgentServerEnv } from "../../env.ts";
 import { AssistantIdParam } from "../../ids.ts";
 import { runsOf } from "../../state-access.ts";
-import { accepts, httpRefusal, readRpcMessage, RPC_ERRORS, rpcAnswer, type RpcError } from "../json-rpc.ts";
+import type { JsonValue } from "../../../shared/pydantic/json.ts";
+import { ok } from "../../../shared/result.ts";
+import { interruptRun, runPath, settledJson } from "../../runs/responses.ts";
+import { accepts, httpRefusal, readRpcMessage, RPC_ERRORS, rpcAnswer, type RpcError, type RpcId } from "../json-rpc.ts";
 import { errorOf, refusalText } from "../mcp/tools.ts";
-import { runToEnd } from "../run-to-end.ts";
+import { startRun } from "../run-to-end.ts";
 import { agentCard } from "./card.ts";
 import { readSentMessage } from "./message.ts";
 import { taskState, toTask } from "./task.ts";
@@ -23,20 +26,34 @@ const invalidParams = (message: string): Outcome => ({ error: { code: RPC_ERRORS
 /**
  * `message/send`: runs the assistant on the message's context (a thread, made if it does not exist
  * yet; a new one when the message names none) and answers the Task once the run is over, so a
- * second message with the same `contextId` continues the conversation.
+ * second message with the same `contextId` continues the conversation. Answered as `POST
+ * /runs/wait` answers (runs/responses.ts, settledJson): refused at once, or 200 with its headers at
+ * once and the JSON-RPC answer when the run is over, since a run may take longer than anything
+ * between client and server waits for headers. A caller that hangs up first has its run
+ * interrupted: no one is left to take the Task, and the run would hold its thread busy.
  */
-async function sendMessage(env: AgentServerBindings, assistantId: string, params: Record<string, unknown>): Promise<Outcome> {
+async function answerSendMessage(c: Context<AgentServerEnv>, id: RpcId, assistantId: string, params: Record<string, unknown>): Promise<Response> {
   const sent = readSentMessage(params);
-  if ("code" in sent) return { error: sent };
+  if ("code" in sent) return rpcAnswer(c, id, { error: sent });
   const contextId = sent.contextId === undefined ? crypto.randomUUID() : uuid().safeParse(sent.contextId).data;
-  if (contextId === undefined) return invalidParams(`contextId ${JSON.stringify(sent.contextId)} is not a UUID: a context is a thread of the agent server.`);
-  const ran = await runToEnd(env, { kind: "thread", threadId: contextId, assistantId, input: sent.input });
-  if (!ran.ok) return invalidParams(ran.status === 404 ? `Assistant '${assistantId}' not found` : refusalText(ran));
-  const { run, outcome } = ran.value;
-  using runs = runsOf(env);
-  const ended = await runs.find(run.run_id);
-  const state = ended ? taskState(ended.status) : errorOf(outcome) ? "failed" : "completed";
-  return { result: toTask({ taskId: run.run_id, contextId: run.thread_id, assistantId: run.assistant_id, state, outcome, timestamp: new Date().toISOString() }) };
+  if (contextId === undefined) return rpcAnswer(c, id, invalidParams(`contextId ${JSON.stringify(sent.contextId)} is not a UUID: a context is a thread of the agent server.`));
+  const started = await startRun(c.env, { kind: "thread", threadId: contextId, assistantId, input: sent.input });
+  if (!started.ok) return rpcAnswer(c, id, invalidParams(started.status === 404 ? `Assistant '${assistantId}' not found` : refusalText(started)));
+  const { run, outcome } = started.value;
+  const env = c.env;
+  return settledJson(
+    async () => {
+      using waiting = outcome;
+      const value = await waiting.value();
+      using runs = runsOf(env);
+      const ended = await runs.find(run.run_id);
+      const state = ended ? taskState(ended.status) : errorOf(value) ? "failed" : "completed";
+      const task = toTask({ taskId: run.run_id, contextId: run.thread_id, assistantId: run.assistant_id, state, outcome: value, timestamp: new Date().toISOString() });
+      return ok({ jsonrpc: "2.0", id, result: task } as JsonValue);
+    },
+    { "content-location": runPath(run.thread_id, run.run_id) },
+    interruptRun(c, run.thread_id, run.run_id),
+  );
 }
 
 /**
@@ -73,11 +90,9 @@ async function getTask(env: AgentServerBindings, params: Record<string, unknown>
   };
 }
 
-/** The A2A methods: the document's two, and what the real server answers for the protocol's others. */
+/** The A2A methods but `message/send` (answerSendMessage): the document's other, and what the real server answers for the protocol's others. */
 async function dispatch(c: Context<AgentServerEnv>, assistantId: string, method: string, params: Record<string, unknown>): Promise<Outcome> {
   switch (method) {
-    case "message/send":
-      return sendMessage(c.env, assistantId, params);
     case "tasks/get":
       return getTask(c.env, params);
     case "message/stream":
@@ -104,6 +119,9 @@ export const a2aRoutes = new Hono<AgentServerEnv>()
       const error = { code: RPC_ERRORS.invalidRequest, message: "Invalid request: an A2A message is a JSON-RPC request with an id and a method." };
       return httpRefusal(c, 400, error.message, error);
     }
-    return rpcAnswer(c, message.id, await dispatch(c, c.req.valid("param").assistant_id, message.method, message.params));
+    const assistantId = c.req.valid("param").assistant_id;
+    // Its headers at once, its Task when the run is over (answerSendMessage).
+    if (message.method === "message/send") return answerSendMessage(c, message.id, assistantId, message.params);
+    return rpcAnswer(c, message.id, await dispatch(c, assistantId, message.method, message.params));
   })
   .get("/.well-known/agent-card.json", async (c) => agentCard(c));

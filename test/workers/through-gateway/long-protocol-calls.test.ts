@@ -1,7 +1,8 @@
-// Issue 32, finding 6: an MCP `tools/call` held past UPSTREAM_TIMEOUT_MS got 504 and left its run
-// busy. Its headers now go out at once and its answer when the run is over, as `POST /runs/wait`
-// does; a caller that hangs up has its run interrupted. The gateway's time is its fake timers; the
-// run holds (the hold marker) until it is cancelled, so nothing here waits for a time.
+// Issue 32, finding 6: an MCP `tools/call` (and an A2A `message/send`) held past UPSTREAM_TIMEOUT_MS
+// got 504 and left its run busy. Their headers now go out at once and their answer when the run is
+// over, as `POST /runs/wait` does; a caller that hangs up has its run interrupted. The gateway's
+// time is its fake timers; the run holds (the hold marker) until it is cancelled, so nothing here
+// waits for a time.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { freshCaller } from "../agent-server/support.ts";
@@ -12,17 +13,32 @@ afterEach(() => vi.useRealTimers());
 
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
-describe("MCP tools/call through the gateway", () => {
-  it("is not cut past UPSTREAM_TIMEOUT_MS while its run works, and its run is interrupted when the caller hangs up", async () => {
+/** The two protocol calls that run an assistant to its end, each as a JSON-RPC request through the gateway. */
+const CALLS = {
+  "MCP tools/call": (input: unknown) => ({
+    path: "/agent-server/mcp/",
+    accept: "application/json, text/event-stream",
+    body: { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "agent", arguments: input } },
+  }),
+  "A2A message/send": (input: { messages: { content: string }[] }) => ({
+    path: "/agent-server/a2a/agent",
+    accept: "application/json",
+    body: { jsonrpc: "2.0", id: 7, method: "message/send", params: { message: { role: "user", messageId: crypto.randomUUID(), kind: "message", parts: [{ kind: "text", text: input.messages[0]!.content }] } } },
+  }),
+} as const;
+
+describe("long protocol calls through the gateway", () => {
+  it.each(Object.keys(CALLS) as (keyof typeof CALLS)[])("%s is not cut past UPSTREAM_TIMEOUT_MS while its run works, and its run is interrupted when the caller hangs up", async (name) => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     let reached!: () => void;
     const called = new Promise<void>((resolve) => (reached = resolve));
     const agentServer = { fetch: (request: Request) => (reached(), env.AGENT_SERVER!.fetch(request)) } as unknown as Fetcher;
     const send = gatewayWith({ UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS), AGENT_SERVER: agentServer });
-    const answered = send("/agent-server/mcp/", {
+    const call = CALLS[name](held("a long call"));
+    const answered = send(call.path, {
       method: "POST",
-      headers: { ...freshCaller(), accept: "application/json, text/event-stream", "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "agent", arguments: held("a long tool call") } }),
+      headers: { ...freshCaller(), accept: call.accept, "content-type": "application/json" },
+      body: JSON.stringify(call.body),
     });
     await called;
     // Twice the ordinary wait for a first byte: the run is still working.
@@ -39,8 +55,9 @@ describe("MCP tools/call through the gateway", () => {
     await res.body!.cancel();
     await join(threadId!, runId!);
     const after = await getRun(threadId!, runId!);
-    // A stateless run's thread goes with it; kept, it would say interrupted.
-    expect(after.status === 404 || after.body.status === "interrupted").toBe(true);
+    // A stateless run's thread goes with it (MCP); a thread's run says it was interrupted (A2A).
+    if (name === "MCP tools/call") expect(after.status).toBe(404);
+    else expect(after.body.status).toBe("interrupted");
   });
 
   it("answers the tool's result once the run is over, on the headers it sent at once", async () => {
