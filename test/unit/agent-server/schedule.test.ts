@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSchedule } from "../../../emulators/agent-server/crons/schedule.ts";
+import { isTimezone, parseSchedule } from "../../../emulators/agent-server/crons/schedule.ts";
 
 const at = (iso: string) => Date.parse(iso);
 /** The next `count` firing times after `iso`, as ISO strings, each found from the one before. */
@@ -119,5 +119,29 @@ describe("parseSchedule: refusals", () => {
         expect(parsed.reason, expression).not.toMatch(/^CronPattern:/);
       }
     }
+  });
+});
+
+describe("parseSchedule: in a cron's IANA time zone", () => {
+  const next = (expression: string, zone: string | null, iso: string) => {
+    const parsed = parseSchedule(expression, zone);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    return new Date(parsed.schedule.next(at(iso))!).toISOString();
+  };
+
+  it("reads the fields in that zone, daylight saving time included; null and UTC are UTC", () => {
+    // 09:00 in New York: 14:00 UTC in winter (EST), 13:00 UTC in summer (EDT).
+    expect(next("0 9 * * *", "America/New_York", "2026-01-10T00:00:00.000Z")).toBe("2026-01-10T14:00:00.000Z");
+    expect(next("0 9 * * *", "America/New_York", "2026-07-10T00:00:00.000Z")).toBe("2026-07-10T13:00:00.000Z");
+    expect(next("0 9 * * *", "Asia/Kolkata", "2026-01-10T00:00:00.000Z")).toBe("2026-01-10T03:30:00.000Z");
+    expect(next("0 9 * * *", null, "2026-01-10T00:00:00.000Z")).toBe("2026-01-10T09:00:00.000Z");
+    expect(next("0 9 * * *", "UTC", "2026-01-10T00:00:00.000Z")).toBe("2026-01-10T09:00:00.000Z");
+  });
+
+  it("isTimezone knows IANA names and nothing else", () => {
+    expect(isTimezone("America/New_York")).toBe(true);
+    expect(isTimezone("UTC")).toBe(true);
+    expect(isTimezone("Mars/Olympus_Mons")).toBe(false);
+    expect(isTimezone("")).toBe(false);
   });
 });
