@@ -4,7 +4,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { stateObject } from "./clock.ts";
-import { createThread } from "./support.ts";
+import { agentServer, createThread } from "./support.ts";
 import { contents, join } from "./run-support.ts";
 import { openSocket, succeed } from "./protocol-v2-support.ts";
 
@@ -80,6 +80,10 @@ describe("protocol v2 over WebSocket", () => {
     expect(await ws.send("run.teleport")).toMatchObject({ type: "error", error: "unknown_command" });
     expect(await ws.send("subscription.subscribe", { channels: ["debug"] })).toMatchObject({ type: "error", error: "invalid_argument" });
     ws.socket.close(1000);
+
+    // The socket's path without an upgrade is no event stream (that one is a POST).
+    const plain = await agentServer("GET", `/threads/${thread.thread_id}/stream/events`);
+    expect([plain.status, plain.headers.get("upgrade"), typeof plain.body.detail]).toEqual([426, "websocket", "string"]);
 
     const unknown = await openSocket(crypto.randomUUID());
     expect(await unknown.closedWith()).toEqual({ code: 4404, reason: expect.stringContaining("not found") });
