@@ -10,6 +10,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, ProtocolWebSocketTransportAdapter } from "langgraph-sdk-v1";
 import WebSocket from "ws";
 import { REPO_ROOT } from "../../support/paths.ts";
 
@@ -122,6 +123,41 @@ describe("npm start: WebSockets through the local edge", () => {
     expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
     expect(refused.headers["ratelimit"]).toMatch(/^"runs-stats-key";r=0;/);
     expect(JSON.parse(refused.body)).toMatchObject({ status: 429 });
+  });
+});
+
+describe("npm start: the official client 1.15 over WebSocket", () => {
+  const apiUrl = `http://${EDGE}/agent-server`;
+  const contents = (values: any): string[] => (values?.messages ?? []).map((m: { content: string }) => m.content);
+
+  it("runs a graph to its end over a socket its Node factory keys (counted by key)", async () => {
+    const apiKey = key();
+    const client = new Client({ apiUrl, apiKey, callerOptions: { maxRetries: 0 } });
+    const thread = await client.threads.create();
+    const upgrades: http.IncomingMessage[] = [];
+    const transport = new ProtocolWebSocketTransportAdapter({
+      apiUrl,
+      webSocketFactory: (url: string) => {
+        const socket = new WebSocket(url, { headers: { "x-api-key": apiKey } });
+        socket.on("upgrade", (res) => upgrades.push(res));
+        return socket as unknown as globalThis.WebSocket;
+      },
+    });
+    const stream = client.threads.stream(thread.thread_id, { assistantId: "agent", transport });
+    await stream.run.start({ input: { messages: [{ role: "user", content: "hello npm start" }] } });
+    expect(contents(await stream.output)).toEqual(["hello npm start", "you said: hello npm start"]);
+    await stream.close();
+    expect(upgrades.map((res) => res.headers["ratelimit-policy"])).toEqual([expect.stringMatching(/^"agent-server-default-key";/)]);
+  });
+
+  it("runs a graph to its end over its browser-safe socket (no header: counted by address)", async () => {
+    // A browser's client: no key (the browser-safe transport refuses any default header).
+    const client = new Client({ apiUrl, apiKey: null, callerOptions: { maxRetries: 0 } });
+    const thread = await client.threads.create();
+    const stream = client.threads.stream(thread.thread_id, { assistantId: "agent", transport: "websocket" });
+    await stream.run.start({ input: { messages: [{ role: "user", content: "no header" }] } });
+    expect(contents(await stream.output)).toEqual(["no header", "you said: no header"]);
+    await stream.close();
   });
 });
 
