@@ -5,8 +5,8 @@
 // waits for a time.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { freshCaller } from "../agent-server/support.ts";
-import { getRun, held, join, untilRunning } from "../agent-server/run-support.ts";
+import { agentServer as agentServerCall, createThread, freshCaller } from "../agent-server/support.ts";
+import { createRun, getRun, held, join, untilRunning } from "../agent-server/run-support.ts";
 import { gatewayWith } from "../support/custom-gateway.ts";
 
 afterEach(() => vi.useRealTimers());
@@ -72,3 +72,48 @@ describe("long protocol calls through the gateway", () => {
     expect(JSON.parse(answer.result.content[0]!.text).messages.at(-1).content).toContain("you said: hello");
   });
 });
+
+/**
+ * The agent server's other operations that last as long as a run: each answers its headers at
+ * once, so the gateway's wait for a first byte never cuts one however long the run works.
+ */
+const RUN_OPERATIONS = {
+  "POST /runs/wait": async () => ({ method: "POST", path: "/runs/wait", body: { assistant_id: "agent", input: held("stateless wait") } }),
+  "POST /threads/{id}/runs/wait": async () => ({ method: "POST", path: `/threads/${(await createThread()).thread_id}/runs/wait`, body: { assistant_id: "agent", input: held("wait") } }),
+  "POST /threads/{id}/runs/stream": async () => ({ method: "POST", path: `/threads/${(await createThread()).thread_id}/runs/stream`, body: { assistant_id: "agent", input: held("stream") } }),
+  "GET /threads/{id}/runs/{run_id}/join": async () => {
+    const thread = await createThread();
+    const run = await createRun(thread.thread_id, { assistant_id: "agent", input: held("join") });
+    return { method: "GET", path: `/threads/${thread.thread_id}/runs/${run.run_id}/join`, runPath: `/threads/${thread.thread_id}/runs/${run.run_id}` };
+  },
+} as const;
+
+describe("the agent server's run operations through the gateway", () => {
+  it.each(Object.keys(RUN_OPERATIONS) as (keyof typeof RUN_OPERATIONS)[])("%s is not cut past UPSTREAM_TIMEOUT_MS while its run works", async (name) => {
+    const operation: { method: string; path: string; body?: unknown; runPath?: string } = await RUN_OPERATIONS[name]();
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    let reached!: () => void;
+    const called = new Promise<void>((resolve) => (reached = resolve));
+    const agentServer = { fetch: (request: Request) => (reached(), env.AGENT_SERVER!.fetch(request)) } as unknown as Fetcher;
+    const send = gatewayWith({ UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS), AGENT_SERVER: agentServer });
+    const answered = send(`/agent-server${operation.path}`, {
+      method: operation.method,
+      headers: { ...freshCaller(), "content-type": "application/json" },
+      ...(operation.body !== undefined && { body: JSON.stringify(operation.body) }),
+    });
+    await called;
+    await vi.advanceTimersByTimeAsync(2 * UPSTREAM_TIMEOUT_MS);
+    const res = await answered;
+    expect(res.status).toBe(200);
+    vi.useRealTimers();
+    const runPath = operation.runPath ?? res.headers.get("content-location")!;
+    const [, threadId, runId] = /^\/threads\/([^/]+)\/runs\/([^/]+)$/.exec(runPath)!;
+    await untilRunning(threadId!, runId!);
+    expect((await getRun(threadId!, runId!)).body.status).toBe("running");
+    // Done with: the run is cancelled, and ends.
+    await res.body!.cancel();
+    expect((await agentServerCall("POST", `/threads/${threadId}/runs/${runId}/cancel`)).status).toBeLessThan(300);
+    await join(threadId!, runId!);
+  });
+});
+
