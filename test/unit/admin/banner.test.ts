@@ -28,6 +28,19 @@ describe("npm start's banner about the admin API", () => {
     expect(banner(base, "us")).toContain("could not tell");
   });
 
+  it("sends the session's edge secret with the probe: the private port answers nothing without it", async () => {
+    const secrets: (string | string[] | undefined)[] = [];
+    const server = http.createServer((req, res) => (secrets.push(req.headers["x-tollgate-local-edge"]), res.writeHead(404).end()));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      expect(await adminApiIsOn(url, "session-secret")).toBe(false);
+      expect(secrets).toEqual(["session-secret"]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it.each([[401, true], [404, false], [500, undefined]] as const)("reads a %i to the probe as %s", async (status, on) => {
     const server = await answering(status);
     try {

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, ProtocolWebSocketTransportAdapter } from "langgraph-sdk-v1";
 import WebSocket from "ws";
@@ -43,13 +44,28 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  if (child?.pid !== undefined && child.exitCode === null) {
-    const exited = once(child, "exit");
-    process.kill(-child.pid, "SIGTERM");
-    await exited;
+  if (child?.pid !== undefined) {
+    if (child.exitCode === null) {
+      const exited = once(child, "exit");
+      process.kill(-child.pid, "SIGTERM");
+      await exited;
+    }
+    // npm is gone; the edge, wrangler and workerd (its group) finish shutting down before the
+    // state directory is removed under them.
+    while (groupAlive(child.pid)) await sleep(100);
   }
   rmSync(state, { recursive: true, force: true });
 }, 60_000);
+
+/** Whether any process of the group is still running (signal 0 only asks). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A client socket through the edge, its frames queued; rejects with the status of a refused upgrade. */
 async function connect(path: string, headers: Record<string, string> = {}) {
