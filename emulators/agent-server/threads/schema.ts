@@ -38,12 +38,15 @@ export const ThreadPruneRequest = z.object({
   strategy: optionalField(z.enum(["delete", "keep_latest"])).transform((strategy) => strategy ?? "delete"),
 });
 
-/** `?include=` on GET /threads/{thread_id}: a comma-separated list of extra fields; `ttl` is the one there is. */
+/**
+ * `?include=` on GET /threads/{thread_id}: extra fields, comma-separated, or one parameter each (as
+ * the official client 1.15 sends its `include` list); `ttl` is the one there is.
+ */
 export const ThreadIncludeQuery = z.object({
   include: z
-    .string()
+    .union([z.string(), z.array(z.string())])
     .optional()
-    .transform((text) => new Set((text ?? "").split(",").map((field) => field.trim()))),
+    .transform((value) => new Set([value ?? []].flat().flatMap((text) => text.split(",").map((field) => field.trim())))),
 });
 
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
