@@ -4,10 +4,11 @@
 // end, a dropped connection resumed without duplicates, and an interrupt answered with
 // input.respond. Every HTTP response is held to the 2026 document.
 import { describe, expect, it } from "vitest";
+import { say } from "../../support/run-input.ts";
+import { cutAfterFirstValues } from "../../support/sse-cut.ts";
 import { contents } from "../agent-server/run-support.ts";
 import { keyedSocketTransport, officialClientV1 } from "./official-client-v1-support.ts";
 
-const say = (content: string) => ({ messages: [{ role: "user", content }] });
 const noWait = { reconnectDelayMs: () => 0 };
 
 /** Counts the event stream requests a client made. */
@@ -20,32 +21,6 @@ function recordStreams() {
     },
   };
   return streams;
-}
-
-/**
- * Ends an SSE response right after its first `values` frame, as a connection that drops mid-run:
- * the client sees the stream fail and reconnects.
- */
-function cutAfterFirstValues(response: Response): Response {
-  let text = "";
-  let cut = false;
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  const body = response.body!.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        if (cut) return;
-        text += decoder.decode(chunk, { stream: true });
-        const at = text.indexOf("event: values\n");
-        const end = at < 0 ? -1 : text.indexOf("\n\n", at);
-        if (end < 0) return;
-        cut = true;
-        controller.enqueue(encoder.encode(text.slice(0, end + 2)));
-        controller.error(new Error("connection dropped by the test"));
-      },
-    }),
-  );
-  return new Response(body, response);
 }
 
 describe("the official client 1.15 over SSE through the gateway", () => {
