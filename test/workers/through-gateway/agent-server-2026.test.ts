@@ -11,7 +11,8 @@ describe("the 2026 operations through the gateway, with the 1.15 client", () => 
   it("threads.prune, threads.get with include ttl, and the thread's storage", async () => {
     const { client } = officialClientV1();
     const gone = await client.threads.create();
-    const kept = await client.threads.create({ ttl: { strategy: "keep_latest", ttl: 60 } });
+    // The client types only the "delete" strategy; the 2026 document adds "keep_latest".
+    const kept = (await agentServer("POST", "/threads", { body: { ttl: { strategy: "keep_latest", ttl: 60 } } })).body;
     expect(await client.threads.prune([gone.thread_id, crypto.randomUUID()])).toEqual({ pruned_count: 1 });
     expect((await agentServer("GET", `/threads/${gone.thread_id}`)).status).toBe(404);
     const withTtl = await client.threads.get(kept.thread_id, { include: ["ttl"] });
