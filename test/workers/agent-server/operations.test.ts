@@ -80,8 +80,8 @@ const SERVED = [
   "GET /runs/crons/{cron_id}",
   "PATCH /runs/crons/{cron_id}",
   "GET /docs",
-  // Protocol v2: served by the work of the engineer "protocol-v2" (emulators/agent-server/protocols/v2/);
-  // these two entries pass once that work is wired into the app.
+  // Protocol v2: the work of the engineer "protocol-v2" (emulators/agent-server/protocols/v2/),
+  // wired into the app by it; its own tests: protocol-v2*.test.ts.
   "POST /threads/{thread_id}/commands",
   "POST /threads/{thread_id}/stream/events",
 ];
@@ -150,8 +150,8 @@ describe("operations of the reference document", () => {
 const PROTOCOL_V2 = ["POST /threads/{thread_id}/commands", "POST /threads/{thread_id}/stream/events"];
 
 describe("every operation of the 2026 document, one by one", () => {
-  // Each is routed (neither the emulator's 404 for unknown paths nor a 405) and none is a 501. The
-  // two of PROTOCOL_V2 pass once that work is wired into the app (emulators/agent-server/app.ts).
+  // Each is routed (neither the emulator's 404 for unknown paths nor a 405) and none is a 501;
+  // PROTOCOL_V2's two are the protocol-v2 work's (a failure there names it).
   it.each(operations.map((op) => [name(op), op] as const))("%s is routed and served, not 404, 405 or 501", async (_name, op) => {
     expect(await answerTo(op), PROTOCOL_V2.includes(name(op)) ? "protocol v2 (the engineer protocol-v2's work)" : undefined).toBe("served");
   });
