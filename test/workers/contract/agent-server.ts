@@ -1,4 +1,4 @@
-/** The agent-server contract: ../shared/reference/agent-server.openapi.json (contract.ts). */
+/** The agent-server contract: ../shared/reference/agent-server.2026.openapi.json (contract.ts, documents.ts). */
 import * as compiled from "virtual:agent-server-contract";
 import { createContract } from "./contract.ts";
 
