@@ -91,6 +91,17 @@ describe("an admitted WebSocket", () => {
   });
 });
 
+describe("an upgrade the upstream does not accept", () => {
+  it("is answered with the upstream's own answer, counted like any request", async () => {
+    const send = gatewayWith({ HOSTED_API: { fetch: async () => Response.json({ detail: "Not Found" }, { status: 404 }) } as unknown as Fetcher });
+    const res = await send("/sessions/live", { headers: upgradeHeaders(keyed(freshIdentity())) });
+    expect(res.status).toBe(404);
+    expect(res.webSocket).toBeNull();
+    expect(ruleNameOf(res)).toBe("default-key");
+    expect(await res.json()).toEqual({ detail: "Not Found" });
+  });
+});
+
 describe("the agent server's protocol v2 socket, through the gateway", () => {
   it.each([
     [crypto.randomUUID(), 4404],
