@@ -29,13 +29,13 @@ export function officialClientV1(through: (request: Request, response: Response)
  * socket opened through the gateway's fetch, the Workers pool having no outbound socket to it).
  * `drop` cuts the live socket as a network failure would: the client sees 1006, the server a close.
  */
-export function keyedSocketTransport(apiKey: string, options: { onMessage?: (data: string, socket: GatewaySocket) => void } = {}) {
+export function keyedSocketTransport(apiKey: string) {
   const sockets: GatewaySocket[] = [];
   const transport = new ProtocolWebSocketTransportAdapter({
     apiUrl: AGENT_SERVER_URL,
     reconnectDelayMs: () => 0,
     webSocketFactory: (url: string) => {
-      const socket = new GatewaySocket(url, { ...freshCaller(), "x-api-key": apiKey }, options.onMessage);
+      const socket = new GatewaySocket(url, { ...freshCaller(), "x-api-key": apiKey });
       sockets.push(socket);
       return socket as unknown as WebSocket;
     },
@@ -54,7 +54,7 @@ export class GatewaySocket extends EventTarget {
   #socket: WebSocket | undefined;
   #done = false;
 
-  constructor(url: string, headers: Record<string, string>, onMessage?: (data: string, socket: GatewaySocket) => void) {
+  constructor(url: string, headers: Record<string, string>) {
     super();
     void exports.default.fetch(new Request(url.replace(/^ws/, "http"), { headers: upgradeHeaders(headers) })).then((res) => {
       if (res.status !== 101 || !res.webSocket) {
@@ -68,7 +68,6 @@ export class GatewaySocket extends EventTarget {
       socket.addEventListener("message", (event) => {
         if (this.#done) return;
         this.dispatchEvent(new MessageEvent("message", { data: event.data }));
-        onMessage?.(String(event.data), this);
       });
       socket.addEventListener("close", (event) => {
         this.closedBy = { code: event.code, reason: event.reason };

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, ProtocolWebSocketTransportAdapter } from "langgraph-sdk-v1";
 import WebSocket from "ws";
+import { cutAfterFirstValues } from "../../../support/sse-cut.ts";
 import { REPO_ROOT } from "../../support/paths.ts";
 
 // In this test's own range, apart from 8787 and from other local runs.
@@ -193,5 +194,72 @@ describe("npm start: wrangler's private port", () => {
     // The refused handshake is the test's to end (ws leaves it to an `unexpected-response` listener).
     res.resume();
     req.destroy();
+  });
+});
+
+describe("npm start: the official client 1.15 over SSE, after a cut, and at an interrupt", () => {
+  const apiUrl = `http://${EDGE}/agent-server`;
+  const contents = (values: any): string[] => (values?.messages ?? []).map((m: { content: string }) => m.content);
+  const say = (content: string) => ({ messages: [{ role: "user", content }] });
+
+  it("runs a graph to its end over SSE, and resumes after the stream is cut with each event once", async () => {
+    let cuts = 0;
+    // The first event stream ends after its first values frame, as a dropped connection would.
+    const cutting = async (input: string | URL | Request, init?: RequestInit) => {
+      const res = await fetch(input, init);
+      return new URL(String(input)).pathname.endsWith("/stream/events") && cuts++ === 0 ? cutAfterFirstValues(res) : res;
+    };
+    const client = new Client({ apiUrl, apiKey: key(), callerOptions: { maxRetries: 0 } });
+    const thread = await client.threads.create();
+    const reconnects: number[] = [];
+    const stream = client.threads.stream(thread.thread_id, {
+      assistantId: "agent",
+      fetch: cutting,
+      reconnectDelayMs: () => 0,
+      onReconnect: ({ attempt }: { attempt: number }) => void reconnects.push(attempt),
+    });
+    const seen: string[] = [];
+    stream.onEvent((event: any) => void seen.push(event.event_id));
+    await stream.run.start({ input: say("over sse") });
+    const snapshots: string[][] = [];
+    for await (const values of stream.values) snapshots.push(contents(values));
+    expect(reconnects).toEqual([1]);
+    expect(snapshots).toEqual([["over sse"], ["over sse", "you said: over sse"]]);
+    expect(new Set(seen).size).toBe(seen.length);
+    await stream.close();
+  });
+
+  it("answers an interrupt with input.respond over a keyed socket, after the socket dropped", async () => {
+    const apiKey = key();
+    const client = new Client({ apiUrl, apiKey, callerOptions: { maxRetries: 0 } });
+    const thread = await client.threads.create();
+    const sockets: WebSocket[] = [];
+    const transport = new ProtocolWebSocketTransportAdapter({
+      apiUrl,
+      reconnectDelayMs: () => 0,
+      webSocketFactory: (url: string) => {
+        const socket = new WebSocket(url, { headers: { "x-api-key": apiKey } });
+        sockets.push(socket);
+        return socket as unknown as globalThis.WebSocket;
+      },
+    });
+    const stream = client.threads.stream(thread.thread_id, { assistantId: "approval", transport });
+    const seen: string[] = [];
+    stream.onEvent((event: any) => void seen.push(event.event_id));
+    await stream.run.start({ input: say("launch on Friday") });
+    await stream.output;
+    expect(stream.interrupted).toBe(true);
+    // The connection drops while the run waits for its answer; the client opens a new socket.
+    const closed = once(sockets[0]!, "close");
+    sockets[0]!.terminate();
+    await closed;
+    const lifecycle = await stream.subscribe(["lifecycle"]);
+    await stream.input.respond({ namespace: [], interrupt_id: stream.interrupts[0]!.interruptId, response: "approve" });
+    for await (const event of lifecycle as AsyncIterable<any>) if (event.params.data.event === "completed") break;
+    await stream.close();
+    expect(sockets).toHaveLength(2);
+    expect(new Set(seen).size).toBe(seen.length);
+    const state = await client.threads.getState(thread.thread_id);
+    expect(contents(state.values)).toEqual(["launch on Friday", "draft: launch on Friday", "review: approved", "published: draft: launch on Friday"]);
   });
 });
