@@ -22,11 +22,11 @@ export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--regi
   --target       test a running gateway at URL (local or deployed) instead of starting one
   --time-scale   auto (default): each row its own scale, paced by the measured capacity so its
                  limit is reached and a window proven full; K: divide every interval by K
-  --load         the steady client's rate as a multiple of count per window (default 1.3)
+  --load         the steady client's rate as a multiple of count per window (default 1.4)
   --windows      the steady client runs at least N windows (default 1: a window filled, then
                  refusals; 2 or more also cross the windows' ends)...
   --min-phase    ...and at least S seconds (default 6)
-  --min-window   auto pacing scales no row's window below S real seconds (default 8)
+  --min-window   auto pacing scales no row's window below S real seconds (default 10)
   --share        the share of the measured capacity the run plans to use (default 0.8)
   --capacity     the target's requests/s, when known: no measuring
   --budget       requests per second the whole run may send (default: share x capacity)
@@ -76,10 +76,10 @@ export interface CliOptions extends Omit<LoadTestOptions, "target" | "answersFil
 export const DEFAULTS = {
   regions: ["us"] as readonly Region[],
   timeScale: "auto" as number | "auto",
-  load: 1.3,
+  load: 1.4,
   windows: 1,
   minPhaseS: 6,
-  minWindowS: 8,
+  minWindowS: 10,
   share: 0.8,
   ruleRateCap: 400,
   burstFactor: 2,

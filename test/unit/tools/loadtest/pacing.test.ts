@@ -38,7 +38,7 @@ describe("ladderFloor", () => {
 
 describe("paceRow", () => {
   it("slows the busiest rows below 1: 6000 per 10 s becomes a 20 s window at 390/s", () => {
-    const p = paceRow({ count: 6000, intervalS: 10 }, pacing(1500));
+    const p = paceRow({ count: 6000, intervalS: 10 }, pacing(1500, { load: 1.3 }));
     expect(p.timeScale).toBe(0.5);
     expect(p.windowS).toBe(20);
     expect(p.steadyRate).toBeCloseTo(390);
@@ -46,9 +46,9 @@ describe("paceRow", () => {
   });
 
   it("speeds the hour-long rows up to the shortest window that still proves full: minutes, not hours", () => {
-    const p = paceRow({ count: 30, intervalS: 3600 }, pacing(1500));
-    expect(p.windowS).toBeGreaterThanOrEqual(DEFAULTS.minWindowS);
-    expect(p.windowS).toBeLessThan(2 * DEFAULTS.minWindowS);
+    const p = paceRow({ count: 30, intervalS: 3600 }, pacing(1500, { minWindowS: 8 }));
+    expect(p.windowS).toBeGreaterThanOrEqual(8);
+    expect(p.windowS).toBeLessThan(16);
     expect(p.why).toMatch(/a 8 s window at least/);
   });
 
@@ -87,10 +87,10 @@ describe("paceRow", () => {
 
 describe("fixedPace", () => {
   it("keeps the one scale and says when a row asks more than it may send", () => {
-    const p = fixedPace({ count: 6000, intervalS: 10 }, 1, pacing(1000), "a deployed gateway runs in real time");
+    const p = fixedPace({ count: 6000, intervalS: 10 }, 1, pacing(1000, { load: 1.3 }), "a deployed gateway runs in real time");
     expect(p).toMatchObject({ timeScale: 1, windowS: 10, steadyRate: 780 });
     expect(p.why).toMatch(/a deployed gateway runs in real time; it asks 780\/s, more than the 400\/s one row may send here/);
-    expect(fixedPace({ count: 15, intervalS: 10 }, 1, pacing(1000), "x").why).toBe("scale 1 (10 s window, 1.95/s): x");
+    expect(fixedPace({ count: 15, intervalS: 10 }, 1, pacing(1000, { load: 1.3 }), "x").why).toBe("scale 1 (10 s window, 1.95/s): x");
   });
 });
 

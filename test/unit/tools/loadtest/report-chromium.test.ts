@@ -188,4 +188,35 @@ describe("the HTML report in Chromium", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  // The docs' picture of a real run: LOADTEST_REPORT=<a report written by npm run loadtest --
+  // --report FILE> with UPDATE_SCREENSHOTS=1 writes docs/images/loadtest-report-run.png (the summary
+  // and the first cards). It runs only when given a report: the run takes minutes, not a test's time.
+  it.runIf(process.env.LOADTEST_REPORT)("renders a real run's report: every card, every chart painted, no console error", { timeout: 120_000 }, async () => {
+    const { chromium } = await import("playwright-core");
+    const file = process.env.LOADTEST_REPORT!;
+    const html = await readFile(file, "utf8");
+    const cards = html.match(/<section class="rule /g)?.length ?? 0;
+    expect(cards).toBeGreaterThan(0);
+    const browser = await chromium.launch(await testBrowser());
+    try {
+      const page = await browser.newPage({ viewport: { width: WIDTH, height: 1600 } });
+      const problems = pageProblems(page);
+      await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
+      await page.waitForFunction(`document.body.getAttribute("data-charts") === "${2 * cards}"`, undefined, { timeout: 60_000 });
+      const shot = await page.screenshot({ fullPage: false });
+      expect(pngSize(shot).width).toBe(WIDTH);
+      const docs = docsImage("loadtest-report-run.png");
+      if (docs) await writeFile(docs, shot);
+      // And one card: the busiest row's, paced below scale 1 (row 11 in us when the run has it).
+      const card = page.locator(html.includes('id="rule-us-11"') ? "#rule-us-11" : html.includes('id="rule-11"') ? "#rule-11" : "section.rule").first();
+      const cardShot = await card.screenshot();
+      expect(pngSize(cardShot).height).toBeGreaterThan(400);
+      const docsCard = docsImage("loadtest-report-run-card.png");
+      if (docsCard) await writeFile(docsCard, cardShot);
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
 });
