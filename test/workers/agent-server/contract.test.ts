@@ -50,6 +50,16 @@ describe("checkResponse accepts", () => {
     await check("POST", "/assistants", jsonResponse(422, { detail: [{ type: "missing", loc: ["body", "graph_id"], msg: "Field required" }] }));
     await check("POST", "/assistants", jsonResponse(429, { type: "about:blank", title: "Too Many Requests", status: 429, detail: "slow down" }, "application/problem+json"));
   });
+
+  it("an error the 2026 document types in its own shape, as that shape (protocol v2's ProtocolError)", async () => {
+    await check("POST", `/threads/${ID}/commands`, jsonResponse(400, { type: "error", id: null, error: "invalid_argument", message: "not a command" }));
+  });
+});
+
+describe("checkResponse refuses an error the document types in its own shape, in another", () => {
+  it("a protocol v2 command's 400 as FastAPI's {detail}", async () => {
+    await expect(check("POST", `/threads/${ID}/commands`, jsonResponse(400, { detail: "not a command" }))).rejects.toThrow(/commands_post 400|required property 'type'/);
+  });
 });
 
 describe("checkResponse refuses", () => {

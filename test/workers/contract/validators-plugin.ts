@@ -86,6 +86,9 @@ const ERROR_BODIES: Record<string, Schema> = {
   },
 };
 
+/** The error schemas of FastAPI itself, as the documents name them. */
+const FASTAPI_ERRORS = ["#/components/schemas/ErrorResponse", "#/components/schemas/HTTPValidationError"];
+
 /** The document as a validator can use it: a copy, amended (see {@link ContractDocument.amend}). */
 function amendedDocument(contract: ContractDocument): Document {
   const doc = structuredClone(contract.document) as Document;
@@ -151,9 +154,10 @@ export function contractModuleSource(contract: ContractDocument): string {
       const errors: string[] = [];
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         if (Number(status) >= 400) {
-          // An error the document types in a shape of its own (not ErrorResponse, FastAPI's `{detail}`) is held to that shape.
+          // An error the document types in a shape of its own is held to that shape; FastAPI's own
+          // (ErrorResponse, HTTPValidationError) are held to ERROR_BODIES, which are stricter.
           const schema = response.content?.["application/json"]?.schema;
-          if (schema && schema.$ref !== "#/components/schemas/ErrorResponse") {
+          if (schema && !FASTAPI_ERRORS.includes(String(schema.$ref))) {
             errors.push(`${JSON.stringify(status)}: ${compile({ $ref: `doc#/${pointer("paths", path, method, "responses", status, "content", "application/json", "schema")}` })}`);
           }
           continue;
