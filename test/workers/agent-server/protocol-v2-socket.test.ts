@@ -78,6 +78,8 @@ describe("protocol v2 over WebSocket", () => {
     ws.socket.send("{not json");
     expect(await ws.until((m) => m.type === "error" && m.id === null)).toMatchObject({ error: "invalid_argument" });
     expect(await ws.send("run.teleport")).toMatchObject({ type: "error", error: "unknown_command" });
+    ws.socket.send(`{"id":9,"method":"run.start","params":{"input":${"[".repeat(5_000)}${"]".repeat(5_000)}}}`);
+    expect(await ws.until((m) => m.type === "error" && m.id === null && m.message.includes("nested"))).toMatchObject({ error: "invalid_argument" });
     expect(await ws.send("subscription.subscribe", { channels: ["debug"] })).toMatchObject({ type: "error", error: "invalid_argument" });
     ws.socket.close(1000);
 

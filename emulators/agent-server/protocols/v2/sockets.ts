@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../../shared/json-depth.ts";
 import { ThreadIdParam } from "../../ids.ts";
 import type { ThreadStore } from "../../threads/store.ts";
 import type { ProtocolCommands } from "./commands.ts";
@@ -67,11 +68,14 @@ export class ProtocolSockets {
   /** One in-band command; its answer goes back on the same socket. */
   message(socket: WebSocket, data: string | ArrayBuffer): void {
     const state = socket.deserializeAttachment() as SocketState;
+    const text = typeof data === "string" ? data : new TextDecoder().decode(data);
     let body: unknown;
     try {
-      body = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data));
+      // Nesting is bounded as for HTTP bodies (shared/json-depth.ts), so no reading of it overflows the stack.
+      if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new Error("nested too deep");
+      body = JSON.parse(text);
     } catch {
-      return send(socket, { type: "error", id: null, error: "invalid_argument", message: "A command is a JSON text frame {id, method, params}." });
+      return send(socket, { type: "error", id: null, error: "invalid_argument", message: `A command is a JSON text frame {id, method, params}, nested at most ${MAX_JSON_DEPTH} deep.` });
     }
     const read = readCommand(body);
     if (!read.ok) return send(socket, read.answer);
