@@ -47,6 +47,9 @@ export function createLocalEdge({ target, secret }: LocalEdgeOptions): http.Serv
     if (res instanceof http.ServerResponse) {
       if (!res.headersSent) json(res, 502, { detail });
       else res.destroy();
+    } else if (res.bytesWritten > 0) {
+      // An upgraded socket (its 101 was written): an HTTP answer now would be read as frames.
+      res.destroy();
     } else {
       rawJson(res, 502, "Bad Gateway", { detail });
     }

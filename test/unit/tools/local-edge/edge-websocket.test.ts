@@ -34,6 +34,8 @@ async function echoUpstream() {
       const text = isBinary ? undefined : data.toString();
       const asked = text && /^close (\d{4}) ?(.*)$/s.exec(text);
       if (asked) socket.close(Number(asked[1]), asked[2]);
+      // The connection fails under the socket (a reset, no close frame), as a crashed server's would.
+      else if (text === "reset") req.socket.resetAndDestroy();
       else socket.send(data, { binary: isBinary });
     });
     socket.on("close", (code, reason) => socket.readyState === WebSocket.CLOSING || socket.close(code === 1005 ? undefined : code, reason));
@@ -79,6 +81,32 @@ describe("WebSockets through the local edge", () => {
     const edge = await listen(createLocalEdge({ target: up.target, secret: "session-secret" }));
     await (await fetch(`http://127.0.0.1:${edge}/runs/stats`, { headers: { [LOCAL_EDGE_HEADER]: "forged" } })).text();
     expect(up.requests[0]![LOCAL_EDGE_HEADER]).toBe("session-secret");
+  });
+
+  it("answers an upgrade 502 {detail} when the gateway behind it is not up", async () => {
+    const closed = await listen(net.createServer());
+    await new Promise((resolve) => servers.pop()!.close(resolve));
+    const edge = await listen(createLocalEdge({ target: new URL(`http://127.0.0.1:${closed}`) }));
+    // Not kept for afterEach: the refused handshake is ended here (ws leaves it to this listener).
+    const socket = new WebSocket(`ws://127.0.0.1:${edge}/sessions/live`);
+    const [req, res] = (await once(socket, "unexpected-response")) as [http.ClientRequest, http.IncomingMessage];
+    let body = "";
+    for await (const chunk of res) body += chunk;
+    req.destroy();
+    expect(res.statusCode).toBe(502);
+    expect(JSON.parse(body).detail).toContain("could not be reached");
+  });
+
+  it("ends the client's socket when the gateway's side fails after the upgrade, writing nothing more into it", async () => {
+    const up = await echoUpstream();
+    const edge = await listen(createLocalEdge({ target: up.target }));
+    const client = await connect(`ws://127.0.0.1:${edge}/sessions/live`);
+    const errors: Error[] = [];
+    client.socket.on("error", (error) => errors.push(error));
+    client.socket.send("reset");
+    // An abnormal close, never a frame error: an HTTP 502 written into the socket would be one.
+    expect((await client.closed).code).toBe(1006);
+    expect(errors).toEqual([]);
   });
 
   it("relays text and binary frames both ways, and closes with their codes and reasons from either side", async () => {
