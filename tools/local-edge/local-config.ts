@@ -3,7 +3,7 @@
 // declare none (a deploy fails on a binding to a Worker that is not deployed) and `wrangler dev`
 // has no flag that adds one, so npm start writes this copy, beside wrangler.toml (wrangler
 // resolves `main`, `.dev.vars` and `.wrangler/state` from the config's directory), gitignored,
-// rewritten on every start. docs/emulators.md, "Where the bindings are declared".
+// one per session and removed when it ends (main.ts). docs/emulators.md, "Where the bindings are declared".
 import { chmodSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { EMULATOR_NAMES, emulatorConfig, emulatorLinks, localServices, ROOT, type EmulatorName } from "../emulator-workers.ts";
@@ -15,8 +15,12 @@ import { EMULATOR_NAMES, emulatorConfig, emulatorLinks, localServices, ROOT, typ
  */
 export const sessionWorkerName = (worker: string, region: string): string => `${worker}-${region}`;
 
-/** Where npm start's copy of the config for `region` goes (one per region: both may run at once). */
-export const localConfigPath = (region: string, root = ROOT): string => join(root, `.wrangler.local.${region}.json`);
+/**
+ * Where npm start's copy of the config for `region` goes: one per session (`session`, npm start's
+ * process id), so sessions running at once never rewrite each other's (wrangler dev watches its
+ * config and would reload another session's secret).
+ */
+export const localConfigPath = (region: string, root = ROOT, session = process.pid): string => join(root, `.wrangler.local.${region}.${session}.json`);
 
 /**
  * The gateway's raw config with `services` (binding -> emulator Worker) added to `region`'s
@@ -36,8 +40,9 @@ export function withLocalServices(raw: Record<string, unknown>, region: string, 
   return { ...raw, env: { ...envs, [region]: { ...env, services: [...declared, ...added], ...withVars } } };
 }
 
-/** Where npm start's copy of an emulator's config for `region` goes: beside its wrangler.toml, for the same reasons. */
-export const localEmulatorConfigPath = (name: EmulatorName, region: string): string => join(dirname(emulatorConfig(name)), `.wrangler.local.${region}.json`);
+/** Where npm start's copy of an emulator's config for `region` goes: beside its wrangler.toml, one per session, for the same reasons. */
+export const localEmulatorConfigPath = (name: EmulatorName, region: string, session = process.pid): string =>
+  join(dirname(emulatorConfig(name)), `.wrangler.local.${region}.${session}.json`);
 
 /**
  * The config npm start runs an emulator with: its own, or, when it has links to the other

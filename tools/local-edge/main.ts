@@ -6,6 +6,7 @@
 // answers the edge only: local-edge-guard.ts); every other option goes to wrangler dev.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
 import net from "node:net";
@@ -207,6 +208,8 @@ async function main(): Promise<void> {
   let exiting = false;
   child.on("exit", (code, signal) => {
     exiting = true;
+    // This session's config copies (local-config.ts): the gateway's holds its edge secret.
+    for (const path of configs.filter((arg) => arg.includes(".wrangler.local."))) rmSync(path, { force: true });
     process.exit(code ?? (signal ? 1 : 0));
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));

@@ -21,7 +21,7 @@ export class WranglerOutputFilter {
     const raw = line.replace(ANSI, "");
     const text = raw.trim();
     // An emulator's own config, or npm start's copy of it with its links (local-config.ts).
-    if (/^▲ \[WARNING\] Processing emulators\/[\w-]+\/(wrangler\.toml|\.wrangler\.local\.\w+\.json) configuration:$/.test(text)) {
+    if (/^▲ \[WARNING\] Processing emulators\/[\w-]+\/(wrangler\.toml|\.wrangler\.local\.[\w.]+\.json) configuration:$/.test(text)) {
       this.#inEmulatorEnvWarning = true;
       return false;
     }

@@ -12,7 +12,7 @@ const STARTUP = `\x1b[33m▲ \x1b[43;33m[\x1b[43;30mWARNING\x1b[43;33m]\x1b[0m \
       [env.us]
       \`\`\`
 
-▲ [WARNING] Processing emulators/control-plane/.wrangler.local.us.json configuration:
+▲ [WARNING] Processing emulators/control-plane/.wrangler.local.us.41230.json configuration:
 
     - No environment found in configuration with name "us".
       Before using \`--env=us\` there should be an equivalent environment section in the configuration.
