@@ -10,7 +10,7 @@ import { downstreamHeaders } from "./hop-by-hop.ts";
 /**
  * Makes the upstream request's headers a WebSocket upgrade: the client's `Upgrade` and `Connection`
  * were dropped as hop-by-hop headers (forwarded-headers.ts), so the upgrade is asked again in one
- * spelling, whatever the client's was (`WebSocket`, `websocket, foo`, a `Connection` list).
+ * spelling, whatever the client's was (`WebSocket`, ` websocket `, any `Connection` list or none).
  * Given to a service binding's or the origin's `fetch`, it answers 101 with a `webSocket`.
  */
 export function asWebSocketUpgrade(headers: Headers): void {
