@@ -30,6 +30,8 @@ export interface PacingOptions {
 export interface RowPace {
   /** The interval is divided by this on the row's gateway. */
   readonly timeScale: number;
+  /** The steady client's rate as a multiple of count per window (--load, or more: see paceRow). */
+  readonly load: number;
   /** The row's window in real seconds at that scale. */
   readonly windowS: number;
   /** The steady client's rate at that scale (load x count per window). */
@@ -37,6 +39,12 @@ export interface RowPace {
   /** Why this scale, in one line for the summary. */
   readonly why: string;
 }
+
+/**
+ * A row held to the shortest window has rate to spare: its steady client offers up to this
+ * multiple of count per window, so the count is sent sooner and slow answers still land in it.
+ */
+export const MAX_SPARE_LOAD = 2;
 
 /** The run's planned request rate: its share of the measured capacity. */
 export const runBudget = (o: Pick<PacingOptions, "capacity" | "share">): number => Math.max(1, Math.floor(o.capacity * o.share));
@@ -66,12 +74,13 @@ export function paceRow(row: { readonly count: number; readonly intervalS: numbe
   const wanted = Math.min(byRate, byWindow, MAX_TIME_SCALE);
   const timeScale = ladderFloor(wanted);
   const windowS = row.intervalS / timeScale;
-  const steadyRate = (o.load * row.count) / windowS;
-  const reason =
-    byRate <= byWindow
-      ? `${o.load} x ${row.count} per window must fit ${fmt(cap)}/s (half the run's ${runBudget(o)}/s, ${Math.round(o.share * 100)} % of the ${fmt(o.capacity)}/s measured)`
-      : `a ${o.minWindowS} s window at least, for answers to prove it full`;
-  return { timeScale, windowS, steadyRate, why: `scale ${timeScale} (${fmt(windowS)} s window, ${fmt(steadyRate)}/s): ${reason}` };
+  const rateBound = byRate <= byWindow;
+  const load = rateBound ? o.load : Math.max(o.load, Math.min(MAX_SPARE_LOAD, (cap * windowS) / row.count));
+  const steadyRate = (load * row.count) / windowS;
+  const reason = rateBound
+    ? `${o.load} x ${row.count} per window must fit ${fmt(cap)}/s (half the run's ${runBudget(o)}/s, ${Math.round(o.share * 100)} % of the ${fmt(o.capacity)}/s measured)`
+    : `a ${o.minWindowS} s window at least, for answers to prove it full` + (load > o.load ? `; load ${fmt(load)}, the rate to spare` : "");
+  return { timeScale, load, windowS, steadyRate, why: `scale ${timeScale} (${fmt(windowS)} s window, ${fmt(steadyRate)}/s): ${reason}` };
 }
 
 /** One scale for every row (--time-scale K, or 1 against --target): what it asks of the target. */
@@ -80,5 +89,5 @@ export function fixedPace(row: { readonly count: number; readonly intervalS: num
   const steadyRate = (o.load * row.count) / windowS;
   const cap = rowRateCap(o);
   const fits = steadyRate <= cap ? "" : `; it asks ${fmt(steadyRate)}/s, more than the ${fmt(cap)}/s one row may send here, so its limit may not be reached`;
-  return { timeScale, windowS, steadyRate, why: `scale ${timeScale} (${fmt(windowS)} s window, ${fmt(steadyRate)}/s): ${because}${fits}` };
+  return { timeScale, load: o.load, windowS, steadyRate, why: `scale ${timeScale} (${fmt(windowS)} s window, ${fmt(steadyRate)}/s): ${because}${fits}` };
 }

@@ -44,6 +44,8 @@ export interface PlanOptions {
 /** A row's scale in one region, and why (pacing.ts). */
 export interface RegionPace extends Pick<RowPace, "timeScale" | "why"> {
   readonly region: Region;
+  /** The row's own --load, when its pace gives it one. */
+  readonly load?: number;
 }
 
 export interface BurstPlan {
@@ -133,7 +135,7 @@ export function planRule(rule: Rule, options: PlanOptions, ipBase: number, class
   const timeScale = pace?.timeScale ?? options.timeScale;
   const { count, interval } = rule.limits[region];
   const windowMs = (interval * 1000) / timeScale;
-  const intendedRate = (options.load * count) / (windowMs / 1000);
+  const intendedRate = ((pace?.load ?? options.load) * count) / (windowMs / 1000);
   const steadyRate = Math.min(intendedRate, options.ruleRateCap);
   // The sample is a path of the rule's own upstream; the traffic reaches it through its local
   // mount (npm start and the tool's own gateway serve every upstream on one port).

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { allRules, classifiers, tableOfRule } from "../../../../src/core/rules/tables.ts";
 import { DEFAULTS } from "../../../../tools/loadtest/args.ts";
-import { fixedPace, ladderFloor, MAX_TIME_SCALE, paceRow, rowRateCap, runBudget, SCALE_LADDER, type PacingOptions } from "../../../../tools/loadtest/pacing.ts";
+import { fixedPace, ladderFloor, MAX_SPARE_LOAD, MAX_TIME_SCALE, paceRow, rowRateCap, runBudget, SCALE_LADDER, type PacingOptions } from "../../../../tools/loadtest/pacing.ts";
 import { planRun, type PlanOptions } from "../../../../tools/loadtest/plan.ts";
 import { REGIONS } from "../../../../src/core/rules/schema.ts";
 
@@ -61,8 +61,12 @@ describe("paceRow", () => {
           const p = paceRow({ count, intervalS: interval }, o);
           expect(SCALE_LADDER, `row ${rule.id}`).toContain(p.timeScale);
           expect(p.windowS).toBeCloseTo(interval / p.timeScale);
-          // The steady client offers load x count in one window...
-          expect(p.steadyRate * p.windowS).toBeCloseTo(o.load * count);
+          // The steady client offers load x count in one window (more, up to twice the count, when
+          // the window is held to its shortest and the rate is there to spare)...
+          expect(p.steadyRate * p.windowS).toBeCloseTo(p.load * count);
+          expect(p.load).toBeGreaterThanOrEqual(o.load);
+          expect(p.load).toBeLessThanOrEqual(MAX_SPARE_LOAD);
+          if (p.load > o.load) expect(p.why).toMatch(/the rate to spare$/);
           // ...at a rate one row may send here (unless even the ladder's slowest step is too fast).
           if (p.timeScale > SCALE_LADDER[0]!) expect(p.steadyRate, `row ${rule.id} at ${capacity}/s`).toBeLessThanOrEqual(rowRateCap(o) + 1e-9);
           // The window is never scaled below what answers can prove full.
@@ -88,7 +92,7 @@ describe("paceRow", () => {
 describe("fixedPace", () => {
   it("keeps the one scale and says when a row asks more than it may send", () => {
     const p = fixedPace({ count: 6000, intervalS: 10 }, 1, pacing(1000, { load: 1.3 }), "a deployed gateway runs in real time");
-    expect(p).toMatchObject({ timeScale: 1, windowS: 10, steadyRate: 780 });
+    expect(p).toMatchObject({ timeScale: 1, load: 1.3, windowS: 10, steadyRate: 780 });
     expect(p.why).toMatch(/a deployed gateway runs in real time; it asks 780\/s, more than the 400\/s one row may send here/);
     expect(fixedPace({ count: 15, intervalS: 10 }, 1, pacing(1000, { load: 1.3 }), "x").why).toBe("scale 1 (10 s window, 1.95/s): x");
   });
