@@ -27,7 +27,7 @@ export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--regi
                  refusals; 2 or more also cross the windows' ends)...
   --min-phase    ...and at least S seconds (default 6)
   --min-window   auto pacing scales no row's window below S real seconds (default 10)
-  --share        the share of the measured capacity the run plans to use (default 0.8)
+  --share        the share of the measured capacity the run plans to use (default 0.7)
   --capacity     the target's requests/s, when known: no measuring
   --budget       requests per second the whole run may send (default: share x capacity)
   --rule-rate-cap  most requests per second one steady client sends (default 400)
@@ -80,7 +80,7 @@ export const DEFAULTS = {
   windows: 1,
   minPhaseS: 6,
   minWindowS: 10,
-  share: 0.8,
+  share: 0.7,
   ruleRateCap: 400,
   burstFactor: 2,
   burstCap: 200,

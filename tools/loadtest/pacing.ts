@@ -44,7 +44,7 @@ export interface RowPace {
  * A row held to the shortest window has rate to spare: its steady client offers up to this
  * multiple of count per window, so the count is sent sooner and slow answers still land in it.
  */
-export const MAX_SPARE_LOAD = 2;
+export const MAX_SPARE_LOAD = 1.8;
 
 /** The run's planned request rate: its share of the measured capacity. */
 export const runBudget = (o: Pick<PacingOptions, "capacity" | "share">): number => Math.max(1, Math.floor(o.capacity * o.share));

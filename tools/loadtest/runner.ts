@@ -188,10 +188,10 @@ export function executePlan(options: RunnerOptions): Execution {
       slot: 0,
       endAt: start + rule.steady.durationMs,
       intervalMs,
-      // Up to a tenth of a window (at least half a second) of the steady rate may wait for answers,
-      // at least 4, at most 1024: answers that slow still prove a window full, and a loaded
-      // gateway's slow answers must not silently thin the offered rate below the limit's.
-      maxInFlight: Math.min(1024, Math.max(4, Math.ceil(rule.steady.rate * Math.max(0.5, rule.windowMs / 10_000)))),
+      // Up to a quarter of a window (at least half a second) of the steady rate may wait for
+      // answers, at least 4, at most 2048: answers that slow still prove a window full, and a
+      // loaded gateway's slow answers must not silently thin the offered rate below the limit's.
+      maxInFlight: Math.min(2048, Math.max(4, Math.ceil(rule.steady.rate * Math.max(0.5, rule.windowMs / 4000)))),
       inFlight: 0,
       bursts: rule.bursts.offsetsMs.map((o) => rule.startMs + o),
     };

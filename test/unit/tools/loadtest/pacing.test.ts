@@ -19,8 +19,8 @@ const pacing = (capacity: number, overrides: Partial<PacingOptions> = {}): Pacin
 describe("the run's budget and one row's cap", () => {
   it("plan a share of the measured capacity, and half of it at most for one row", () => {
     expect(runBudget({ capacity: 1500, share: 0.8 })).toBe(1200);
-    expect(rowRateCap(pacing(1500))).toBe(400); // --rule-rate-cap below half the budget
-    expect(rowRateCap(pacing(500))).toBe(200); // half of 400
+    expect(rowRateCap(pacing(1500, { share: 0.8 }))).toBe(400); // --rule-rate-cap below half the budget
+    expect(rowRateCap(pacing(500, { share: 0.8 }))).toBe(200); // half of 400
     expect(runBudget({ capacity: 0, share: 0.8 })).toBe(1);
   });
 });
@@ -38,7 +38,7 @@ describe("ladderFloor", () => {
 
 describe("paceRow", () => {
   it("slows the busiest rows below 1: 6000 per 10 s becomes a 20 s window at 390/s", () => {
-    const p = paceRow({ count: 6000, intervalS: 10 }, pacing(1500, { load: 1.3 }));
+    const p = paceRow({ count: 6000, intervalS: 10 }, pacing(1500, { load: 1.3, share: 0.8 }));
     expect(p.timeScale).toBe(0.5);
     expect(p.windowS).toBe(20);
     expect(p.steadyRate).toBeCloseTo(390);
