@@ -91,7 +91,7 @@ describe("paceRow", () => {
 
 describe("fixedPace", () => {
   it("keeps the one scale and says when a row asks more than it may send", () => {
-    const p = fixedPace({ count: 6000, intervalS: 10 }, 1, pacing(1000, { load: 1.3 }), "a deployed gateway runs in real time");
+    const p = fixedPace({ count: 6000, intervalS: 10 }, 1, pacing(1000, { load: 1.3, share: 0.8 }), "a deployed gateway runs in real time");
     expect(p).toMatchObject({ timeScale: 1, load: 1.3, windowS: 10, steadyRate: 780 });
     expect(p.why).toMatch(/a deployed gateway runs in real time; it asks 780\/s, more than the 400\/s one row may send here/);
     expect(fixedPace({ count: 15, intervalS: 10 }, 1, pacing(1000, { load: 1.3 }), "x").why).toBe("scale 1 (10 s window, 1.95/s): x");
