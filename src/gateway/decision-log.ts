@@ -8,6 +8,7 @@ import type { Counted } from "./counting.ts";
 import { countDecision } from "./metrics.ts";
 import { ceilSeconds } from "./rate-limit-headers.ts";
 import type { GatewayEnv } from "./types.ts";
+import type { Override } from "../core/overrides/types.ts";
 
 /** One decision as logged: hashed counter names only, never a raw key, user id or header. */
 export interface DecisionLine {
@@ -22,7 +23,10 @@ export interface DecisionLine {
   readonly remaining?: number;
   readonly retryAfter?: number;
   readonly counterMs?: number;
-  /** The override that decided, or set the limit or mode, if any. */
+  /**
+   * The override that decided, or set the limit or mode, if any: its id, or in the EU
+   * (identitiesInTelemetry off) `"identity"` for an identity override, whose id names one identity.
+   */
   readonly override?: string;
   /** DECISION_LOG_SAMPLE, on a line that was sampled. */
   readonly sampled?: number;
@@ -41,7 +45,7 @@ export interface DecisionRecord {
   readonly counted?: Counted;
   readonly limit?: PublishedLimit;
   readonly counterMs?: number;
-  readonly override?: string;
+  readonly override?: Override;
 }
 
 /** Everything one decision leaves behind: its metrics (metrics.ts) and its log line. */
@@ -86,7 +90,17 @@ function decisionLine(d: DecisionRecord, sampled: number | undefined, settings: 
     retryAfter: counted && !counted.allowed ? ceilSeconds(counted.retryInMs) : undefined,
     limit: d.limit && `${d.limit.count}/${d.limit.interval}`,
     counterMs: d.counterMs,
-    override: d.override || undefined,
+    override: telemetryOverride(settings, d.override),
     sampled,
   };
+}
+
+/**
+ * An override as a log line may carry it. A rule override names a rule; an identity override's id
+ * names exactly one identity (one key, user or address), so in the EU the line says only that one
+ * applied (docs/identity-data.md).
+ */
+export function telemetryOverride(settings: Pick<GatewaySettings, "identitiesInTelemetry">, override: Override | undefined): string | undefined {
+  if (!override) return undefined;
+  return override.kind === "identity" && !settings.identitiesInTelemetry ? "identity" : override.id;
 }

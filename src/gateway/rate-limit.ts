@@ -10,6 +10,7 @@ import { CounterUnavailable, type Counted } from "./counting.ts";
 import { observeDecision } from "./decision-log.ts";
 import { countFailure } from "./metrics.ts";
 import { countedAddress, effectiveRule } from "./overrides.ts";
+import { countedDigest } from "../core/overrides/scope.ts";
 import { identityBlocked, limiterUnavailable, quotaExceeded } from "./problem.ts";
 import { ceilSeconds, policyHeader, rateLimitHeader } from "./rate-limit-headers.ts";
 import type { UpstreamName } from "./routes.ts";
@@ -39,11 +40,14 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     const resolving = effectiveRule(isolate, c.env, settings, rule, { apiKey, userId, clientIp });
     const effective = resolving instanceof Promise ? await resolving : resolving;
     if (effective.treatment !== "count") {
-      observeDecision(c, settings, { rule, region: settings.region, counter: address.name, outcome: effective.treatment === "block" ? "blocked" : "exempt", override: effective.by.id });
+      observeDecision(c, settings, { rule, region: settings.region, counter: address.name, outcome: effective.treatment === "block" ? "blocked" : "exempt", override: effective.by });
       if (effective.treatment === "block") throw new HTTPException(403, { res: identityBlocked(rule) });
       return undefined;
     }
     const { limit } = effective;
+    // An address's or prefix's limit holds for the whole address (scope.ts, countedDigest).
+    const subjectDigest = countedDigest(effective.limitBy, rule.identity, digest);
+    const counterOf = subjectDigest === digest ? address : counterAddress(settings.region, rule.id, subjectDigest);
     const enforce = effective.mode === "enforce";
     const policy = policyHeader(rule, limit);
 
@@ -53,7 +57,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     try {
       counted = await counting.count(c.env, {
         jurisdiction: settings.jurisdiction,
-        address: countedAddress(address, limit, rule.limits[settings.region]),
+        address: countedAddress(counterOf, limit, rule.limits[settings.region]),
         limit: limiterLimit(limit, settings.timeScale),
         timeoutMs: settings.counterTimeoutMs,
         cacheDenials: enforce,
@@ -62,12 +66,12 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
       });
     } catch (error) {
       if (!(error instanceof CounterUnavailable)) throw error;
-      log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, address.name), error: error.message, failures: counting.failures, failMode: settings.failMode, decidedBy: "none" });
+      log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, counterOf.name), error: error.message, failures: counting.failures, failMode: settings.failMode, decidedBy: "none" });
       countFailure(c, settings, rule);
       throw new HTTPException(503, { res: limiterUnavailable(rule, { "ratelimit-policy": policy }) });
     }
     if (counted.decidedBy === "local-fallback") {
-      log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, address.name), error: counted.failure, failures: counting.failures, fallbackCounters: counting.fallbackCounters, failMode: settings.failMode, decidedBy: "local-fallback" });
+      log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, counterOf.name), error: counted.failure, failures: counting.failures, fallbackCounters: counting.fallbackCounters, failMode: settings.failMode, decidedBy: "local-fallback" });
     }
 
     const headers: Record<string, string> = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, counted) };
@@ -79,9 +83,9 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     observeDecision(c, settings, {
       rule,
       region: settings.region,
-      counter: address.name,
+      counter: counterOf.name,
       limit,
-      override: (effective.limitBy ?? effective.modeBy)?.id,
+      override: effective.limitBy ?? effective.modeBy,
       outcome,
       counted,
       counterMs: counted.decidedBy === "deny-cache" || counted.decidedBy === "lease" ? undefined : clock.now() - started,

@@ -1,5 +1,5 @@
 import type { IdentityKind } from "../rules/schema.ts";
-import type { IdentityOverride, SubjectKind } from "./types.ts";
+import type { IdentityOverride, Override, SubjectKind } from "./types.ts";
 
 /*
  * Which rules an identity override applies to (docs/overrides.md, "Scope"): only those that count
@@ -30,4 +30,18 @@ const ADDRESS_KINDS: ReadonlySet<SubjectKind> = new Set(["ip", "ipv6-prefix"]);
 export function appliesOn(o: Pick<IdentityOverride, "subject" | "action">, ruleIdentity: IdentityKind): boolean {
   if (o.action === "block" && ADDRESS_KINDS.has(o.subject.kind)) return true;
   return COUNTED_BY[o.subject.kind].includes(ruleIdentity);
+}
+
+/**
+ * The identity digest a request is counted under on a rule counting `ruleIdentity`, when the
+ * limit it meets comes from `limitBy`: an address's (or prefix's) `limit` is counted on one counter
+ * for the whole address or prefix (its subject's digest), so neither a fresh `x-user-id` (a new
+ * user row pair) nor another address in a limited prefix starts a fresh counter. Every other
+ * override is counted on the request's own identity (`ownDigest`).
+ */
+export function countedDigest(limitBy: Override | undefined, ruleIdentity: IdentityKind, ownDigest: string): string {
+  if (limitBy?.kind !== "identity" || limitBy.action !== "limit" || !ADDRESS_KINDS.has(limitBy.subject.kind)) return ownDigest;
+  if (!COUNTED_BY[limitBy.subject.kind].includes(ruleIdentity)) return ownDigest;
+  // A hex digest of an address or prefix: never equal to a user row's digest (another canonical text).
+  return limitBy.subject.digest;
 }

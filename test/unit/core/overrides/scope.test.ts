@@ -2,6 +2,7 @@
 // each action. The expected table is written out here, not derived from src/core/overrides/scope.ts.
 import { describe, expect, it } from "vitest";
 import { compileOverrides, resolve } from "../../../../src/core/overrides/resolve.ts";
+import { countedDigest } from "../../../../src/core/overrides/scope.ts";
 import type { RequestDigests } from "../../../../src/core/overrides/subject.ts";
 import type { IdentityOverride, SubjectKind } from "../../../../src/core/overrides/types.ts";
 import { publishedRow } from "../../../support/rows.ts";
@@ -86,5 +87,31 @@ describe("an identity override applies only on rules that count its identity", (
     const elsewhere: RequestDigests = { ...digests, "user-ip": "same-user-other-ip" };
     expect(resolve(compiled, publishedRow(USER_RULE), "us", elsewhere, NOW).treatment).toBe("count");
     expect(resolve(compiled, publishedRow(USER_RULE), "us", digests, NOW).treatment).toBe("exempt");
+  });
+});
+
+describe("the counter a limit override is counted on (countedDigest)", () => {
+  const own: Record<number, string> = { [KEY_RULE]: "own-key", [USER_RULE]: "own-user-ip", [IP_RULE]: "own-ip" };
+  const counted = (o: IdentityOverride, rule: number) => {
+    const effective = resolve(compileOverrides({ version: 1, overrides: [o] }), publishedRow(rule), "us", digests, NOW);
+    return countedDigest(effective.treatment === "count" ? effective.limitBy : undefined, publishedRow(rule).identity, own[rule]!);
+  };
+  // The subject's digest where an address or prefix limit applies: one counter for the whole
+  // address (or prefix), whatever user id or address inside the prefix each request carries.
+  it.each([
+    ["api-key", ["own-key", "own-user-ip", "own-ip"]],
+    ["user-ip", ["own-key", "own-user-ip", "own-ip"]],
+    ["user-id", ["own-key", "own-user-ip", "own-ip"]],
+    ["ip", ["own-key", "ip", "ip"]],
+    ["ipv6-prefix", ["own-key", "p48", "p48"]],
+  ] as const)("a %s limit counts rules 12, 13, 29 on %j", (kind, expected) => {
+    expect([KEY_RULE, USER_RULE, IP_RULE].map((rule) => counted(override(kind, "limit"), rule))).toEqual(expected);
+  });
+
+  it("a rule override, an exemption or a block never moves the counter", () => {
+    expect(countedDigest(undefined, "user-ip", "own")).toBe("own");
+    expect(countedDigest(override("ip", "block"), "user-ip", "own")).toBe("own");
+    expect(countedDigest(override("ip", "exempt"), "ip", "own")).toBe("own");
+    expect(countedDigest({ kind: "rule", id: "r", rule: USER_RULE, limits: { us: STRICT }, reason: "x", createdAt: NOW, createdBy: "admin" }, "user-ip", "own")).toBe("own");
   });
 });
