@@ -2,6 +2,7 @@
 // the option (tools/kit/ prints it as one line).
 import { BadArgument, fileOption, numberOption, parseOptions } from "../../tools/kit/args.ts";
 import { exitStatusText } from "../../tools/kit/verdict.ts";
+import { parseRtt, type Rtt } from "../edge/rtt.ts";
 
 export { BadArgument };
 
@@ -28,12 +29,15 @@ export interface AccuracyOptions {
   readonly timeScale: number;
   readonly row: number;
   readonly counterTimeoutMs: number;
+  /** The round trip of every isolate-to-object call (bench/edge/rtt.ts); none when absent. */
+  readonly rtt?: Rtt;
   readonly json?: string;
   readonly help: boolean;
 }
 
 export const USAGE = `usage: npm run bench:accuracy -- [--k 1,4,16,64] [--scenarios a,b|basic|faults|all]
-                              [--time-scale N] [--row N] [--limiter-timeout-ms N] [--json FILE]
+                              [--time-scale N] [--row N] [--limiter-timeout-ms N] [--rtt MS|lognormal:MEDIAN,SIGMA]
+                              [--json FILE]
 
 Runs K copies of the built gateway (wrangler.toml env us, npm start's local bindings) in one
 Miniflare, all counting on one owner's Durable Objects, spreads one client (a fresh API key per
@@ -46,6 +50,9 @@ early 429s and whether Retry-After was honoured, then a one-line verdict per sce
   --time-scale N        TIME_SCALE: every interval divided by N (default ${DEFAULT_TIME_SCALE})
   --row N               hosted-API row counted per API key (default 5, 100 per 60 s)
   --limiter-timeout-ms N  COUNTER_TIMEOUT_MS for the run (default ${DEFAULT_LIMITER_TIMEOUT_MS})
+  --rtt MS              a round trip on every call from an isolate to a Durable Object
+                        (counters, overrides, metrics), injected around the gateway: a fixed
+                        delay (--rtt 40) or log-normal (--rtt lognormal:40,0.3); default none
   --json FILE           also write the raw figures and timelines to FILE
 
 ${exitStatusText({ pass: "every scenario met its expectation", fail: "one did not", couldNotRun: "the run could not be made" })}`;
@@ -73,6 +80,7 @@ export function parseAccuracyArgs(argv: readonly string[]): AccuracyOptions {
     "time-scale": { type: "string" },
     row: { type: "string" },
     "limiter-timeout-ms": { type: "string" },
+    rtt: { type: "string" },
     json: { type: "string" },
     help: { type: "boolean", short: "h" },
   });
@@ -87,6 +95,7 @@ export function parseAccuracyArgs(argv: readonly string[]): AccuracyOptions {
     timeScale,
     row: positiveInteger("row", values.row, 5),
     counterTimeoutMs: positiveInteger("limiter-timeout-ms", values["limiter-timeout-ms"], DEFAULT_LIMITER_TIMEOUT_MS, 60_000),
+    ...(values.rtt !== undefined && { rtt: parseRtt(values.rtt) }),
     ...(json !== undefined && { json }),
     help: values.help ?? false,
   };

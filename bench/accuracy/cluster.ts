@@ -13,6 +13,7 @@ import { TARGET_SPECS } from "../gateway/targets.ts";
 import { gatewayRuntime, quietEnvironment } from "../gateway/worker-runtime.ts";
 import { LOCAL_BINDINGS } from "../../tools/local-bindings.ts";
 import { localSecret } from "../../tools/local-secret.ts";
+import type { Rtt } from "../edge/rtt.ts";
 import { CONTROL_PREFIX, entryCopyName, isolateWrapperSource, ownerWrapperSource } from "./wrapper-source.ts";
 
 const SPEC = TARGET_SPECS.gateway;
@@ -32,6 +33,8 @@ export interface ClusterSettings {
   readonly counterTimeoutMs: number;
   /** How old an isolate's copy of the overrides may get (the gateway's minimum is 100). */
   readonly overridesRefreshMs: number;
+  /** The round trip of every call from an isolate to an object (none when absent); `/rtt` changes it. */
+  readonly rtt?: Rtt;
 }
 
 /** The variables of every worker: `npm start`'s, the development settings, and the admin API. */
@@ -97,7 +100,7 @@ export async function startCluster(build: Build, settings: ClusterSettings): Pro
   const runtime = await gatewayRuntime();
 
   const isolateNames = Array.from({ length: settings.isolates }, (_, i) => `isolate-${i}`);
-  for (const name of isolateNames) await writeFile(join(build.dir, `${name}.js`), isolateWrapperSource(name, COPIES));
+  for (const name of isolateNames) await writeFile(join(build.dir, `${name}.js`), isolateWrapperSource(name, COPIES, settings.rtt));
 
   // The isolates' objects are the owner's (scriptName), so all K count on one set of counters.
   const remoteObjects = Object.fromEntries(

@@ -9,6 +9,7 @@ import type { Scenario } from "./scenario.ts";
 import { BASIC_SCENARIOS } from "./scenarios.ts";
 import { scaledIntervalMs, targetFor, type Target } from "./target.ts";
 import { seededRandom } from "./traffic.ts";
+import type { Rtt } from "../edge/rtt.ts";
 
 export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([...BASIC_SCENARIOS, ...FAULT_SCENARIOS].map((s) => [s.name, s]));
 
@@ -29,6 +30,7 @@ export interface AccuracyRun {
   readonly timeScale: number;
   readonly counterTimeoutMs: number;
   readonly overridesRefreshMs: number;
+  readonly rtt?: Rtt;
   /** Per K: what the isolates' own module memory and globals showed (cluster.ts, checkIsolation). */
   readonly isolation: Readonly<Record<number, string>>;
   readonly results: readonly ScenarioResult[];
@@ -58,7 +60,7 @@ export async function runAccuracy(options: AccuracyOptions, log: (line: string) 
   const build = await buildGateway();
   const results: ScenarioResult[] = [];
   const isolation: Record<number, string> = {};
-  const settings = { timeScale: options.timeScale, counterTimeoutMs: options.counterTimeoutMs, overridesRefreshMs: DEFAULT_CONFIG_REFRESH_MS };
+  const settings = { timeScale: options.timeScale, counterTimeoutMs: options.counterTimeoutMs, overridesRefreshMs: DEFAULT_CONFIG_REFRESH_MS, ...(options.rtt && { rtt: options.rtt }) };
   try {
     for (const k of options.ks) {
       const started = performance.now();

@@ -40,4 +40,10 @@ describe("targetFor", () => {
     expect(() => targetFor(1)).toThrow(/counted per ip/);
     expect(() => targetFor(999)).toThrow(/not in rules\/hosted-api.json/);
   });
+
+  it("--rtt: a round trip on every isolate-to-object call, fixed or log-normal; refused when not one", () => {
+    expect(parseAccuracyArgs(["--rtt", "40"]).rtt).toEqual({ kind: "fixed", ms: 40 });
+    expect(parseAccuracyArgs(["--rtt", "lognormal:40,0.3"]).rtt).toEqual({ kind: "lognormal", median: 40, sigma: 0.3 });
+    expect(() => parseAccuracyArgs(["--rtt", "soon"])).toThrow(/--rtt/);
+  });
 });

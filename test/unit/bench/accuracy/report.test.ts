@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyze, type Outcome } from "../../../../bench/accuracy/analysis.ts";
-import { jsonReport, renderReport, verdictLine } from "../../../../bench/accuracy/report.ts";
+import { jsonReport, latencies, renderReport, verdictLine } from "../../../../bench/accuracy/report.ts";
 import type { AccuracyRun, ScenarioResult } from "../../../../bench/accuracy/run.ts";
 import { targetFor } from "../../../../bench/accuracy/target.ts";
 import { admitted, refused } from "./outcomes.ts";
@@ -39,5 +39,17 @@ describe("report", () => {
     expect(renderReport(run).split("\n").at(-1)).toBe("FAIL");
     expect(renderReport({ ...run, results: [run.results[0]!] }).split("\n").at(-1)).toBe("PASS");
     expect((jsonReport(run) as { verdict: string }).verdict).toBe("FAIL");
+  });
+});
+
+describe("latency columns", () => {
+  it("p50/p99 of the answered requests, client-observed; a request with no answer is left out (nearest rank over 2, 10, 40 ms)", () => {
+    const outcomes = [admitted(0, 10), admitted(20, 60), refused(100, 102), { isolate: 0, sentAt: 200, receivedAt: 5000, status: 0 }];
+    expect(latencies(result(1, outcomes, []))).toEqual({ p50: "10", p99: "40" });
+  });
+
+  it("the header names the round trip the run injected", () => {
+    expect(renderReport(run)).toContain("round trip on every isolate-to-object call: none");
+    expect(renderReport({ ...run, rtt: { kind: "lognormal", median: 40, sigma: 0.3 } })).toContain("round trip on every isolate-to-object call: lognormal 40 ms, σ 0.3");
   });
 });

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { objectActiveSecondsPerRequest, renderTable, rowsOf, type Measured } from "../../../../bench/edge/report.ts";
+
+const measured = (over: Partial<Measured>): Measured => ({
+  mix: "heavy-25@50",
+  rtt: { kind: "fixed", ms: 40 },
+  k: 16,
+  target: "gateway",
+  latenciesMs: [],
+  admitted: 0,
+  denied: 0,
+  failed: 0,
+  wallMs: 1000,
+  cpuMs: undefined,
+  objectCalls: 0,
+  objectsTouched: 0,
+  rowsRead: 0,
+  rowsWritten: 0,
+  ...over,
+});
+
+// 1..100 ms: nearest-rank p50 50, p95 95, p99 99.
+const ramp = Array.from({ length: 100 }, (_, i) => i + 1);
+
+describe("rowsOf", () => {
+  it("adds latency over the bare Worker's same mix and K, and counts per 1,000 requests", () => {
+    const bare = measured({ target: "bare", rtt: { kind: "fixed", ms: 0 }, latenciesMs: ramp.map(() => 2), admitted: 100 });
+    const gateway = measured({ latenciesMs: ramp.map((v) => v + 2), admitted: 90, denied: 10, objectCalls: 50, rowsWritten: 20, rowsRead: 5, cpuMs: 200 });
+    const other = measured({ target: "bare", k: 64, latenciesMs: ramp.map(() => 100), admitted: 100 });
+    const [, row] = rowsOf([bare, gateway, other]);
+    expect(row!.added).toEqual({ p50: 50, p95: 95, p99: 99 });
+    expect(row!.callsPer1000).toBe(500);
+    expect(row!.rowsWrittenPer1000).toBe(200);
+    expect(row!.rowsReadPer1000).toBe(50);
+    expect(row!.cpuMsPerRequest).toBe(2);
+  });
+
+  it("a bare Worker adds nothing over itself and costs a Worker request and its CPU", () => {
+    const [row] = rowsOf([measured({ target: "bare", latenciesMs: [3, 4], admitted: 2, cpuMs: 2 })]);
+    expect(row!.added).toEqual({ p50: 0, p95: 0, p99: 0 });
+    expect(row!.dollars.total).toBeCloseTo(0.3 + 0.02, 10);
+  });
+
+  it("no bare run to compare with: no added latency, not a made-up one", () => {
+    const [row] = rowsOf([measured({ latenciesMs: [3], admitted: 1 })]);
+    expect(row!.added).toEqual({ p50: null, p95: null, p99: null });
+    expect(renderTable([row!])).toContain("heavy-25@50");
+  });
+});
+
+describe("objectActiveSecondsPerRequest", () => {
+  it("every touched object active for the whole run, shared by its requests", () => {
+    expect(objectActiveSecondsPerRequest({ objectsTouched: 3, wallMs: 2000 }, 600)).toBeCloseTo(0.01, 12);
+    expect(objectActiveSecondsPerRequest({ objectsTouched: 3, wallMs: 2000 }, 0)).toBe(0);
+  });
+});
