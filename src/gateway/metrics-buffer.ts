@@ -1,5 +1,5 @@
 import type { Env } from "../env.ts";
-import { emptyBatch, isEmpty, mergeBatch, type MetricsBatch } from "../core/metrics/aggregate.ts";
+import { emptyBatch, isEmpty, mergeBatch, trim, type MetricsBatch } from "../core/metrics/aggregate.ts";
 import type { Clock } from "./clock.ts";
 import type { GatewaySettings } from "./settings.ts";
 
@@ -17,6 +17,12 @@ export class MetricsBuffer {
   pending: MetricsBatch = emptyBatch();
   lastFlush = Number.NEGATIVE_INFINITY;
   flushing: Promise<void> | undefined;
+  /**
+   * What this isolate let go of while its batches could not be handed over: series points older
+   * than the store keeps and limited identities past the store's top (trim, aggregate.ts). Reported
+   * on each failed flush's log line; counts of decisions per rule and upstream are never dropped.
+   */
+  readonly dropped = { seriesPoints: 0, limitedIdentities: 0 };
   readonly clock: Clock;
 
   constructor(clock: Clock) {
@@ -46,10 +52,27 @@ export function flushMetrics(buffer: MetricsBuffer, env: Env, settings: GatewayS
     } catch (error) {
       mergeBatch(batch, buffer.pending);
       buffer.pending = batch;
-      console.log(JSON.stringify({ event: "metrics_flush_failed", region: settings.region, error: String(error) }));
+      keepWithinBounds(buffer);
+      console.log(JSON.stringify({ event: "metrics_flush_failed", region: settings.region, error: String(error), dropped: buffer.dropped }));
     }
   })().finally(() => (buffer.flushing = undefined));
   return buffer.flushing;
+}
+
+/**
+ * A batch kept while the metrics object is down is held to what the object itself would keep:
+ * the last hour of series points and the most limited identities (trim), so it stops growing with
+ * time and with every new identity denied. The rule and upstream counts have one entry each per
+ * rule and upstream, bounded by the tables, and are kept whole.
+ */
+function keepWithinBounds(buffer: MetricsBuffer): void {
+  const { pending } = buffer;
+  const points = () => Object.values(pending.series).reduce((n, bucket) => n + Object.keys(bucket).length, 0);
+  const seriesBefore = points();
+  const limitedBefore = Object.keys(pending.limited).length;
+  trim(pending, buffer.clock.now());
+  buffer.dropped.seriesPoints += seriesBefore - points();
+  buffer.dropped.limitedIdentities += limitedBefore - Object.keys(pending.limited).length;
 }
 
 /** Before the admin API reads the totals: this isolate's counts, including those a flush under way missed. */
