@@ -21,6 +21,8 @@ export interface Measured {
   /** CPU ms of the serving workerd over the run; undefined when it could not be read. */
   readonly cpuMs: number | undefined;
   readonly objectCalls: number;
+  /** Of those, calls to counter objects. */
+  readonly counterCalls: number;
   /** Distinct objects the isolates called. */
   readonly objectsTouched: number;
   readonly rowsRead: number;
@@ -36,6 +38,7 @@ export interface Row {
   /** Added over the bare Worker's same percentile in the same mix and K. */
   readonly added: { readonly p50: number | null; readonly p95: number | null; readonly p99: number | null };
   readonly callsPer1000: number;
+  readonly counterCallsPer1000: number;
   readonly rowsWrittenPer1000: number;
   readonly rowsReadPer1000: number;
   readonly cpuMsPerRequest: number | undefined;
@@ -74,6 +77,7 @@ export function rowOf(m: Measured, bare: Measured | undefined): Row {
     p99: p.p99,
     added: { p50: minus(p.p50, b.p50), p95: minus(p.p95, b.p95), p99: minus(p.p99, b.p99) },
     callsPer1000: per1000(m.objectCalls, requests),
+    counterCallsPer1000: per1000(m.counterCalls, requests),
     rowsWrittenPer1000: per1000(m.rowsWritten, requests),
     rowsReadPer1000: per1000(m.rowsRead, requests),
     cpuMsPerRequest,
@@ -90,7 +94,7 @@ export function rowsOf(measured: readonly Measured[]): Row[] {
 const ms = (v: number | null) => (v === null ? "-" : (+v.toFixed(1)).toString());
 const fixed = (v: number | undefined, digits: number) => (v === undefined ? "-" : v.toFixed(digits));
 
-const HEAD = ["mix", "RTT", "K", "target", "sent", "2xx/429/fail", "p50", "p99", "+p50", "+p95", "+p99", "calls/1k", "rows w/1k", "rows r/1k", "CPU ms/req", "$/M"];
+const HEAD = ["mix", "RTT", "K", "target", "sent", "2xx/429/fail", "p50", "p99", "+p50", "+p95", "+p99", "counter calls/1k", "all calls/1k", "rows w/1k", "rows r/1k", "CPU ms/req", "$/M"];
 
 export function renderTable(rows: readonly Row[]): string {
   return textTable({
@@ -109,6 +113,7 @@ export function renderTable(rows: readonly Row[]): string {
         ms(r.added.p50),
         ms(r.added.p95),
         ms(r.added.p99),
+        r.counterCallsPer1000.toFixed(0),
         r.callsPer1000.toFixed(0),
         r.rowsWrittenPer1000.toFixed(0),
         r.rowsReadPer1000.toFixed(0),

@@ -53,6 +53,9 @@ function tally(answers: readonly Answered[]) {
 
 const headersFor = (runId: string, mix: Mix, s: Send, tag: string) => ({ "x-api-key": `edge-${runId}-${tag}-${mix.name}-${s.key}` });
 
+/** The gateway's default OVERRIDES_REFRESH_MS: each isolate reads the overrides object as deployed. */
+const DEPLOYED_OVERRIDES_REFRESH_MS = 5000;
+
 /** Requests per isolate on a key of their own before a run counts: first-request work (module start, overrides read) is not what the mix measures. */
 const WARM_UP = 2;
 
@@ -72,7 +75,9 @@ async function gatewayRun(cluster: Cluster, pids: number[], mix: Mix, target: Ta
   const states = await Promise.all(Array.from({ length: k }, (_, i) => cluster.control(i, "/state")));
   const storage = (await (await cluster.owner("/__accuracy/storage")).json()) as Record<string, { rowsRead: number; rowsWritten: number }>;
   const touched = new Set(states.flatMap((s) => s.touched as string[]));
-  const calls = states.reduce((sum, s) => sum + Object.values(s.objectCalls as Record<string, number>).reduce((a, b) => a + b, 0), 0);
+  const callsOf = (s: Record<string, unknown>) => s.objectCalls as Record<string, number>;
+  const calls = states.reduce((sum, s) => sum + Object.values(callsOf(s)).reduce((a, b) => a + b, 0), 0);
+  const counterCalls = states.reduce((sum, s) => sum + (callsOf(s).COUNTERS ?? 0), 0);
   const rows = Object.values(storage);
   return {
     mix: mix.name,
@@ -83,6 +88,7 @@ async function gatewayRun(cluster: Cluster, pids: number[], mix: Mix, target: Ta
     wallMs,
     cpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
     objectCalls: calls,
+    counterCalls,
     objectsTouched: touched.size,
     rowsRead: rows.reduce((s, r) => s + r.rowsRead, 0),
     rowsWritten: rows.reduce((s, r) => s + r.rowsWritten, 0),
@@ -105,6 +111,7 @@ async function bareRun(url: URL, pids: number[], mix: Mix, target: Target, k: nu
     wallMs,
     cpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
     objectCalls: 0,
+    counterCalls: 0,
     objectsTouched: 0,
     rowsRead: 0,
     rowsWritten: 0,
@@ -131,7 +138,7 @@ export async function runEdge(options: EdgeOptions, log: (line: string) => void)
       for (const k of options.ks) {
         const started = performance.now();
         const { value: cluster, pids } = await startedWith(() =>
-          startCluster(build, { isolates: k, timeScale: options.timeScale, counterTimeoutMs: options.counterTimeoutMs, overridesRefreshMs: 100 }),
+          startCluster(build, { isolates: k, timeScale: options.timeScale, counterTimeoutMs: options.counterTimeoutMs, overridesRefreshMs: DEPLOYED_OVERRIDES_REFRESH_MS }),
         );
         log(`K=${k}: ${k} isolate(s) started in ${((performance.now() - started) / 1000).toFixed(1)} s (workerd ${pids.join(",") || "not found: no CPU figures"})`);
         try {
