@@ -39,7 +39,7 @@ function stepsArb(limit: Limit): fc.Arbitrary<{ gap: number; pick: number; resta
       restart: fc.integer({ min: 0, max: 199 }).map((n) => n < 2),
       lost: fc.integer({ min: 0, max: 99 }).map((n) => n < 3),
     });
-    return fc.array(step, { minLength: 1, maxLength: Math.min(3_000, 3 * limit.count + 50), size: "max" });
+    return fc.array(step, { minLength: 1, maxLength: Math.min(1_500, 3 * limit.count + 50), size: "max" });
   });
 }
 
@@ -80,9 +80,10 @@ describe("many isolates on one counter", () => {
         });
         expect(maxInAnyWindow(admitted, limit.intervalMs)).toBeLessThanOrEqual(limit.count);
       }),
-      { numRuns: 400 },
+      { numRuns: 250 },
     );
-  });
+    // Property runs are CPU work only: a generous bound, so a machine busy with other work cannot fail them.
+  }, 180_000);
 
   it("property: a client at or below 90% of its limit is never refused: any interleaving, lost answers, clocks apart, restarts after idling", () => {
     fc.assert(
@@ -109,7 +110,8 @@ describe("many isolates on one counter", () => {
           if (!outcome.admitted && !outcome.failed) expect.fail(`refused at ${at} (Retry-After ${outcome.retryInMs} ms) within 90% of ${limit.count} per ${limit.intervalMs} ms`);
         }
       }),
-      { numRuns: 400 },
+      { numRuns: 250 },
     );
-  });
+    // Property runs are CPU work only: a generous bound, so a machine busy with other work cannot fail them.
+  }, 180_000);
 });
