@@ -85,9 +85,11 @@ export function rowOf(m: Measured, bare: Measured | undefined): Row {
   };
 }
 
-/** Every gateway run beside the bare Worker's run of the same mix and K. */
+const sameRtt = (a: Rtt, b: Rtt) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Every gateway run beside the bare Worker's run paired with it: same mix, K and round trip. */
 export function rowsOf(measured: readonly Measured[]): Row[] {
-  const bareFor = (m: Measured) => measured.find((b) => b.target === "bare" && b.mix === m.mix && b.k === m.k);
+  const bareFor = (m: Measured) => measured.find((b) => b.target === "bare" && b.mix === m.mix && b.k === m.k && sameRtt(b.rtt, m.rtt));
   return measured.map((m) => rowOf(m, m.target === "bare" ? m : bareFor(m)));
 }
 
@@ -103,7 +105,7 @@ export function renderTable(rows: readonly Row[]): string {
       const m = r.measured;
       return [
         m.mix,
-        m.target === "bare" ? "-" : rttLabel(m.rtt),
+        m.target === "bare" ? `(${rttLabel(m.rtt)})` : rttLabel(m.rtt),
         String(m.k),
         m.target,
         String(r.requests),
