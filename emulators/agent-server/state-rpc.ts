@@ -29,7 +29,8 @@ export interface AgentServerStateRpc extends Rpc.DurableObjectBranded {
 
 /** What callers reach on the deployment registry (deployments/registry.ts implements it). */
 export interface DeploymentRegistryRpc extends Rpc.DurableObjectBranded {
-  provision(deploymentId: string, workspaceId: string): void;
+  provision(deploymentId: string, workspaceId: string, keyWorkspace?: string): void;
   deprovision(deploymentId: string): boolean;
   owner(deploymentId: string): string | null;
+  keyWorkspace(workspaceId: string): string | null;
 }

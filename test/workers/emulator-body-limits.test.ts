@@ -68,7 +68,8 @@ function requestTo(route: EmulatorRoute, body: Uint8Array): Request {
     "cf-connecting-ip": `10.9.${(clients >> 8) & 255}.${clients & 255}`,
     "x-api-key": `limits-${crypto.randomUUID()}`,
   });
-  if (THIS_EMULATOR === "control-plane") headers.set("x-tenant-id", workspaceId);
+  // The key is the credential, X-Tenant-Id only chooses among its workspaces (issue 32, finding 3):
+  // each fresh key uses its own workspace.
   return new Request(`https://emulator.test${path}`, { method: route.method, headers, body });
 }
 

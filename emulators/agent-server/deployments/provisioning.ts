@@ -9,9 +9,9 @@ import { deploymentObjectName, registryOf, RETIRED } from "../state-access.ts";
  * default entrypoint (the API) is what the gateway's AGENT_SERVER binding calls.
  */
 export class DeploymentProvisioning extends WorkerEntrypoint<AgentServerBindings> implements Provisioning {
-  async provision(deploymentId: string, workspaceId: string): Promise<void> {
+  async provision(deploymentId: string, workspaceId: string, keyWorkspace?: string): Promise<void> {
     const registry = registryOf(this.env);
-    await registry.provision(deploymentId, workspaceId);
+    await registry.provision(deploymentId, workspaceId, keyWorkspace);
   }
 
   async deprovision(deploymentId: string): Promise<void> {

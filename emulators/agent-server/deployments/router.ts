@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { toValidationErrors } from "../../../src/http/fastapi-errors.ts";
 import { canonicalUuid } from "../../../src/core/rules/uuid.ts";
 import { drainBounded } from "../../shared/request-body.ts";
-import { workspaceCredential } from "../../shared/workspace-credential.ts";
+import { NOT_AUTHENTICATED, NOT_YOUR_WORKSPACE, workspaceCredential } from "../../shared/workspace-credential.ts";
 import type { AgentServerBindings, AgentServerEnv } from "../env.ts";
 import { registryOf } from "../state-access.ts";
 
@@ -21,7 +21,9 @@ export function deploymentPath(pathname: string): { segment: string; rest: strin
  * The agent-server Worker's fetch: `/deployments/<deployment_id>/...` is that deployment's own
  * agent server (the same API on its own state object), every other path the shared one, as before.
  * A deployment's agent server takes only its workspace's callers (the credentials the control
- * plane reads, ../../shared/workspace-credential.ts): none is 401, a malformed `X-Tenant-Id` 422,
+ * plane reads, ../../shared/workspace-credential.ts): no key is 401 (an `X-Tenant-Id` alone too),
+ * a malformed `X-Tenant-Id` 422, an `X-Tenant-Id` choosing a workspace whose key (as the control
+ * plane provisioned it) is another 403,
  * and a deployment that has no agent server (never deployed, deleted) or belongs to another
  * workspace is 404, the same answer, as the control plane answers another workspace's deployment.
  * A refused request's body is read first, as the API reads every body (shared/request-body.ts).
@@ -36,16 +38,14 @@ export function withDeployments(api: Hono<AgentServerEnv>) {
       return Response.json({ detail }, { status });
     };
     const credential = await workspaceCredential(request.headers);
-    if (credential.kind === "none") return refuse(401, "Not authenticated: send an X-Api-Key header, an X-Tenant-Id header or an Authorization: Bearer token.");
+    if (credential.kind === "none") return refuse(401, NOT_AUTHENTICATED);
     if (credential.kind === "invalid-tenant") {
       return refuse(422, toValidationErrors(credential.issues, "header", credential.sent).map((e) => ({ ...e, loc: ["header", "x-tenant-id"] })));
     }
+    const registry = registryOf(env);
+    if (credential.chosen && (await registry.keyWorkspace(credential.workspaceId)) !== credential.keyWorkspace) return refuse(403, NOT_YOUR_WORKSPACE);
     const deploymentId = canonicalUuid(decodeURIComponentSafe(path.segment));
-    let owner: string | null = null;
-    if (deploymentId !== undefined) {
-      const registry = registryOf(env);
-      owner = await registry.owner(deploymentId);
-    }
+    const owner = deploymentId === undefined ? null : await registry.owner(deploymentId);
     if (deploymentId === undefined || owner !== credential.workspaceId) return refuse(404, `Deployment ID ${path.segment} not found.`);
     const inner = new URL(url);
     inner.pathname = path.rest;

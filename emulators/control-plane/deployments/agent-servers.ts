@@ -64,9 +64,11 @@ export class AgentServers {
          WHERE a.provisioned = 0 AND d.active_revision_id IS NOT NULL`,
       )
       .toArray();
+    // The key this workspace admits (workspace-settings.ts): its agent servers admit the same one.
+    const keyWorkspace = this.#sql.exec<{ key_workspace: string }>("SELECT key_workspace FROM workspace_key LIMIT 1").toArray()[0]?.key_workspace;
     for (const { deployment_id, tenant_id } of wanted) {
       await attempt("provision", deployment_id, async () => {
-        await provisioning.provision(deployment_id, tenant_id);
+        await provisioning.provision(deployment_id, tenant_id, keyWorkspace);
         this.#sql.exec("UPDATE deployment_agent_servers SET provisioned = 1 WHERE deployment_id = ?", deployment_id);
       });
     }

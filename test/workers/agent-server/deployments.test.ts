@@ -68,13 +68,21 @@ describe("a deployment's agent server", () => {
     expect(await raw(`/deployments/${id}/threads/search`, {}, { method: "POST", body: "{}" })).toEqual({ status: 401, body: { detail: expect.stringContaining("Not authenticated") } });
     expect((await call("POST", "/threads/search", {}, { "x-api-key": "someone-else" })).status).toBe(404);
     expect(await raw(`/deployments/${id}/ok`, { "x-api-key": "someone-else" })).toEqual({ status: 404, body: { detail: `Deployment ID ${id} not found.` } });
-    expect((await raw(`/deployments/${id}/ok`, { "x-tenant-id": "not-a-uuid" })).status).toBe(422);
-    // The credentials the control plane reads: the key, a bearer token or the tenant id of the same workspace.
+    expect((await raw(`/deployments/${id}/ok`, { "x-api-key": "k", "x-tenant-id": "not-a-uuid" })).status).toBe(422);
+    // The credentials the control plane reads: the key (or a bearer token), and X-Tenant-Id only to
+    // choose a workspace that key may use (issue 32, finding 3): the one key the control plane
+    // provisioned the workspace with.
     const tenant = crypto.randomUUID();
     const other = crypto.randomUUID();
-    await provisioning.provision(other, tenant);
-    expect((await raw(`/deployments/${other}/ok`, { "x-tenant-id": tenant })).status).toBe(200);
-    expect((await raw(`/deployments/${other.toUpperCase()}/ok`, { "x-tenant-id": tenant })).status).toBe(200);
+    const key = `tenant-key-${crypto.randomUUID()}`;
+    await provisioning.provision(other, tenant, await defaultWorkspaceId(`api-key:${key}`));
+    expect((await raw(`/deployments/${other}/ok`, { "x-api-key": key, "x-tenant-id": tenant })).status).toBe(200);
+    expect((await raw(`/deployments/${other.toUpperCase()}/ok`, { "x-api-key": key, "x-tenant-id": tenant })).status).toBe(200);
+    // A workspace id alone opens nothing; with any other key, or a bearer token that is not the key, it is refused.
+    expect(await raw(`/deployments/${other}/ok`, { "x-tenant-id": tenant })).toEqual({ status: 401, body: { detail: expect.stringContaining("Not authenticated") } });
+    for (const headers of [{ "x-api-key": `fresh-${crypto.randomUUID()}` }, { authorization: `Bearer ${crypto.randomUUID()}` }] as Record<string, string>[]) {
+      expect(await raw(`/deployments/${other}/ok`, { ...headers, "x-tenant-id": tenant })).toEqual({ status: 403, body: { detail: expect.stringContaining("X-Tenant-Id") } });
+    }
   });
 
   it("is a 404 for a deployment never provisioned, in any spelling: the registry answers, the registry unchanged", async () => {

@@ -23,7 +23,8 @@ describe(`a body nested ${MAX_JSON_DEPTH + 1} levels is refused with 400, as Fas
 describe("the body is read to its end before any answer, even a refusal, so an upload is never cut off", () => {
   it.each([
     ["no credentials", "/v2/listeners", {}, 401],
-    ["a malformed X-Tenant-Id", "/v2/listeners", { "x-tenant-id": "nope" }, 422],
+    ["a malformed X-Tenant-Id", "/v2/listeners", { "x-api-key": "body-reading-key", "x-tenant-id": "nope" }, 422],
+    ["an X-Tenant-Id alone", "/v2/listeners", { "x-tenant-id": crypto.randomUUID() }, 401],
     ["an unknown path", "/nowhere", {}, 404],
   ] as const)("%s", async (_name, path, headers, status) => {
     const { body, finished } = trackedUpload();

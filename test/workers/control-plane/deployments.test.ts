@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env.ts";
 import { createControlPlane } from "../../../emulators/control-plane/app.ts";
-import { contractChecked, controlPlane, freshWorkspace } from "./support.ts";
+import { contractChecked, controlPlane, freshWorkspace, workspaceKey } from "./support.ts";
 import { create, dockerDeployment, githubDeployment, manualClock, revisionOf, SECRET, scheduledAlarm, storedRevision, workspaceObject } from "./deployment-support.ts";
 import { controlPlaneEnv } from "../support/emulator-env.ts";
 
@@ -494,7 +494,7 @@ describe("a CONTROL_PLANE_REVISION_STEP_MS that is not whole milliseconds", () =
     const misconfiguredFetch = contractChecked((request) => createControlPlane().fetch(request, misconfigured, createExecutionContext()));
     const res = await misconfiguredFetch("https://control-plane.test/v2/deployments", {
       method: "POST",
-      headers: { "x-tenant-id": workspace, "content-type": "application/json" },
+      headers: { "x-tenant-id": workspace, "x-api-key": workspaceKey(workspace), "content-type": "application/json" },
       body: JSON.stringify(githubDeployment()),
     });
     expect(res.status).toBe(500);

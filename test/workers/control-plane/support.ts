@@ -52,6 +52,9 @@ export function contractChecked(fetcher: (request: Request) => Response | Promis
   };
 }
 
+/** The API key the tests send with `workspace` when they name none: one per workspace. */
+export const workspaceKey = (workspace: string) => `test-key-for-${workspace.toLowerCase()}`;
+
 /** The test Worker's fetch (the emulator, or the gateway in front of it), contract-checked. */
 export const controlPlaneFetch = contractChecked();
 
@@ -67,7 +70,10 @@ export async function controlPlane(
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = { "cf-connecting-ip": randomClientIp(), ...options.headers };
   if (options.workspace) headers["x-tenant-id"] = options.workspace;
-  if (options.apiKey) headers["x-api-key"] = options.apiKey;
+  // The key is the credential (X-Tenant-Id alone is 401): a workspace's own test key by default,
+  // the first to choose it, so it stays the one key that workspace admits.
+  const apiKey = options.apiKey ?? (options.workspace && workspaceKey(options.workspace));
+  if (apiKey) headers["x-api-key"] = apiKey;
   let body: string | undefined;
   if (options.rawBody !== undefined || options.body !== undefined) {
     headers["content-type"] ??= "application/json";

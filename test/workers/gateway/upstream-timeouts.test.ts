@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_WAIT_SECONDS } from "../../../emulators/control-plane/oauth/flow.ts";
 import { firstByteTimeoutMs, LONG_POLLS } from "../../../src/gateway/upstream-timeout.ts";
 import { authenticate, createProvider, follow, providerBody } from "../control-plane/oauth-support.ts";
-import { freshWorkspace } from "../control-plane/support.ts";
+import { freshWorkspace, workspaceKey } from "../control-plane/support.ts";
 import { gatewayWith } from "../support/custom-gateway.ts";
 import { freshIdentity, keyed } from "../support/requests.ts";
 
@@ -93,7 +93,7 @@ describe("the control plane's auth wait through the gateway", () => {
     const called = new Promise<void>((resolve) => (reached = resolve));
     const controlPlane = { fetch: (request: Request) => (reached(), env.CONTROL_PLANE!.fetch(request)) } as unknown as Fetcher;
     const send = gatewayWith({ UPSTREAM_TIMEOUT_MS: String(ORDINARY_MS), CONTROL_PLANE: controlPlane });
-    const waiting = send(`/v2/auth/wait/${started.body.auth_id}?timeout=60`, { headers: { "cf-connecting-ip": freshIdentity().ip, "x-tenant-id": workspace } });
+    const waiting = send(`/v2/auth/wait/${started.body.auth_id}?timeout=60`, { headers: { "cf-connecting-ip": freshIdentity().ip, "x-tenant-id": workspace, "x-api-key": workspaceKey(workspace) } });
     await called;
     // Past the old 30 s cut: the emulator still holds the wait, as its API allows.
     await vi.advanceTimersByTimeAsync(59_000);

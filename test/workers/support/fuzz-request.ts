@@ -1,6 +1,7 @@
 import { idsFor, type EmulatorState } from "./emulator-state.ts";
 import { fillPath, type EmulatorRoute } from "./emulator-routes.ts";
 import { EXAMPLE_BODIES, type BodyPlan, type CredentialsPlan, type ParamPlan, type RequestPlan } from "./fuzz.ts";
+import { workspaceKey } from "../control-plane/support.ts";
 import { nestedJson } from "../../support/nested-json.ts";
 
 /** Where a plan is aimed: the seeded workspace, and what is stored right now (for existing ids). */
@@ -56,7 +57,8 @@ function credentialHeaders(credentials: CredentialsPlan, workspaceId: string): [
   const key = `fuzz-${crypto.randomUUID()}`;
   switch (credentials) {
     case "tenant":
-      return [["x-api-key", key], ["x-tenant-id", workspaceId]];
+      // The seeded workspace admits its own key only (issue 32, finding 3).
+      return [["x-api-key", workspaceKey(workspaceId)], ["x-tenant-id", workspaceId]];
     case "api-key":
       return [["x-api-key", key]];
     case "bearer":
