@@ -37,8 +37,12 @@ export class ControlPlaneWorkspace extends DurableObject<ControlPlaneBindings> i
     return this.#oauth;
   }
 
-  /** Revisions walk their status sequence on alarms (see deployments/lifecycle.ts). */
+  /**
+   * Revisions walk their status sequence on alarms (see deployments/lifecycle.ts); an OAuth flow's
+   * directory object (oauth/flow.ts) drops its expired record on its alarm.
+   */
   override async alarm(): Promise<void> {
+    this.#oauth.onAlarm();
     await this.#deployments.onAlarm();
   }
 }

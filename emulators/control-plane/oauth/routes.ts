@@ -49,7 +49,9 @@ async function completeRedirect(c: Context<ControlPlaneEnv>, providerId: string,
   const workspaceId = await directory.flowWorkspace(state);
   if (workspaceId === undefined) return invalidState();
   using store = oauthOf(c, workspaceId);
-  return store.complete(providerId, state, await sha256Hex(code));
+  const completed = await store.complete(providerId, state, await sha256Hex(code));
+  if (completed.ok) await directory.forgetFlow(state);
+  return completed;
 }
 
 /**

@@ -389,15 +389,29 @@ export class OAuthStore extends RpcTarget {
   }
 
   // The directory: in the object named after one pending authorization, which workspace holds it
-  // (flow.ts). Only the browser's redirect, which carries no credential, needs it.
+  // (flow.ts). Only the browser's redirect, which carries no credential, needs it. A record lives
+  // only while its authorization may still complete: it is deleted when the redirect completes it,
+  // when it is read after its expiry, and by the object's alarm at its expiry otherwise.
 
-  registerFlow(authId: string, workspaceId: string, expiresMs: number): void {
+  async registerFlow(authId: string, workspaceId: string, expiresMs: number): Promise<void> {
     this.#sql.exec("INSERT OR REPLACE INTO oauth_flow_directory (auth_id, workspace_id, expires_ms) VALUES (?, ?, ?)", authId, workspaceId, expiresMs);
+    await this.#ctx.storage.setAlarm(expiresMs);
   }
 
   flowWorkspace(authId: string): string | undefined {
     const row = this.#sql.exec<{ workspace_id: string; expires_ms: number }>("SELECT workspace_id, expires_ms FROM oauth_flow_directory WHERE auth_id = ?", authId).toArray()[0];
+    if (row && row.expires_ms <= this.clock()) this.forgetFlow(authId);
     return row && row.expires_ms > this.clock() ? row.workspace_id : undefined;
+  }
+
+  /** The authorization completed (or ended): its directory record goes. */
+  forgetFlow(authId: string): void {
+    this.#sql.exec("DELETE FROM oauth_flow_directory WHERE auth_id = ?", authId);
+  }
+
+  /** The object's alarm: directory records past their expiry go. */
+  onAlarm(): void {
+    this.#sql.exec("DELETE FROM oauth_flow_directory WHERE expires_ms <= ?", this.clock());
   }
 
   // Reads
