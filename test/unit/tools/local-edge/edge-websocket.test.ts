@@ -7,20 +7,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { LOCAL_EDGE_HEADER } from "../../../../src/gateway/local-edge-header.ts";
 import { createLocalEdge } from "../../../../tools/local-edge/edge.ts";
+import { closedPort, listen } from "./support.ts";
 
-const servers: net.Server[] = [];
 const sockets: WebSocket[] = [];
-afterEach(async () => {
+afterEach(() => {
   for (const socket of sockets.splice(0)) socket.terminate();
-  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => (s.close(resolve), (s as http.Server).closeAllConnections?.()))));
 });
-
-async function listen<S extends net.Server>(server: S): Promise<number> {
-  servers.push(server);
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return (server.address() as net.AddressInfo).port;
-}
 
 /** A stand-in for wrangler dev that accepts any upgrade and echoes frames, closing as the client asks. */
 async function echoUpstream() {
@@ -84,8 +76,7 @@ describe("WebSockets through the local edge", () => {
   });
 
   it("answers an upgrade 502 {detail} when the gateway behind it is not up", async () => {
-    const closed = await listen(net.createServer());
-    await new Promise((resolve) => servers.pop()!.close(resolve));
+    const closed = await closedPort();
     const edge = await listen(createLocalEdge({ target: new URL(`http://127.0.0.1:${closed}`) }));
     // Not kept for afterEach: the refused handshake is ended here (ws leaves it to this listener).
     const socket = new WebSocket(`ws://127.0.0.1:${edge}/sessions/live`);

@@ -1,21 +1,11 @@
 import http from "node:http";
 import net from "node:net";
 import { once } from "node:events";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createLocalEdge } from "../../../../tools/local-edge/edge.ts";
+import { closedPort, listen } from "./support.ts";
 import { splitArguments, withLogLevel } from "../../../../tools/local-edge/main.ts";
 
-const servers: net.Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => (s.close(resolve), (s as http.Server).closeAllConnections?.()))));
-});
-
-async function listen<S extends net.Server>(server: S): Promise<number> {
-  servers.push(server);
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return (server.address() as net.AddressInfo).port;
-}
 
 /** A stand-in for wrangler dev: records each request's headers and lets the test drive the answer. */
 async function upstream(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_, res) => res.end("ok")) {
@@ -103,8 +93,7 @@ describe("the local edge in front of wrangler dev", () => {
   });
 
   it("answers 502 {detail} when the gateway behind it is not up", async () => {
-    const closed = await listen(net.createServer());
-    await new Promise((resolve) => servers.pop()!.close(resolve));
+    const closed = await closedPort();
     const edge = await listen(createLocalEdge({ target: new URL(`http://127.0.0.1:${closed}`) }));
     const res = await fetch(`http://127.0.0.1:${edge}/anything`);
     expect(res.status).toBe(502);
