@@ -50,10 +50,14 @@ export const MAX_SPARE_LOAD = 1.8;
 export const runBudget = (o: Pick<PacingOptions, "capacity" | "share">): number => Math.max(1, Math.floor(o.capacity * o.share));
 
 /**
- * The most one row's steady client may send: the client's cap, and half the run's budget, so the
- * busiest rows still run two at a time beside the small ones.
+ * The most one row's steady client may send: the client's cap, and a third of the run's budget.
+ * A third, not half: the busiest rows then get windows half again as long, so a stretch of slow
+ * answers (the machine is shared; the capacity was measured once, before the run) still leaves
+ * time inside the window to send and answer the count; and they still run three at a time.
  */
-export const rowRateCap = (o: PacingOptions): number => Math.max(1, Math.min(o.ruleRateCap, runBudget(o) / 2));
+export const ROW_SHARE_OF_BUDGET = 1 / 3;
+
+export const rowRateCap = (o: PacingOptions): number => Math.max(1, Math.min(o.ruleRateCap, runBudget(o) * ROW_SHARE_OF_BUDGET));
 
 /** The largest ladder step at or below `k` (the smallest step when `k` is below them all). */
 export function ladderFloor(k: number): number {
@@ -78,7 +82,7 @@ export function paceRow(row: { readonly count: number; readonly intervalS: numbe
   const load = rateBound ? o.load : Math.max(o.load, Math.min(MAX_SPARE_LOAD, (cap * windowS) / row.count));
   const steadyRate = (load * row.count) / windowS;
   const reason = rateBound
-    ? `${o.load} x ${row.count} per window must fit ${fmt(cap)}/s (half the run's ${runBudget(o)}/s, ${Math.round(o.share * 100)} % of the ${fmt(o.capacity)}/s measured)`
+    ? `${o.load} x ${row.count} per window must fit ${fmt(cap)}/s (a third of the run's ${runBudget(o)}/s, ${Math.round(o.share * 100)} % of the ${fmt(o.capacity)}/s measured)`
     : `a ${o.minWindowS} s window at least, for answers to prove it full` + (load > o.load ? `; load ${fmt(load)}, the rate to spare` : "");
   return { timeScale, load, windowS, steadyRate, why: `scale ${timeScale} (${fmt(windowS)} s window, ${fmt(steadyRate)}/s): ${reason}` };
 }

@@ -165,16 +165,22 @@ export function planRule(rule: Rule, options: PlanOptions, ipBase: number, class
   // The window must be full when the probe goes: the fill goes at once when it is small, else as
   // fast as one client may send, which must take well under a window.
   const fillMs = fillSize <= options.burstCap ? 0 : (fillSize / options.ruleRateCap) * 1000;
+  // The steady client's first window is the one that proves the row full (a fresh counter filled
+  // at the offered rate); the row's own fill and a burst that cannot reach the limit go after it,
+  // so their requests, all at once or as fast as the gateway answers, do not slow its answers.
+  const ownCounters = !sharedIdentity;
+  const quietFirstWindow = ownCounters ? windowMs : 0;
   const retry: RetryPlan =
     fillMs <= windowMs / 2
-      ? { kind: "run", offsetMs: 0, fillSize, concurrency: fillMs === 0 ? fillSize : FILL_LANES }
+      ? { kind: "run", offsetMs: quietFirstWindow, fillSize, concurrency: fillMs === 0 ? fillSize : FILL_LANES }
       : { kind: "skip", reason: `filling the window takes ${fillSize} requests, more than one client sends here within half a window (${Math.round(windowMs / 2)} ms)` };
-  const retryMs = retry.kind === "run" ? retryPhaseMs(windowMs) : 0;
+  const retryMs = retry.kind === "run" ? retry.offsetMs + retryPhaseMs(windowMs) : 0;
 
   // Separate identities run side by side; a shared counter gets the retry client first (it needs a
   // window nobody else fills), then a quiet window, then the steady and burst clients together.
   const mainOffset = sharedIdentity && retry.kind === "run" ? retryMs + windowMs : 0;
-  const burstOffsets = Array.from({ length: burstCount }, (_, i) => mainOffset + i * spacing);
+  const burstStart = mainOffset + (burstReaches ? 0 : quietFirstWindow);
+  const burstOffsets = Array.from({ length: burstCount }, (_, i) => burstStart + i * spacing);
   const burstEnd = burstOffsets[burstOffsets.length - 1]! + windowMs / 3;
   const durationMs = Math.ceil(Math.max(mainOffset + steadyMs, burstEnd, retryMs));
   const expectedRequests = Math.round(steadyRate * (steadyMs / 1000)) + burstCount * burstSize + (retry.kind === "run" ? fillSize + 2 : 0);

@@ -17,10 +17,11 @@ const pacing = (capacity: number, overrides: Partial<PacingOptions> = {}): Pacin
 });
 
 describe("the run's budget and one row's cap", () => {
-  it("plan a share of the measured capacity, and half of it at most for one row", () => {
+  it("plan a share of the measured capacity, and a third of it at most for one row", () => {
     expect(runBudget({ capacity: 1500, share: 0.8 })).toBe(1200);
-    expect(rowRateCap(pacing(1500, { share: 0.8 }))).toBe(400); // --rule-rate-cap below half the budget
-    expect(rowRateCap(pacing(500, { share: 0.8 }))).toBe(200); // half of 400
+    expect(rowRateCap(pacing(1500, { share: 0.8 }))).toBe(400); // a third of the budget, the --rule-rate-cap too
+    expect(rowRateCap(pacing(2000, { share: 0.8 }))).toBe(400); // --rule-rate-cap below a third of 1600
+    expect(rowRateCap(pacing(600, { share: 0.7 }))).toBe(140); // a third of 420
     expect(runBudget({ capacity: 0, share: 0.8 })).toBe(1);
   });
 });
@@ -42,7 +43,16 @@ describe("paceRow", () => {
     expect(p.timeScale).toBe(0.5);
     expect(p.windowS).toBe(20);
     expect(p.steadyRate).toBeCloseTo(390);
-    expect(p.why).toMatch(/^scale 0\.5 \(20 s window, 390\/s\): 1\.3 x 6000 per window must fit 400\/s \(half the run's 1200\/s, 80 % of the 1500\/s measured\)$/);
+    expect(p.why).toMatch(/^scale 0\.5 \(20 s window, 390\/s\): 1\.3 x 6000 per window must fit 400\/s \(a third of the run's 1200\/s, 80 % of the 1500\/s measured\)$/);
+  });
+
+  it("gives a busy row a window long enough for slow answers: 2000 per 10 s at 918/s measured is 13.3 s, not 10 s", () => {
+    // A third of the 642/s planned (70 %) is 214/s: 1.4 x 2000 per 10 s (280/s) does not fit; 0.75 is the step below.
+    const p = paceRow({ count: 2000, intervalS: 10 }, pacing(918, { load: 1.4, share: 0.7 }));
+    expect(p.timeScale).toBe(0.75);
+    expect(p.windowS).toBeCloseTo(13.33);
+    expect(p.steadyRate).toBeCloseTo(210);
+    expect(p.load).toBe(1.4);
   });
 
   it("speeds the hour-long rows up to the shortest window that still proves full: minutes, not hours", () => {
@@ -93,7 +103,7 @@ describe("fixedPace", () => {
   it("keeps the one scale and says when a row asks more than it may send", () => {
     const p = fixedPace({ count: 6000, intervalS: 10 }, 1, pacing(1000, { load: 1.3, share: 0.8 }), "a deployed gateway runs in real time");
     expect(p).toMatchObject({ timeScale: 1, load: 1.3, windowS: 10, steadyRate: 780 });
-    expect(p.why).toMatch(/a deployed gateway runs in real time; it asks 780\/s, more than the 400\/s one row may send here/);
+    expect(p.why).toMatch(/a deployed gateway runs in real time; it asks 780\/s, more than the 267\/s one row may send here/);
     expect(fixedPace({ count: 15, intervalS: 10 }, 1, pacing(1000, { load: 1.3 }), "x").why).toBe("scale 1 (10 s window, 1.95/s): x");
   });
 });

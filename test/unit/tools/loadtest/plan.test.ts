@@ -92,6 +92,21 @@ describe("planRule", () => {
     expect(p.steady.offsetMs).toBeGreaterThan(2 * p.windowMs);
     expect(p.bursts.offsetsMs[0]).toBe(p.steady.offsetMs);
   });
+
+  it("leaves the steady client's first window to it: the row's fill and a burst that cannot reach the limit come after", () => {
+    // Row 25: 1000 per 10 s; a burst of at most burstCap cannot exceed 1000, the fill is 1002.
+    const p = planRule(publishedRow(25), options({ timeScale: 1, ruleRateCap: 400 }), 0);
+    expect(p.sharedIdentity).toBe(false);
+    expect(p.steady.offsetMs).toBe(0);
+    expect(p.retry).toMatchObject({ kind: "run", offsetMs: p.windowMs, fillSize: 1002 });
+    expect(p.bursts.offsetsMs).toEqual([p.windowMs]);
+    // The slot covers the retry client's whole phase after its start.
+    if (p.retry.kind === "run") expect(p.durationMs).toBeGreaterThanOrEqual(p.retry.offsetMs + 2 * p.windowMs);
+    // Bursts that can reach the limit still start with the steady client (row 12: 15 per 10 s).
+    const small = planRule(publishedRow(12), options({ timeScale: 1 }), 0);
+    expect(small.bursts.offsetsMs[0]).toBe(0);
+    expect(small.retry).toMatchObject({ kind: "run", offsetMs: small.windowMs });
+  });
 });
 
 describe("planRun", () => {
