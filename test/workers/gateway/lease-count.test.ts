@@ -224,8 +224,14 @@ describe("admission leases through the gateway and the real counter object", () 
       expect(Number(reset)).toBeLessThanOrEqual(interval);
       expect(Number(reset)).toBeGreaterThanOrEqual(interval - Math.ceil((Date.now() - started) / 1000) - 1);
     }
-    // Slow start: 8, 16, 32, 64 units, each call deciding its own request too.
-    expect(limiter.calls.hits).toBeLessThanOrEqual(5);
-    expect(limiter.calls.leases.slice(0, 3)).toEqual([8, 16, 32]);
+    // Slow start: 8, 16, 32, 64 units, each call deciding its own request too; within the
+    // counter's first interval an isolate is leased at most 1% of `count` (lease.ts, CallerHistory),
+    // which in the EU (2000 per 60 s) holds each lease to 20.
+    const firstIntervalCap = Math.floor(count / 100);
+    const leases = [8, 16, 32, 64].map((want) => Math.min(want, firstIntervalCap));
+    let calls = 0;
+    for (let decided = 0; decided < 100; calls++) decided += 1 + (leases[Math.min(calls, leases.length - 1)] ?? 0);
+    expect(limiter.calls.hits).toBeLessThanOrEqual(calls);
+    expect(limiter.calls.leases.slice(0, 3)).toEqual(leases.slice(0, 3));
   });
 });
