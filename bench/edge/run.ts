@@ -86,7 +86,7 @@ async function gatewayRun(cluster: Cluster, pids: number[], mix: Mix, target: Ta
     target: "gateway",
     ...tally(answers),
     wallMs,
-    cpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
+    cpuMs: cpuSpent(cpuBefore, cpuAfter),
     objectCalls: calls,
     counterCalls,
     objectsTouched: touched.size,
@@ -110,7 +110,7 @@ async function bareRun(url: URL, pids: number[], mix: Mix, target: Target, k: nu
     target: "bare",
     ...tally(answers),
     wallMs,
-    cpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
+    cpuMs: cpuSpent(cpuBefore, cpuAfter),
     objectCalls: 0,
     counterCalls: 0,
     objectsTouched: 0,
@@ -168,4 +168,9 @@ export async function runEdge(options: EdgeOptions, log: (line: string) => void)
     await rm(bareDir, { recursive: true, force: true });
   }
   return { options, measured };
+}
+
+/** The CPU the workerd processes spent between two readings, when both could be read. */
+function cpuSpent(before: number | undefined, after: number | undefined): number | undefined {
+  return before === undefined || after === undefined ? undefined : after - before;
 }
