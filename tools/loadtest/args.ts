@@ -33,7 +33,8 @@ export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--regi
   --rule-rate-cap  most requests per second one steady client sends (default 400)
   --burst-factor   a burst is F x count requests at once (default 2)...
   --burst-cap      ...and at most N (default 200)
-  --connections  keep-alive connections to each gateway (default 64)
+  --connections  lanes measuring the capacity (default 64); in the run each client has its
+                 own connections, as many as it may have in flight
   --pipelining   requests per connection in flight (default 1)
   --port         the local gateways listen on P, P+1, ... (default: free ports)
   --source-ips   send from these addresses of this machine (a deployed gateway sees the

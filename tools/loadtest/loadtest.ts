@@ -292,7 +292,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     }
 
     await preflight(baseUrlOf, plan);
-    const execution = executePlan({ baseUrlOf, plan, connections: options.connections, pipelining: options.pipelining });
+    const execution = executePlan({ baseUrlOf, plan, pipelining: options.pipelining });
     options.onStart?.(plan, execution.progress);
     const answers = await execution.done;
     const trafficTimeS = execution.progress.elapsedMs / 1000;

@@ -1,20 +1,21 @@
 // Sends a plan's traffic with undici and records every answer with the tool's own send and
 // receive times. Open loop: the steady clients send on schedule whatever the gateway's latency,
 // up to a cap of requests in flight per client (beyond it a due request is skipped and counted,
-// so the offered rate is reported as it really was).
+// so the offered rate is reported as it really was). Each client has connections of its own, as
+// many as it may have in flight: a request never waits in the tool behind another row's (see
+// clientConnections).
 import { Pool } from "undici";
 import { isAdmitted, type Answer } from "./answer.ts";
 import { parsePolicy, parseRateLimit } from "./headers.ts";
 import type { Plan, RulePlan } from "./plan.ts";
 import { retryPromise } from "./retry.ts";
-import type { ClientIdentity } from "./traffic.ts";
+import type { ClientIdentity, Phase } from "./traffic.ts";
 
 export interface RunnerOptions {
   /** The gateway serving a row (local runs: one per region and time scale). */
   readonly baseUrlOf: (rule: RulePlan) => URL;
   readonly plan: Plan;
-  /** Connections to each gateway; pipelining per connection (1: answers are never held behind others). */
-  readonly connections: number;
+  /** Requests per connection in flight (1: answers are never held behind others). */
   readonly pipelining: number;
 }
 
@@ -52,6 +53,31 @@ export interface Execution {
   readonly done: Promise<Map<string, Answer[]>>;
 }
 
+/**
+ * Up to a quarter of a window (at least half a second) of the steady rate may wait for answers,
+ * at least 4, at most 2048: answers that slow still prove a window full, and a loaded gateway's
+ * slow answers must not silently thin the offered rate below the limit's.
+ */
+export const steadyInFlightCap = (rule: RulePlan): number => Math.min(2048, Math.max(4, Math.ceil(rule.steady.rate * Math.max(0.5, rule.windowMs / 4000))));
+
+/** The client an answer's request came from. */
+const phaseOf = (kind: Answer["kind"]): Phase => (kind === "fill" || kind === "probe" ? "retry" : kind);
+
+/**
+ * A client's connections: as many as it may have in flight (the steady client's cap, a burst's
+ * size, the fill's lanes), so its requests go out when due, as independent clients' would.
+ * A fixed pool per gateway passes at most connections / latency requests per second: once the
+ * machine slowed answers, busy rows sharing a gateway queued in the tool behind each other's
+ * requests (their send times stamped before the wait), hit the in-flight cap, skipped sends and
+ * proved fewer than count in a window, while a row alone on another gateway of the same workerd
+ * held (docs/loadtest.md, "Why rows stopped short"). Connections open only as needed.
+ */
+export function clientConnections(rule: RulePlan, phase: Phase, steadyCap: number): number {
+  if (phase === "steady") return steadyCap;
+  if (phase === "burst") return Math.max(1, rule.bursts.size);
+  return rule.retry.kind === "run" ? Math.max(1, rule.retry.concurrency) : 1;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 interface Stream {
@@ -73,14 +99,14 @@ interface Stream {
 /** Starts sending `plan`'s traffic at once; `progress` is updated live. */
 export function executePlan(options: RunnerOptions): Execution {
   const { plan } = options;
-  // One pool per gateway and source address: a client bound to an address sends only from it.
+  // One pool per client of each row (its own source address with it, when it has one).
   const pools = new Map<string, Pool>();
-  const poolFor = (origin: string, localAddress: string | undefined): Pool => {
-    const key = `${origin} ${localAddress ?? ""}`;
+  const poolFor = (stream: Stream, phase: Phase, localAddress: string | undefined): Pool => {
+    const key = `${stream.rule.key} ${phase}`;
     let pool = pools.get(key);
     if (!pool) {
-      pool = new Pool(origin, {
-        connections: options.connections,
+      pool = new Pool(stream.origin, {
+        connections: clientConnections(stream.rule, phase, stream.maxInFlight),
         pipelining: options.pipelining,
         keepAliveTimeout: 30_000,
         headersTimeout: 30_000,
@@ -140,7 +166,7 @@ export function executePlan(options: RunnerOptions): Execution {
       }
       return answer;
     };
-    return poolFor(stream.origin, identity.localAddress)
+    return poolFor(stream, phaseOf(kind), identity.localAddress)
       .request({ method: rule.request.method, path: stream.prefix + rule.request.path, headers: { ...identity.headers, "user-agent": "tollgate-loadtest" } })
       .then(async (res) => {
         const recvMs = now();
@@ -188,10 +214,7 @@ export function executePlan(options: RunnerOptions): Execution {
       slot: 0,
       endAt: start + rule.steady.durationMs,
       intervalMs,
-      // Up to a quarter of a window (at least half a second) of the steady rate may wait for
-      // answers, at least 4, at most 2048: answers that slow still prove a window full, and a
-      // loaded gateway's slow answers must not silently thin the offered rate below the limit's.
-      maxInFlight: Math.min(2048, Math.max(4, Math.ceil(rule.steady.rate * Math.max(0.5, rule.windowMs / 4000)))),
+      maxInFlight: steadyInFlightCap(rule),
       inFlight: 0,
       bursts: rule.bursts.offsetsMs.map((o) => rule.startMs + o),
     };
