@@ -1,5 +1,5 @@
 import { CHART_JS } from "./chart-library.ts";
-import { DASHBOARD_SCRIPT } from "./script.ts";
+import { DASHBOARD_SCRIPT } from "./script.generated.ts";
 
 /**
  * A script's text as it can sit inside <script>: the two steps the load-test report takes with the
