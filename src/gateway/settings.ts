@@ -1,10 +1,8 @@
-import { z } from "zod";
 import { MIN_SECRET_BYTES } from "../core/rules/identity.ts";
-import { REGIONS, type Region } from "../core/rules/schema.ts";
 import type { Env } from "../env.ts";
-import type { Algorithm } from "../core/limiter/index.ts";
 import { SettingError } from "../http/setting-error.ts";
 import { parseUpstreamHosts, type HostRoute, type UpstreamName } from "./routes.ts";
+import { VarsSchema, type CheckedVars } from "./settings-schema.ts";
 
 /** An upstream is reached through a service binding locally, or an origin URL in production. */
 export type Upstream =
@@ -19,34 +17,11 @@ export type Upstream =
 /** How a request's upstream is chosen (routes.ts): by host (deployed), or by local mount prefix. */
 export type Routing = { readonly kind: "hosts"; readonly hosts: readonly HostRoute[] } | { readonly kind: "paths" };
 
-export interface GatewaySettings {
-  readonly region: Region;
-  readonly routing: Routing;
-  /** Durable Object jurisdiction of the counters; undefined only for local runs. */
-  readonly jurisdiction: Region | undefined;
-  /**
-   * Whether logs and Analytics Engine may carry counter names (identity digests). Never in the EU:
-   * neither is bound to the jurisdiction the EU counters are pinned to, so nothing derived from an
-   * EU identity goes there (docs/identity-data.md, "EU data stays in the EU").
-   */
-  readonly identitiesInTelemetry: boolean;
-  readonly failMode: "open" | "closed";
-  readonly counterTimeoutMs: number;
-  readonly upstreamTimeoutMs: number;
-  /** IDENTITY_HMAC_SECRET: every identity digest is keyed with it (required, at least 32 bytes). */
-  readonly hmacSecret: string;
-  readonly upstreams: Readonly<Record<UpstreamName, Upstream>>;
-  /** Development only (DEV_SETTINGS=allow): every rule interval is divided by this. */
-  readonly timeScale: number;
-  /** Development only: "fixed-window" is the deliberately broken counter the load test must catch. */
-  readonly algorithm: Algorithm;
-  /** How old an isolate's copy of the overrides may get before it reads them again: the bound on applying a change. */
-  readonly overridesRefreshMs: number;
-  /** Share of admissions (and deny-cache denials) logged, 0..1; every other decision is logged. */
-  readonly decisionLogSample: number;
-  /** How often an isolate hands its metrics to the region's metrics object, at most. */
-  readonly metricsFlushMs: number;
-}
+/**
+ * The checked settings of one environment, as `parseSettings` makes them from the settings schema
+ * (settings-schema.ts, where each variable is declared and described).
+ */
+export type GatewaySettings = Readonly<ReturnType<typeof parseSettings>>;
 
 /** A counter's name as logs and Analytics Engine may carry it: not at all in the EU (identitiesInTelemetry). */
 export function telemetryCounter(settings: Pick<GatewaySettings, "identitiesInTelemetry">, counter: string): string | undefined {
@@ -54,34 +29,12 @@ export function telemetryCounter(settings: Pick<GatewaySettings, "identitiesInTe
 }
 
 
-
-const millis = (fallback: number) =>
-  z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), z.int().positive().max(300_000));
-
-const number = (fallback: number, schema: z.ZodNumber) => z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), schema);
-
-/** Every variable the gateway reads, in one schema (its secrets and upstreams are checked below it). */
-const VarsSchema = z.object({
-  REGION: z.enum(REGIONS),
-  COUNTER_JURISDICTION: z.enum([...REGIONS, "none"]),
-  FAIL_MODE: z.preprocess((v) => v || "open", z.enum(["open", "closed"])),
-  COUNTER_TIMEOUT_MS: millis(1_000),
-  UPSTREAM_TIMEOUT_MS: millis(30_000),
-  DEV_SETTINGS: z.preprocess((v) => v || "refuse", z.enum(["refuse", "allow"])),
-  TIME_SCALE: z.preprocess((v) => (v === undefined || v === "" ? 1 : Number(v)), z.number().positive().max(3600)),
-  LIMITER_ALGORITHM: z.preprocess((v) => v || "sliding-window", z.enum(["sliding-window", "fixed-window"])),
-  ROUTING: z.preprocess((v) => v || "hosts", z.enum(["hosts", "paths"])),
-  // Operating the gateway live (docs/operating.md).
-  OVERRIDES_REFRESH_MS: number(5_000, z.int().min(100).max(300_000)),
-  DECISION_LOG_SAMPLE: number(0.01, z.number().min(0).max(1)),
-  METRICS_FLUSH_MS: number(10_000, z.int().min(0).max(300_000)),
-});
-
-const BINDINGS: Record<UpstreamName, [binding: keyof Env, origin: keyof Env]> = {
+/** Each upstream's service binding and the origin variable that names it or a URL. */
+const BINDINGS = {
   "hosted-api": ["HOSTED_API", "HOSTED_API_ORIGIN"],
   "control-plane": ["CONTROL_PLANE", "CONTROL_PLANE_ORIGIN"],
   "agent-server": ["AGENT_SERVER", "AGENT_SERVER_ORIGIN"],
-};
+} as const satisfies Record<UpstreamName, readonly [binding: keyof Env, origin: keyof CheckedVars]>;
 
 /**
  * `parse` run once per env object (env objects are stable per isolate); a mistake is remembered
@@ -118,18 +71,24 @@ export function cachedPerEnv<T>(parse: (env: Env) => T, onMistake?: (error: Sett
  */
 export const gatewaySettings = cachedPerEnv(parseSettings, (error) => console.log(JSON.stringify({ event: "gateway_misconfigured", detail: error.message })));
 
-function parseSettings(env: Env): GatewaySettings {
-  const vars = VarsSchema.safeParse(env);
-  if (!vars.success) {
-    const issue = vars.error.issues[0]!;
+/**
+ * The schema checks each variable on its own; what it cannot (one setting against another, the
+ * secret's length, the upstreams and their bindings, the host list) is checked here, in the
+ * order a misconfiguration is reported.
+ */
+function parseSettings(env: Env) {
+  const checked = VarsSchema.safeParse(env);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
     throw new SettingError(issue.path.join("."), `gateway misconfigured: ${issue.path.join(".")}: ${issue.message}`);
   }
-  const jurisdiction = vars.data.COUNTER_JURISDICTION;
-  if (jurisdiction !== "none" && jurisdiction !== vars.data.REGION) {
+  const vars = checked.data;
+  const jurisdiction = vars.COUNTER_JURISDICTION;
+  if (jurisdiction !== "none" && jurisdiction !== vars.REGION) {
     // Counting EU identities in US objects (or the reverse) would move identity data across regions.
-    throw new SettingError("COUNTER_JURISDICTION", `gateway misconfigured: COUNTER_JURISDICTION "${jurisdiction}" must be the region ("${vars.data.REGION}") or "none"`);
+    throw new SettingError("COUNTER_JURISDICTION", `gateway misconfigured: COUNTER_JURISDICTION "${jurisdiction}" must be the region ("${vars.REGION}") or "none"`);
   }
-  const { DEV_SETTINGS, TIME_SCALE, LIMITER_ALGORITHM } = vars.data;
+  const { DEV_SETTINGS, TIME_SCALE, LIMITER_ALGORITHM } = vars;
   if (DEV_SETTINGS !== "allow" && (TIME_SCALE !== 1 || LIMITER_ALGORITHM !== "sliding-window")) {
     // The us and eu environments set DEV_SETTINGS=refuse: a deployed gateway must enforce the
     // published limits, never scaled ones or a broken counter.
@@ -139,23 +98,30 @@ function parseSettings(env: Env): GatewaySettings {
     );
   }
   const upstreams = Object.fromEntries(
-    (Object.keys(BINDINGS) as UpstreamName[]).map((name) => [name, upstream(env, name)]),
-  ) as Record<UpstreamName, Upstream>;
+    (Object.keys(BINDINGS) as UpstreamName[]).map((name) => [name, upstream(env, vars, name)]),
+  ) as Readonly<Record<UpstreamName, Upstream>>;
   return {
-    region: vars.data.REGION,
-    routing: routing(vars.data.ROUTING, env.UPSTREAM_HOSTS),
+    region: vars.REGION,
+    routing: routing(vars.ROUTING, vars.UPSTREAM_HOSTS),
+    /** Durable Object jurisdiction of the counters; undefined only for local runs. */
     jurisdiction: jurisdiction === "none" ? undefined : jurisdiction,
-    identitiesInTelemetry: vars.data.REGION !== "eu",
-    failMode: vars.data.FAIL_MODE,
-    counterTimeoutMs: vars.data.COUNTER_TIMEOUT_MS,
-    upstreamTimeoutMs: vars.data.UPSTREAM_TIMEOUT_MS,
-    hmacSecret: identitySecret(env.IDENTITY_HMAC_SECRET),
+    /**
+     * Whether logs and Analytics Engine may carry counter names (identity digests). Never in the EU:
+     * neither is bound to the jurisdiction the EU counters are pinned to, so nothing derived from an
+     * EU identity goes there (docs/identity-data.md, "EU data stays in the EU").
+     */
+    identitiesInTelemetry: vars.REGION !== "eu",
+    failMode: vars.FAIL_MODE,
+    counterTimeoutMs: vars.COUNTER_TIMEOUT_MS,
+    upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS,
+    /** IDENTITY_HMAC_SECRET: every identity digest is keyed with it. */
+    hmacSecret: identitySecret(vars.IDENTITY_HMAC_SECRET),
     upstreams,
     timeScale: TIME_SCALE,
     algorithm: LIMITER_ALGORITHM,
-    overridesRefreshMs: vars.data.OVERRIDES_REFRESH_MS,
-    decisionLogSample: vars.data.DECISION_LOG_SAMPLE,
-    metricsFlushMs: vars.data.METRICS_FLUSH_MS,
+    overridesRefreshMs: vars.OVERRIDES_REFRESH_MS,
+    decisionLogSample: vars.DECISION_LOG_SAMPLE,
+    metricsFlushMs: vars.METRICS_FLUSH_MS,
   };
 }
 
@@ -201,14 +167,14 @@ export const SERVICE = "service";
  * emulator Worker (what `npm start` and the tests bind and use). A deployment that forgets
  * one fails loudly instead of quietly serving an emulator in production.
  */
-function upstream(env: Env, name: UpstreamName): Upstream {
+function upstream(env: Env, vars: CheckedVars, name: UpstreamName): Upstream {
   const [bindingKey, originKey] = BINDINGS[name];
-  const origin = (env[originKey] as string | undefined)?.trim();
+  const origin = vars[originKey]?.trim();
   if (!origin) {
     throw new SettingError(originKey, `gateway misconfigured: ${originKey} is not set; set it to the ${name} upstream's URL, or to "${SERVICE}" to call its service binding (local runs, which bind the emulator Workers)`);
   }
   if (origin === SERVICE) {
-    const fetcher = env[bindingKey] as Fetcher | undefined;
+    const fetcher = env[bindingKey];
     if (!fetcher) throw new SettingError(bindingKey, `gateway misconfigured: ${originKey} is "${SERVICE}" but the ${bindingKey} service binding is missing`);
     return { kind: "binding", fetcher };
   }
