@@ -135,11 +135,6 @@ export class CounterObject extends DurableObject {
     this.#arm(next);
   }
 
-  /** Counters held in memory (the rest are in storage only), for tests. */
-  countersInMemory(): number {
-    return this.#counters.size;
-  }
-
   #counter(key: string): Counter {
     let counter = this.#counters.get(key);
     if (!counter) this.#counters.set(key, (counter = new Counter(this.#store, key)));

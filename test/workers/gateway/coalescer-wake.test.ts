@@ -42,10 +42,13 @@ const newCoalescer = (clock: { ms: number }) =>
     maxCallsInFlight: 4,
   });
 
+/** A real Durable Object call that changes nothing: a counter object's read of a counter. */
+const objectCall = (name: string) => env.COUNTERS.getByName(name).inspect({ limit: { count: 1, intervalMs: 1_000 } });
+
 /** I/O of the request's own after it woke: a subrequest and a Durable Object call. */
 async function ownIo(tag: string): Promise<void> {
   await (await env.HOSTED_API!.fetch(`https://echo.test/${tag}`)).text();
-  await env.COUNTERS.getByName(`coalescer-wake:${tag}`).countersInMemory();
+  await objectCall(`coalescer-wake:${tag}`);
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -64,7 +67,7 @@ describe("Coalescer in the Workers runtime", () => {
       batches.push(items.length);
       const call = batches.length;
       while (arrived < n) await pause(5);
-      await env.COUNTERS.getByName(object).countersInMemory();
+      await objectCall(object);
       return items.map(() => call);
     };
     probe = async () => {
@@ -116,7 +119,7 @@ describe("Coalescer in the Workers runtime", () => {
       try {
         const joined = coalescer.join(object, { counter: "c" }, timeoutMs, async (items) => {
           batches.push(items.length);
-          await env.COUNTERS.getByName(object).countersInMemory();
+          await objectCall(object);
           return items.map(() => batches.length);
         });
         // The last to queue moves the clock to the abandoned call's deadline.
