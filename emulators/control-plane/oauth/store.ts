@@ -83,8 +83,6 @@ export class OAuthStore extends RpcTarget {
   readonly #ctx: DurableObjectState;
   readonly #sql: SqlStorage;
   readonly #waiters = new Map<string, Set<() => void>>();
-  /** Who awaits the number of waits held (`holding`), told each time one more is held. */
-  readonly #counting = new Set<() => void>();
 
   constructor(ctx: DurableObjectState) {
     super();
@@ -265,33 +263,9 @@ export class OAuthStore extends RpcTarget {
       };
       waiters.add(wake);
       cancel = this.startTimer(wake, timeoutMs);
-      for (const counted of [...this.#counting]) counted();
     });
     const last = this.#waitOutcome(authId);
     return last.status === "pending" ? { status: "timeout", token: null } : last;
-  }
-
-  /**
-   * Resolves once this object holds `count` `wait` requests (tests use it to order a wait before
-   * its completion, without asking again on a timer).
-   */
-  holding(count: number): Promise<void> {
-    return new Promise((resolve) => {
-      const counted = () => {
-        if (this.heldWaits() < count) return;
-        this.#counting.delete(counted);
-        resolve();
-      };
-      this.#counting.add(counted);
-      counted();
-    });
-  }
-
-  /** How many `wait` requests this object is holding now. */
-  heldWaits(): number {
-    let held = 0;
-    for (const waiters of this.#waiters.values()) held += waiters.size;
-    return held;
   }
 
   // Tokens

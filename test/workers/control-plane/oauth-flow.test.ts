@@ -108,18 +108,25 @@ describe("GET /v2/auth/wait/{auth_id}", () => {
   it("holds the request until the user's step completes it (long poll)", async () => {
     const workspace = await setUp();
     const started = await authenticate(workspace, { provider: "github", scopes: [] });
-    // A wait that no timer ends: only the user's step can answer it.
+    // A wait that no timer ends: only the user's step can answer it. A wait asks for its timer
+    // once it is held, and cancels it when it ends: that is how this test knows what is held.
     const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace);
+    let held = 0;
+    const onHeld = new Set<() => void>();
     await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => {
-      instance.oauth().startTimer = () => () => {};
+      instance.oauth().startTimer = () => {
+        held++;
+        for (const told of [...onHeld]) told();
+        return () => void held--;
+      };
     });
     const waiting = authWait(workspace, started.body.auth_id, 30);
-    // The wait is held in the workspace's object before the user's step (the store says when), so
-    // it is the step that wakes it.
-    await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => instance.oauth().holding(1));
+    // The wait is held in the workspace's object before the user's step, so it is the step that
+    // wakes it (awaited inside the object, where the wait's timer is asked for: no asking again).
+    await runInDurableObject(stub, () => new Promise<void>((resolve) => (held >= 1 ? resolve() : onHeld.add(resolve))));
     expect((await follow(started.body.url)).status).toBe(200);
     expect((await waiting).body).toEqual({ status: "completed", token: expect.stringMatching(TOKEN) });
-    expect(await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => instance.oauth().heldWaits())).toBe(0);
+    expect(held).toBe(0);
   });
 
   it("answers timeout when the wait runs out, not_found for an unknown id or another workspace's", async () => {
