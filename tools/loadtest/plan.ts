@@ -61,8 +61,10 @@ export type RetryPlan =
       readonly offsetMs: number;
       /** Requests sent to fill the window before the probe... */
       readonly fillSize: number;
-      /** ...this many at a time (all at once when it is small). */
+      /** ...this many at a time (all at once when it is small)... */
       readonly concurrency: number;
+      /** ...spread over this long (0: at once), so it asks no more than one row may send. */
+      readonly fillMs: number;
     }
   | { readonly kind: "skip"; readonly reason: string };
 
@@ -94,9 +96,18 @@ export interface RulePlan {
   readonly identities: Readonly<Record<Phase, ClientIdentity>>;
   /** True when all phases count on one counter (an IP rule against a deployed gateway). */
   readonly sharedIdentity: boolean;
-  /** Average requests per second over the rule's slot (what the scheduler budgets). */
+  /** Average requests per second over the rule's slot. */
   readonly averageRate: number;
+  /** What the row asks of the target over its slot, when (what the scheduler budgets). */
+  readonly load: readonly LoadSegment[];
   readonly expectedRequests: number;
+}
+
+/** A stretch of a row's slot (ms from its start) in which it sends `rate` requests per second. */
+export interface LoadSegment {
+  readonly fromMs: number;
+  readonly toMs: number;
+  readonly rate: number;
 }
 
 export interface Plan {
@@ -124,6 +135,24 @@ const FILL_LANES = 32;
 /** The real time a retry client may need: fill, probe, Retry-After (whole seconds, >= 1), retry. */
 function retryPhaseMs(windowMs: number): number {
   return windowMs + Math.max(1, Math.ceil(windowMs / 1000)) * 1000 + 1000;
+}
+
+/** When the fill's n-th request (from 0) may go, ms after the fill starts: at once, or at the plan's pace. */
+export const fillOffsetMs = (retry: { readonly fillSize: number; readonly fillMs: number }, n: number): number => (retry.fillMs > 0 ? (n * retry.fillMs) / retry.fillSize : 0);
+
+/** A row's clients' stretches added up: disjoint stretches in time order, each with every client's rate in it. */
+export function loadProfile(parts: readonly LoadSegment[]): LoadSegment[] {
+  const live = parts.filter((g) => g.toMs > g.fromMs && g.rate > 0);
+  const edges = [...new Set(live.flatMap((g) => [g.fromMs, g.toMs]))].sort((a, b) => a - b);
+  const profile: LoadSegment[] = [];
+  for (let i = 0; i + 1 < edges.length; i++) {
+    const [fromMs, toMs] = [edges[i]!, edges[i + 1]!];
+    const rate = live.reduce((sum, g) => (g.fromMs <= fromMs && toMs <= g.toMs ? sum + g.rate : sum), 0);
+    const last = profile[profile.length - 1];
+    if (last && last.toMs === fromMs && last.rate === rate) profile[profile.length - 1] = { ...last, toMs };
+    else if (rate > 0) profile.push({ fromMs, toMs, rate });
+  }
+  return profile;
 }
 
 /** The key of a row in a region, as plans and results name it. */
@@ -172,7 +201,7 @@ export function planRule(rule: Rule, options: PlanOptions, ipBase: number, class
   const quietFirstWindow = ownCounters ? windowMs : 0;
   const retry: RetryPlan =
     fillMs <= windowMs / 2
-      ? { kind: "run", offsetMs: quietFirstWindow, fillSize, concurrency: fillMs === 0 ? fillSize : FILL_LANES }
+      ? { kind: "run", offsetMs: quietFirstWindow, fillSize, concurrency: fillMs === 0 ? fillSize : FILL_LANES, fillMs }
       : { kind: "skip", reason: `filling the window takes ${fillSize} requests, more than one client sends here within half a window (${Math.round(windowMs / 2)} ms)` };
   const retryMs = retry.kind === "run" ? retry.offsetMs + retryPhaseMs(windowMs) : 0;
 
@@ -184,6 +213,16 @@ export function planRule(rule: Rule, options: PlanOptions, ipBase: number, class
   const burstEnd = burstOffsets[burstOffsets.length - 1]! + windowMs / 3;
   const durationMs = Math.ceil(Math.max(mainOffset + steadyMs, burstEnd, retryMs));
   const expectedRequests = Math.round(steadyRate * (steadyMs / 1000)) + burstCount * burstSize + (retry.kind === "run" ? fillSize + 2 : 0);
+  // What the target must answer, and when: the steady phase at its rate; a burst or a fill sent at
+  // once counted as spread over the bursts' spacing (2/3 of a window: the work a window's proof
+  // must absorb, which a moment's queue at the gateway delays by far less than a window), a paced
+  // fill over its own time.
+  const spreadMs = Math.max(1000, burstSpacing(windowMs));
+  const load = loadProfile([
+    { fromMs: mainOffset, toMs: mainOffset + steadyMs, rate: steadyRate },
+    ...burstOffsets.map((o) => ({ fromMs: o, toMs: o + spreadMs, rate: (burstSize * 1000) / spreadMs })),
+    ...(retry.kind === "run" ? [{ fromMs: retry.offsetMs, toMs: retry.offsetMs + Math.max(fillMs, spreadMs), rate: ((fillSize + 2) * 1000) / Math.max(fillMs, spreadMs) }] : []),
+  ]);
 
   return {
     rule,
@@ -205,15 +244,18 @@ export function planRule(rule: Rule, options: PlanOptions, ipBase: number, class
     identities,
     sharedIdentity,
     averageRate: expectedRequests / (durationMs / 1000),
+    load,
     expectedRequests,
   };
 }
 
 /**
  * Plans every rule and places them in time under the request budget: longest rules first, each
- * at the earliest moment the budget has room for its average rate over its whole slot (a rule
- * that alone exceeds the budget runs when nothing else does). The longest rule usually sets the
- * total time; the many short-window rules fit beside it.
+ * at the earliest moment the budget has room for its load at every moment of its slot (a stretch
+ * that alone exceeds the budget runs when nothing else sends). A row's load is not its average:
+ * the steady client sends its whole rate in the first window and the slot's tail is mostly the
+ * retry client waiting, so budgeting the average stacked several rows' proving windows above the
+ * budget (and left stretches idle); budgeting the load keeps every moment within it.
  */
 export function planRun(
   rules: readonly Rule[],
@@ -228,8 +270,10 @@ export function planRun(
   );
   const order = [...planned].sort((a, b) => b.durationMs - a.durationMs || b.averageRate - a.averageRate || a.rule.id - b.rule.id || a.region.localeCompare(b.region));
   const placed: RulePlan[] = [];
+  const usage = new Usage();
   for (const rule of order) {
-    const startMs = earliestStart(placed, rule, options.budget);
+    const startMs = earliestStart(usage, rule, options.budget);
+    for (const g of rule.load) usage.add(startMs + g.fromMs, startMs + g.toMs, g.rate);
     placed.push({ ...rule, startMs });
   }
   placed.sort((a, b) => regions.indexOf(a.region) - regions.indexOf(b.region) || a.rule.id - b.rule.id);
@@ -237,21 +281,64 @@ export function planRun(
   return { options, rules: placed, durationMs };
 }
 
-function usageAt(placed: readonly RulePlan[], t: number): number {
-  let sum = 0;
-  for (const p of placed) if (p.startMs <= t && t < p.startMs + p.durationMs) sum += p.averageRate;
-  return sum;
+/** The planned request rate over time: a step function, `rates[i]` from `times[i]` to `times[i + 1]`. */
+class Usage {
+  private times: number[] = [0];
+  private rates: number[] = [0];
+
+  /** Index of the step holding moment t. */
+  private stepAt(t: number): number {
+    let lo = 0;
+    let hi = this.times.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.times[mid]! <= t) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** The highest planned rate anywhere in [from, to). */
+  peak(from: number, to: number): number {
+    let peak = 0;
+    for (let i = this.stepAt(from); i < this.times.length && this.times[i]! < to; i++) peak = Math.max(peak, this.rates[i]!);
+    return peak;
+  }
+
+  /** Moments where the planned rate falls: where a later start may fit. */
+  drops(): number[] {
+    return this.times.filter((_, i) => i > 0 && this.rates[i]! < this.rates[i - 1]!);
+  }
+
+  add(from: number, to: number, rate: number): void {
+    for (const t of [from, to]) {
+      const i = this.stepAt(t);
+      if (this.times[i] !== t) {
+        this.times.splice(i + 1, 0, t);
+        this.rates.splice(i + 1, 0, this.rates[i]!);
+      }
+    }
+    for (let i = this.stepAt(from); i < this.times.length && this.times[i]! < to; i++) this.rates[i] = this.rates[i]! + rate;
+  }
 }
 
-function earliestStart(placed: readonly RulePlan[], rule: RulePlan, budget: number): number {
-  const candidates = [0, ...placed.map((p) => p.startMs + p.durationMs)].sort((a, b) => a - b);
-  for (const start of candidates) {
-    const end = start + rule.durationMs;
-    // Usage is piecewise constant; it can only rise at a slot's start.
-    const points = [start, ...placed.map((p) => p.startMs).filter((s) => s > start && s < end)];
-    const peak = Math.max(...points.map((t) => usageAt(placed, t)));
-    if (peak + rule.averageRate <= budget || peak === 0) return start;
-  }
+function fits(usage: Usage, rule: RulePlan, start: number, budget: number): boolean {
+  return rule.load.every((g) => {
+    const peak = usage.peak(start + g.fromMs, start + g.toMs);
+    return peak + g.rate <= budget + 1e-9 || peak === 0;
+  });
+}
+
+/**
+ * The earliest start at which the row fits. The earliest is 0 or puts the start of one of its
+ * stretches where the planned rate falls: moving it any earlier would make that stretch overlap
+ * more.
+ */
+function earliestStart(usage: Usage, rule: RulePlan, budget: number): number {
+  const candidates = [0, ...usage.drops().flatMap((t) => rule.load.map((g) => t - g.fromMs))].filter((t) => t >= 0);
+  candidates.sort((a, b) => a - b);
+  for (const start of candidates) if (fits(usage, rule, start, budget)) return start;
+  // Unreachable: after the last drop nothing is planned, and an empty plan fits any row.
   return candidates[candidates.length - 1]!;
 }
 

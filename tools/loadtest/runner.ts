@@ -7,7 +7,7 @@
 import { Pool } from "undici";
 import { isAdmitted, type Answer } from "./answer.ts";
 import { parsePolicy, parseRateLimit } from "./headers.ts";
-import type { Plan, RulePlan } from "./plan.ts";
+import { fillOffsetMs, type Plan, type RulePlan } from "./plan.ts";
 import { retryPromise } from "./retry.ts";
 import type { ClientIdentity, Phase } from "./traffic.ts";
 
@@ -232,11 +232,15 @@ export function executePlan(options: RunnerOptions): Execution {
     if (rule.retry.kind !== "run") return;
     await sleep(rule.startMs + rule.retry.offsetMs - now());
     const who = rule.identities.retry;
-    // At once when small; otherwise a few lanes, as fast as the gateway answers.
-    let left = rule.retry.fillSize;
+    // At once when small; otherwise a few lanes, none sooner than the plan's pace (its fillMs:
+    // what the plan budgeted, so the fill does not crowd other rows' windows).
+    const fillStart = now();
+    const fill = rule.retry;
+    let left = fill.fillSize;
     const lane = async () => {
       while (left > 0) {
-        left--;
+        const n = fill.fillSize - left--;
+        if (fill.fillMs > 0) await sleep(fillStart + fillOffsetMs(fill, n) - now());
         await send(stream, "fill", who);
       }
     };

@@ -143,8 +143,9 @@ describe("a paced plan of every table in both regions", () => {
       expect(r.steadyRate, r.key).toBeCloseTo(r.intendedRate);
       expect(r.steadyRate * (r.windowMs / 1000), r.key).toBeGreaterThanOrEqual(r.count);
     }
-    for (const t of plan.rules.map((r) => r.startMs)) {
-      const load = plan.rules.filter((r) => r.startMs <= t && t < r.startMs + r.durationMs).reduce((sum, r) => sum + r.averageRate, 0);
+    // At every moment a row's load changes, the rows' planned rates add up to the budget at most.
+    for (const t of plan.rules.flatMap((r) => r.load.map((g) => r.startMs + g.fromMs))) {
+      const load = plan.rules.flatMap((r) => r.load.filter((g) => r.startMs + g.fromMs <= t && t < r.startMs + g.toMs)).reduce((sum, g) => sum + g.rate, 0);
       expect(load).toBeLessThanOrEqual(plan.options.budget + 1e-9);
     }
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hostedApiClassifier, hostedApiTable } from "../../../../src/core/rules/hosted-api.ts";
 import { DEFAULTS } from "../../../../tools/loadtest/args.ts";
-import { burstSpacing, planRule, planRun, type PlanOptions } from "../../../../tools/loadtest/plan.ts";
+import { burstSpacing, fillOffsetMs, loadProfile, planRule, planRun, type Plan, type PlanOptions } from "../../../../tools/loadtest/plan.ts";
 import { sampleRequest } from "../../../../src/core/rules/sample-request.ts";
 import { classifiers, tableOfRule } from "../../../../src/core/rules/tables.ts";
 import { selectRules } from "../../../../tools/loadtest/loadtest.ts";
@@ -21,6 +21,12 @@ const options = (overrides: Partial<PlanOptions> = {}): PlanOptions => ({
   runId: "test",
   ...overrides,
 });
+
+/** Every moment a row's planned rate changes. */
+const changes = (plan: Plan): number[] => plan.rules.flatMap((r) => r.load.map((g) => r.startMs + g.fromMs));
+
+/** The rows' stretches sending at moment t. */
+const sendingAt = (plan: Plan, t: number) => plan.rules.flatMap((r) => r.load.filter((g) => r.startMs + g.fromMs <= t && t < r.startMs + g.toMs));
 
 describe("traffic derived from the table", () => {
   it("every row's sample request, with each client's identity, meets that row on the gateway's classifier", () => {
@@ -110,18 +116,65 @@ describe("planRule", () => {
 });
 
 describe("planRun", () => {
-  it("fits the whole table at time scale 60 in the longest rule's time, never above the budget", () => {
+  it("fits the whole table at time scale 60 in minutes, never above the budget at any moment", () => {
     for (const region of ["us", "eu"] as const) {
       const plan = planRun(hostedApiTable.rules, options({ region }), hostedApiClassifier);
       expect(plan.rules).toHaveLength(29);
-      expect(plan.durationMs).toBeLessThanOrEqual(240_000);
-      const points = plan.rules.map((r) => r.startMs);
-      for (const t of points) {
-        const running = plan.rules.filter((r) => r.startMs <= t && t < r.startMs + r.durationMs);
-        const load = running.reduce((sum, r) => sum + r.averageRate, 0);
-        expect(load).toBeLessThanOrEqual(plan.options.budget);
+      expect(plan.durationMs).toBeLessThanOrEqual(360_000);
+      // A stretch that alone asks more than the budget runs when nothing else sends.
+      for (const t of changes(plan)) {
+        const sending = sendingAt(plan, t);
+        if (sending.length > 1) expect(sending.reduce((sum, g) => sum + g.rate, 0)).toBeLessThanOrEqual(plan.options.budget + 1e-9);
       }
     }
+  });
+
+  it("budgets a row's load when it sends, not its average over the slot", () => {
+    // Row 12 at scale 1 (15 per 10 s) twice: each sends 7.5/s in its first window (its steady
+    // client's 2 x 15 per window, bursts of 30 every 2/3 of a window), then less (bursts, the retry
+    // client's fill, its wait), 6.4/s on average over its 31 s slot. Their averages fit a budget
+    // of 13/s, so the old rule started both at 0, at 15/s; their first windows must not overlap.
+    const o = options({ timeScale: 1, windows: 1, minPhaseS: 0, budget: 13 });
+    const plan = planRun([publishedRow(12), publishedRow(12)], o, hostedApiClassifier);
+    const [a, b] = plan.rules;
+    expect(a!.averageRate + b!.averageRate).toBeLessThanOrEqual(o.budget);
+    expect(a!.load[0]).toEqual({ fromMs: 0, toMs: 10_000, rate: 7.5 });
+    const [first, second] = [a!, b!].sort((x, y) => x.startMs - y.startMs);
+    expect(second!.startMs).toBeGreaterThanOrEqual(first!.startMs + first!.steady.durationMs);
+    // ...and the second need not wait for the first's slot to end.
+    expect(second!.startMs).toBeLessThan(first!.startMs + first!.durationMs);
+    for (const t of changes(plan)) expect(sendingAt(plan, t).reduce((sum, g) => sum + g.rate, 0)).toBeLessThanOrEqual(o.budget + 1e-9);
+  });
+
+  it("paces a large fill at one row's rate, the rate its load was budgeted at", () => {
+    // Row 25: a fill of 1002 is more than a burst may be, so it goes at 400/s, over 2.5 s, a
+    // window after the steady client's start, beside the one burst (200, which cannot reach 1000).
+    const p = planRule(publishedRow(25), options({ timeScale: 1, ruleRateCap: 400, windows: 1 }), 0);
+    const retry = p.retry;
+    if (retry.kind !== "run") throw new Error("row 25's retry client runs");
+    expect(retry.fillMs).toBeCloseTo(2505);
+    expect([0, 1, 501, 1001].map((n) => fillOffsetMs(retry, n))).toEqual([0, 2.5, 1252.5, 2502.5]);
+    expect(p.load.find((g) => g.fromMs === retry.offsetMs)?.rate).toBeCloseTo((1004 * 1000) / Math.max(2505, burstSpacing(p.windowMs)) + (200 * 1000) / burstSpacing(p.windowMs));
+    // A small fill goes at once.
+    const small = planRule(publishedRow(12), options({ timeScale: 1 }), 0);
+    expect(small.retry).toMatchObject({ kind: "run", fillMs: 0 });
+    expect(fillOffsetMs({ fillSize: 17, fillMs: 0 }, 16)).toBe(0);
+  });
+
+  it("adds up a row's own overlapping clients into one profile", () => {
+    expect(
+      loadProfile([
+        { fromMs: 0, toMs: 10, rate: 3 },
+        { fromMs: 5, toMs: 15, rate: 2 },
+        { fromMs: 20, toMs: 20, rate: 9 },
+        { fromMs: 30, toMs: 40, rate: 0 },
+        { fromMs: 15, toMs: 18, rate: 2 },
+      ]),
+    ).toEqual([
+      { fromMs: 0, toMs: 5, rate: 3 },
+      { fromMs: 5, toMs: 10, rate: 5 },
+      { fromMs: 10, toMs: 18, rate: 2 },
+    ]);
   });
 
   it("refuses a rule whose derived traffic would meet another row", () => {
