@@ -1,7 +1,9 @@
-import { Coalescer, DenyCache, LeaseBook, LocalFallback, verdictOf, type Algorithm, type CounterAddress, type DecidedBy, type FallbackReport, type LeaseRequest, type Limit, type Verdict } from "../core/limiter/index.ts";
+import { Coalescer, DenyCache, GIVE_BACK_GRACE_MS, LeaseBook, LocalFallback, MAX_LEASE_MS, verdictOf, type Algorithm, type CounterAddress, type DecidedBy, type FallbackReport, type LeaseCall, type LeaseRequest, type Limit, type Verdict } from "../core/limiter/index.ts";
 import type { Env } from "../env.ts";
 import type { Region } from "../core/rules/schema.ts";
-import type { Clock } from "./clock.ts";
+import { sleepOn, type Clock } from "./clock.ts";
+import { withDeadline } from "./deadline.ts";
+import { inJurisdiction } from "./objects.ts";
 
 /**
  * The counter's answer for one request, and who gave it: the counter object, this isolate's lease
@@ -29,7 +31,18 @@ export interface CountRequest {
   readonly algorithm: Algorithm;
   /** "closed": a failed counter is a failure (503); "open": this isolate's local window decides. */
   readonly failMode: "open" | "closed";
+  /**
+   * Keeps work going after the response (the request's `waitUntil`): renewing a lease ahead of its
+   * end and giving it back at its end. Without it (a bare `app.fetch`) this isolate asks for no lease.
+   */
+  readonly background?: (work: Promise<unknown>) => void;
 }
+
+/**
+ * The longest a request waits for units lent to other isolates to come back (a lease's longest
+ * span and the object's grace for it, twice over) before it is answered with the refusal.
+ */
+const MAX_WAIT_MS = MAX_LEASE_MS + 2 * GIVE_BACK_GRACE_MS;
 
 /**
  * Calls one counter object may have in flight from this isolate, each for other identities (a
@@ -47,6 +60,10 @@ interface Queued {
   readonly limit: Limit;
   readonly algorithm: Algorithm;
   readonly cacheDenials: boolean;
+  /** A request to decide ("hits"), or a lease renewed or given back in the background. */
+  readonly kind: LeaseCall;
+  /** Where background work goes, and whether this isolate may hold a lease at all. */
+  readonly background: ((work: Promise<unknown>) => void) | undefined;
   /** The call it went out in, once sent: should that fail, the local fallback's report names it. */
   call?: string;
 }
@@ -60,10 +77,14 @@ export class Counting {
   readonly #denied = new DenyCache();
   readonly #fallback: LocalFallback;
   readonly #leases: LeaseBook;
-  readonly #coalescer: Coalescer<Queued, Counted>;
+  readonly #coalescer: Coalescer<Queued, Counted | undefined>;
   /** `#leased`, bound once: the coalescer asks it for queued requests. */
   readonly #leasedFn = (queued: Queued) => this.#leased(queued);
   #failures = 0;
+  /** Counters with a renewal on its way, so a lease is renewed once. */
+  readonly #renewing = new Set<string>();
+  /** The last call's round trip (ms): a lease is renewed this long (thrice) before it ends. */
+  #roundTripMs = 0;
   /** This isolate's id, the prefix of its call ids. */
   readonly #caller: string;
   #calls = 0;
@@ -75,7 +96,7 @@ export class Counting {
     this.#fallback = new LocalFallback({ caller });
     this.#leases = new LeaseBook({ caller });
     // Deadlines on this isolate's clock; the runtime's timers wake a request waiting for one.
-    this.#coalescer = new Coalescer<Queued, Counted>({ now: () => clock.now(), maxCallsInFlight: MAX_CALLS_PER_OBJECT });
+    this.#coalescer = new Coalescer<Queued, Counted | undefined>({ now: () => clock.now(), maxCallsInFlight: MAX_CALLS_PER_OBJECT });
   }
 
   /** Counter calls that failed in this isolate (also logged one by one). */
@@ -103,7 +124,20 @@ export class Counting {
    * @throws CounterUnavailable when the call failed and the gateway fails closed.
    */
   async count(env: Env, request: CountRequest): Promise<Counted> {
-    const { jurisdiction, address, limit, timeoutMs, cacheDenials, algorithm } = request;
+    // A refusal only because units lent to other isolates fill the window is no 429: those units
+    // come back by their lease's end (lease-desk.ts), so the request asks again then.
+    let waited = 0;
+    for (;;) {
+      const counted = await this.#countOnce(env, request);
+      const wait = counted.waitMs;
+      if (wait === undefined || waited + wait > MAX_WAIT_MS) return counted;
+      waited += wait;
+      await sleepOn(this.#clock, wait, "request");
+    }
+  }
+
+  async #countOnce(env: Env, request: CountRequest): Promise<Counted> {
+    const { address, limit, cacheDenials, algorithm } = request;
     const { name } = address;
     const now = this.#clock.now();
     const until = this.#denied.retryAt(name, now);
@@ -111,22 +145,16 @@ export class Counting {
       const wait = until - now;
       return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: wait, retryInMs: wait };
     }
-    const item: Queued = { counter: name, key: address.key, limit, algorithm, cacheDenials };
+    const item: Queued = { counter: name, key: address.key, limit, algorithm, cacheDenials, kind: "hits", background: request.background };
     const local = this.#leased(item);
-    if (local) return local;
+    if (local) {
+      this.#renewIfDue(env, request, now);
+      return local;
+    }
     try {
-      // Requests for every counter the object holds share its calls; those queued behind the call
-      // that brought a lease are decided on it.
-      return await this.#coalescer.join(
-        `${jurisdiction ?? ""}/${address.object}`,
-        item,
-        timeoutMs,
-        (queued) => {
-          const namespace = jurisdiction ? env.COUNTERS.jurisdiction(jurisdiction) : env.COUNTERS;
-          return this.#call(namespace.getByName(address.object), queued, timeoutMs);
-        },
-        this.#leasedFn,
-      );
+      const counted = await this.#join(env, request, item);
+      if (!counted) throw new Error("counter answered no verdict");
+      return counted;
     } catch (error) {
       this.#failures++;
       const message = error instanceof Error ? error.message : String(error);
@@ -136,9 +164,52 @@ export class Counting {
     }
   }
 
+  /**
+   * The item's answer from a call to its counter object: requests for every counter the object
+   * holds share its calls; those queued behind the call that brought a lease are decided on it.
+   */
+  #join(env: Env, request: CountRequest, item: Queued): Promise<Counted | undefined> {
+    const { jurisdiction, address, timeoutMs } = request;
+    return this.#coalescer.join(
+      `${jurisdiction ?? ""}/${address.object}`,
+      item,
+      timeoutMs,
+      (queued) => {
+        const namespace = jurisdiction ? env.COUNTERS.jurisdiction(jurisdiction) : env.COUNTERS;
+        return this.#call(env, request, namespace.getByName(address.object), queued, timeoutMs);
+      },
+      this.#leasedFn,
+    );
+  }
+
+  /** Renews the lease that just answered, in the background, when it is about to run out (lease.ts). */
+  #renewIfDue(env: Env, request: CountRequest, now: number): void {
+    const { name } = request.address;
+    if (!request.background || this.#renewing.has(name)) return;
+    if (!this.#leases.renewalDue(name, now, Math.max(20, 3 * this.#roundTripMs))) return;
+    this.#renewing.add(name);
+    request.background(this.#inBackground(env, request, "renew").finally(() => this.#renewing.delete(name)));
+  }
+
+  /** Gives back what ended of `request`'s counter's leases once the newest ends (`endsAt`, this isolate's clock). */
+  async #giveBackAt(env: Env, request: CountRequest, endsAt: number): Promise<void> {
+    await sleepOn(this.#clock, Math.max(0, endsAt - this.#clock.now()) + 1, "background");
+    if (this.#leases.owes(request.address.name, this.#clock.now())) await this.#inBackground(env, request, "give-back");
+  }
+
+  /** A call with no request of its own: a lease renewed or given back. A failed one changes nothing (what it carried goes with the next call, and stays counted until then). */
+  async #inBackground(env: Env, request: CountRequest, kind: Exclude<LeaseCall, "hits">): Promise<void> {
+    const { address, limit, cacheDenials, algorithm } = request;
+    try {
+      await this.#join(env, request, { counter: address.name, key: address.key, limit, algorithm, cacheDenials, kind, background: request.background });
+    } catch {
+      // Counted in full until given back: never an under-count.
+    }
+  }
+
   /** The request decided on this isolate's lease on its counter, if it holds one that can. */
-  #leased({ counter, limit, algorithm }: Queued): Counted | undefined {
-    if (algorithm !== "sliding-window") return undefined;
+  #leased({ counter, limit, algorithm, kind }: Queued): Counted | undefined {
+    if (algorithm !== "sliding-window" || kind !== "hits") return undefined;
     const verdict = this.#leases.admit(counter, limit, this.#clock.now());
     return verdict && { ...verdict, decidedBy: "lease" };
   }
@@ -151,23 +222,30 @@ export class Counting {
    * fail later, and a denial is remembered in the deny cache. Each request gets its counter's
    * verdicts in order.
    */
-  async #call(stub: ReturnType<Env["COUNTERS"]["getByName"]>, queued: readonly Queued[], timeoutMs: number): Promise<Counted[]> {
+  async #call(env: Env, request: CountRequest, stub: ReturnType<Env["COUNTERS"]["getByName"]>, queued: readonly Queued[], timeoutMs: number): Promise<(Counted | undefined)[]> {
     const sentAt = this.#clock.now();
     const call = `${this.#caller}-${++this.#calls}`;
     // One part per counter, in order of first arrival; its verdicts go to its requests in order.
-    const parts = new Map<string, Part>();
+    const byCounter = new Map<string, Queued[]>();
     for (const item of queued) {
       item.call = call;
-      const { counter, key, limit, algorithm, cacheDenials } = item;
-      const part = parts.get(counter);
-      if (part) {
-        part.batch.hits++;
-        part.cacheDenials &&= cacheDenials;
-        continue;
-      }
+      const items = byCounter.get(item.counter);
+      if (items) items.push(item);
+      else byCounter.set(item.counter, [item]);
+    }
+    const parts = new Map<string, Part>();
+    for (const [counter, items] of byCounter) {
+      const { key, limit, algorithm } = items[0]!;
+      const hits = items.filter((item) => item.kind === "hits").length;
+      // Requests to decide give every lease back; a renewal keeps the one in use; a give-back only returns.
+      const kind: LeaseCall = hits > 0 ? "hits" : items.some((item) => item.kind === "renew") ? "renew" : "give-back";
+      const background = items.find((item) => item.background)?.background;
       const recorded = this.#fallback.reports(counter, limit, sentAt);
-      const lease = algorithm === "sliding-window" ? this.#leases.request(counter, sentAt) : undefined;
-      parts.set(counter, { batch: { key, limit, algorithm, hits: 1, call, ...(recorded.length > 0 && { recorded }), ...(lease && { lease }) }, cacheDenials, verdicts: [], next: 0 });
+      const lease = algorithm === "sliding-window" ? this.#leases.request(counter, sentAt, kind) : undefined;
+      // An isolate that cannot give a lease back at its end (no background work) asks for none.
+      const asked = lease && !background && lease.want > 0 ? { ...lease, want: 0 } : lease;
+      const cacheDenials = items.every((item) => item.cacheDenials);
+      parts.set(counter, { batch: { key, limit, algorithm, hits, call, ...(recorded.length > 0 && { recorded }), ...(asked && { lease: asked }) }, cacheDenials, background, verdicts: [], next: 0 });
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
@@ -177,21 +255,26 @@ export class Counting {
       const answers = await Promise.race([stub.decide([...parts.values()].map((part) => part.batch)), timeout]);
       if (answers.length !== parts.size) throw new Error(`counter answered ${answers.length} batches for ${parts.size}`);
       const answeredAt = this.#clock.now();
+      this.#roundTripMs = answeredAt - sentAt;
       [...parts].forEach(([counter, part], i) => {
         const { verdicts, lease: grant } = answers[i]!;
         const { batch } = part;
         part.verdicts = verdicts;
         if (batch.recorded) this.#fallback.delivered(counter, batch.recorded);
         if (batch.lease) this.#leases.accept(counter, batch.limit, grant, sentAt, batch.lease);
+        // Every lease goes back by its end, whether or not a request comes for it (lease.ts).
+        if (grant && part.background) part.background(this.#giveBackAt(env, { ...request, address: { ...request.address, name: counter, key: batch.key }, limit: batch.limit }, sentAt + grant.spanMs));
         const last = verdicts.at(-1);
         if (!last) return;
         const leased = grant && { units: grant.units, until: answeredAt + grant.spanMs };
         this.#fallback.observe(counter, { used: last.limit - last.remaining + (grant?.units ?? 0), at: answeredAt, ...(leased && { leased }) });
         // Answered from the cache until the object's answer could change, measured from the send
-        // (never past it); telling a retry time measured from the answer (never before it).
-        if (!last.allowed && part.cacheDenials) this.#denied.remember(counter, answeredAt + last.retryInMs, sentAt + (last.cacheForMs ?? last.retryInMs));
+        // (never past it); telling a retry time measured from the answer (never before it). A
+        // refusal that says to wait for lent units is asked again, never cached.
+        if (!last.allowed && last.waitMs === undefined && part.cacheDenials) this.#denied.remember(counter, answeredAt + last.retryInMs, sentAt + (last.cacheForMs ?? last.retryInMs));
       });
-      return queued.map(({ counter }) => {
+      return queued.map(({ counter, kind }) => {
+        if (kind !== "hits") return undefined;
         const part = parts.get(counter)!;
         const verdict = part.verdicts[part.next++];
         if (!verdict) throw new Error(`counter answered too few verdicts for ${counter}`);
@@ -207,6 +290,7 @@ export class Counting {
 interface Part {
   readonly batch: { readonly key: string; readonly limit: Limit; readonly algorithm: Algorithm; hits: number; readonly call: string; readonly recorded?: readonly FallbackReport[]; readonly lease?: LeaseRequest };
   cacheDenials: boolean;
+  readonly background: ((work: Promise<unknown>) => void) | undefined;
   verdicts: readonly Verdict[];
   next: number;
 }

@@ -1,4 +1,5 @@
-import { CallerHistory, fitsLease, planLease, type LeaseGrant, type LeaseRequest, type LeaseReturn } from "./lease.ts";
+import { returnsOf, type LeaseGrant, type LeaseRequest } from "./lease.ts";
+import { LeaseDesk } from "./lease-desk.ts";
 import { ReservationLedger, restoreAdmissions, type LedgerOptions, type Reservation, type Snapshot } from "./ledger.ts";
 import { SlidingWindow } from "./sliding-window.ts";
 import type { FallbackReport } from "./fallback.ts";
@@ -89,10 +90,8 @@ export class Counter {
   #snapshot: Snapshot | undefined;
   /** Time of the last reservation this instance wrote (its last burst of activity). */
   #lastWrite = Number.NEGATIVE_INFINITY;
-  /** Leases granted by this instance and not given back, by id (a restart forgets them: safe). */
-  readonly #leases = new Map<string, { until: number; units: number; spanMs: number; caller: string }>();
-  /** Who has been calling (lease.ts, "sole caller"): leases go only to an isolate calling alone. */
-  readonly #callers = new CallerHistory();
+  /** Leases granted by this instance and not given back (lease-desk.ts). */
+  readonly #desk = new LeaseDesk();
   /** Fallback reports already counted, until they can no longer matter (a report may come twice). */
   #reports: Map<string, number> | undefined;
   /**
@@ -103,9 +102,6 @@ export class Counter {
   readonly #calls = new Map<string, { at: number; admitted: number }>();
   /** When the last new fallback report came: other isolates' may still be on their way. */
   #reportedAt = Number.NEGATIVE_INFINITY;
-  /** Lease ids: unique per instance, and unlike another instance's (a lease outlives a restart). */
-  readonly #leasePrefix = Math.random().toString(36).slice(2, 10);
-  #leaseSeq = 0;
   /** A lease came back since the last snapshot: memory holds its uses, storage its units at `until`. */
   #takenBack = false;
 
@@ -126,8 +122,10 @@ export class Counter {
     let reserved = false;
     // A caller that does not say who it is (an isolate of an older version) may be anyone.
     const caller = typeof lease?.caller === "string" && lease.caller !== "" ? lease.caller : undefined;
-    if (lease) this.#callers.called(caller, now);
-    const tookBack = lease?.returned !== undefined && this.#takeBack(lease.returned, window);
+    let tookBack = false;
+    for (const returned of returnsOf(lease)) if (this.#desk.takeBack(returned, window)) tookBack = true;
+    if (caller && this.#desk.forgetUnheard(caller, lease?.heard, window)) tookBack = true;
+    if (tookBack) this.#takenBack = true;
     const elsewhere = this.#newReports(recorded, limit, now, window);
     if (elsewhere.length > 0) {
       window.seed(elsewhere);
@@ -138,20 +136,16 @@ export class Counter {
     for (let i = 0; i < hits; i++) {
       const decision = window.hit(now);
       if (decision.allowed && ledger.onAdmit(now)) reserved = true;
-      verdicts.push(this.#verdict(decision, now, caller, limit));
+      verdicts.push(this.#verdict(decision, now, caller, limit, window));
     }
     if (typeof call === "string") this.#noteCall(call, verdicts, now, limit);
     let granted: LeaseGrant | undefined;
-    const cap = lease && caller && lease.want > 0 && verdicts.every((v) => v.allowed) ? this.#callers.leaseCap(caller, limit, now) : 0;
-    if (lease && caller && cap > 0) {
-      const plan = planLease(limit, window, now, Math.min(lease.want, cap));
+    if (lease && caller && lease.want > 0 && verdicts.every((v) => v.allowed)) {
+      const plan = this.#desk.grant(limit, window, now, caller, lease.want);
       if (plan) {
-        window.reserve(plan.until, plan.grant.units, now);
         ledger.lease(plan.until, plan.grant.units, now);
         reserved = true;
-        for (const [id, held] of this.#leases) if (held.until + limit.intervalMs <= now) this.#leases.delete(id);
-        granted = { id: `${this.#leasePrefix}-${++this.#leaseSeq}`, ...plan.grant };
-        this.#leases.set(granted.id, { until: plan.until, units: granted.units, spanMs: granted.spanMs, caller });
+        granted = plan.grant;
       }
     }
     let settleAt = this.#lastWrite + SETTLE_MS;
@@ -169,38 +163,19 @@ export class Counter {
   }
 
   /**
-   * A lease given back: its units leave the window and the uses it reports take their place, at
-   * their own times (each no later than the units' `until`, and covered in storage by the lease's
-   * reservation). A lease this instance does not know (granted before a restart, or given back
-   * already) is left counted in full: never fewer admissions than happened.
-   */
-  #takeBack(returned: LeaseReturn, window: SlidingWindow): boolean {
-    const held = this.#leases.get(returned.id);
-    if (!held || !fitsLease(returned, held)) return false;
-    this.#leases.delete(returned.id);
-    window.release(held.until, held.units);
-    const grantedAt = held.until - held.spanMs;
-    if (returned.usedAtMs.length > 0) window.seed(returned.usedAtMs.map((t) => grantedAt + t));
-    this.#takenBack = true;
-    return true;
-  }
-
-  /**
-   * The verdict for `caller`. A denial says how long it may be cached (`cacheForMs`) when that is
-   * shorter than its retry time: while another isolate holds a lease (it may come back unused
-   * before the window frees a unit), and not at all within an interval of a fallback report (other
+   * The verdict for `caller`. A refusal made only because units leased to other isolates fill the
+   * window says to ask again once they are due back (`waitMs`, lease-desk.ts); another says how
+   * long it may be cached (`cacheForMs`) when that is shorter than its retry time: while another
+   * isolate holds a lease, and not at all within an interval of a fallback report (other
    * isolates' reports of the same outage may still arrive and push the retry time back, so each
    * denial must ask again to tell a true Retry-After).
    */
-  #verdict(decision: Decision, now: number, caller: string | undefined, limit: Limit): Verdict {
+  #verdict(decision: Decision, now: number, caller: string | undefined, limit: Limit, window: SlidingWindow): Verdict {
     const verdict = verdictOf(decision, now);
     if (verdict.allowed) return verdict;
-    if (now - this.#reportedAt < limit.intervalMs) return { ...verdict, cacheForMs: 0 };
-    let until = Number.POSITIVE_INFINITY;
-    for (const held of this.#leases.values()) {
-      if (held.caller !== caller && held.until + limit.intervalMs > now) until = Math.min(until, held.until);
-    }
-    return until < now + verdict.retryInMs ? { ...verdict, cacheForMs: Math.max(0, until - now) } : verdict;
+    const answer = this.#desk.refusal(verdict, caller, window.size(now), limit, now);
+    if (answer.waitMs === undefined && now - this.#reportedAt < limit.intervalMs) return { ...answer, cacheForMs: 0 };
+    return answer;
   }
 
   /** Remembers what call `call` admitted, for a fallback report that may name it (`#calls`). */
@@ -308,8 +283,7 @@ export class Counter {
   quiet(now: number): boolean {
     if (now < this.#lastWrite + SETTLE_MS) return false;
     // A lease still out will come back: memory must know it then, to take it back exactly.
-    for (const held of this.#leases.values()) if (held.until >= now) return false;
-    return true;
+    return !this.#desk.anyLive(now);
   }
 
   /** Admissions in the window at `now` (loads the counter if it is not in memory). */

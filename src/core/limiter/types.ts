@@ -55,6 +55,12 @@ export interface Verdict {
    * deny cache. Units leased to another isolate may be given back before `retryInMs`.
    */
   readonly cacheForMs?: number;
+  /**
+   * On a refusal made only because units leased to other isolates fill the window: ask again in
+   * this many ms, when the first of them is due back (lease-desk.ts). Not a 429: those units may
+   * come back unused.
+   */
+  readonly waitMs?: number;
 }
 
 /** The Verdict of `decision`, made at `now`. */

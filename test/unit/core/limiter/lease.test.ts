@@ -85,58 +85,76 @@ describe("admission leases", () => {
 
   it("a lease outlives a restart of its object: its units are restored at the lease's end, not at the restart", () => {
     const store = new MemoryCounterStore();
-    // 800: a first call is leased at most 1% of count (lease.ts, "sole caller").
     const limit = { count: 800, intervalMs: 10_000 };
     const counter = new Counter(store, "k");
     const { lease } = counter.decide(limit, 1, 1_000, { lease: { caller: "a", want: 8 } });
-    expect(lease).toMatchObject({ units: 8, spanMs: 2_500 });
-    // Restarted at 1,100; the isolate may use its 8 units until 3,500, so they count until 13,500.
+    expect(lease).toMatchObject({ units: 8, spanMs: 5_000 });
+    // Restarted at 1,100; the isolate may use its 8 units until 6,000, so they count until 16,000.
     const restarted = new Counter(store, "k");
     expect(restarted.size(limit, 1_100)).toBe(9);
-    expect(restarted.size(limit, 13_499)).toBe(8);
-    expect(restarted.size(limit, 13_500)).toBe(0);
+    expect(restarted.size(limit, 15_999)).toBe(8);
+    expect(restarted.size(limit, 16_000)).toBe(0);
     // The restarted object does not know the lease: given back, it stays counted in full.
-    restarted.decide(limit, 1, 1_200, { lease: { caller: "a", want: 0, returned: { id: lease!.id, units: 8, spanMs: 2_500, usedAtMs: [10] } } });
+    restarted.decide(limit, 1, 1_200, { lease: { caller: "a", want: 0, heard: lease!.id, returned: [{ id: lease!.id, units: 8, spanMs: 5_000, usedAtMs: [10] }] } });
     expect(restarted.size(limit, 1_200)).toBe(10);
   });
 
   it("a lease given back is replaced by its uses, at their times; a second return of it changes nothing", () => {
-    // 800: a first call is leased at most 1% of count (lease.ts, "sole caller").
     const limit = { count: 800, intervalMs: 10_000 };
     const counter = new Counter(new MemoryCounterStore(), "k");
     const { lease } = counter.decide(limit, 1, 1_000, { lease: { caller: "a", want: 8 } });
-    const returned = { id: lease!.id, units: 8, spanMs: 2_500, usedAtMs: [100, 300] };
-    counter.decide(limit, 1, 1_500, { lease: { caller: "a", want: 0, returned } });
+    const returned = [{ id: lease!.id, units: 8, spanMs: 5_000, usedAtMs: [100, 300] }];
+    counter.decide(limit, 1, 1_500, { lease: { caller: "a", want: 0, heard: lease!.id, returned } });
     expect(counter.inspect(limit, 1_500).ages).toEqual([500, 400, 200, 0]);
-    counter.decide(limit, 1, 1_600, { lease: { caller: "a", want: 0, returned } });
+    counter.decide(limit, 1, 1_600, { lease: { caller: "a", want: 0, heard: lease!.id, returned } });
     expect(counter.inspect(limit, 1_600).admissions).toBe(5);
     // A return that does not fit the lease (more uses than units) is refused: the units stay.
-    const next = counter.decide(limit, 1, 1_700, { lease: { caller: "a", want: 8 } }).lease!;
-    counter.decide(limit, 1, 1_800, { lease: { caller: "a", want: 0, returned: { id: next.id, units: next.units, spanMs: next.spanMs, usedAtMs: Array(next.units + 1).fill(1) } } });
+    const next = counter.decide(limit, 1, 1_700, { lease: { caller: "a", want: 8, heard: lease!.id } }).lease!;
+    counter.decide(limit, 1, 1_800, { lease: { caller: "a", want: 0, heard: next.id, returned: [{ id: next.id, units: next.units, spanMs: next.spanMs, usedAtMs: Array(next.units + 1).fill(1) }] } });
     expect(counter.inspect(limit, 1_800).admissions).toBe(7 + next.units);
   });
 
-  it("counters below LEASE_MIN_COUNT are never leased; a lease leaves three quarters of the room to others", () => {
+  it("counters below LEASE_MIN_COUNT are never leased; what is lent at once is at most half the room real admissions leave", () => {
     const small = new Counter(new MemoryCounterStore(), "s");
     expect(small.decide({ count: LEASE_MIN_COUNT - 1, intervalMs: 1_000 }, 1, 0, { lease: { caller: "a", want: 8 } }).lease).toBeUndefined();
     const big = new Counter(new MemoryCounterStore(), "b");
     const limit = { count: 1_000, intervalMs: 1_000 };
     big.decide(limit, 980, 0);
-    // 19 left after its own request: a quarter of that, 4.
-    expect(big.decide(limit, 1, 0, { lease: { caller: "a", want: 50 } }).lease?.units).toBe(4);
+    // 19 left after its own request: half of that, 9.
+    const first = big.decide(limit, 1, 0, { lease: { caller: "a", want: 50 } }).lease;
+    expect(first?.units).toBe(9);
+    // Lent to a, 9 of the 19: another isolate may borrow none more.
+    expect(big.decide(limit, 0, 0, { lease: { caller: "b", want: 50 } }).lease).toBeUndefined();
   });
 
-  it("a denial while another isolate holds a lease may be cached only until that lease ends: it may come back unused", () => {
+  it("a refusal only because another isolate holds lent units is no 429: it says to ask again when they are due back, and then admits", () => {
     const limit = { count: 800, intervalMs: 10_000 };
     const counter = new Counter(new MemoryCounterStore(), "k");
     const lease = counter.decide(limit, 1, 0, { lease: { caller: "a", want: 8 } }).lease!;
-    expect(lease.units).toBe(8);
+    expect(lease).toMatchObject({ units: 8, spanMs: 5_000 });
     const verdicts = counter.decide(limit, 800, 100, { lease: { caller: "b", want: 0 } }).verdicts;
-    const denied = verdicts.find((v) => !v.allowed)!;
-    // The window frees a unit 10 s after the first admission; a's lease ends at 2,500.
-    expect(denied.retryInMs).toBe(9_900);
-    expect(denied.cacheForMs).toBe(lease.spanMs - 100);
-    // Its own lease does not shorten a's denials.
-    expect(counter.decide(limit, 1, 200, { lease: { caller: "a", want: 0 } }).verdicts[0]!.cacheForMs).toBeUndefined();
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(791);
+    const waiting = verdicts.find((v) => !v.allowed)!;
+    // a's lease ends at 5,000: ask again just after, never from a cache.
+    expect(waiting).toMatchObject({ waitMs: 4_901, cacheForMs: 0 });
+    // Its own lease never makes a wait for a: a plain refusal (the window holds 800).
+    const own = counter.decide(limit, 1, 200, { lease: { caller: "a", want: 0, heard: lease.id } }).verdicts[0]!;
+    expect(own.allowed).toBe(false);
+    expect(own.waitMs).toBeUndefined();
+    // a gives its lease back at its end having used 2 units: 6 come back, and b is admitted 6 times.
+    counter.decide(limit, 0, 5_001, { lease: { caller: "a", want: 0, heard: lease.id, returned: [{ id: lease.id, units: 8, spanMs: 5_000, usedAtMs: [300, 400] }] } });
+    expect(counter.decide(limit, 7, 5_002, { lease: { caller: "b", want: 0 } }).verdicts.map((v) => v.allowed)).toEqual([true, true, true, true, true, true, false]);
+  });
+
+  it("a lease whose grant never reached its isolate (the answer lost) is taken back whole at that isolate's next call", () => {
+    const limit = { count: 800, intervalMs: 10_000 };
+    const counter = new Counter(new MemoryCounterStore(), "k");
+    const first = counter.decide(limit, 1, 0, { lease: { caller: "a", want: 8 } }).lease!;
+    // a heard of `first`; the answer bringing `second` was lost.
+    const second = counter.decide(limit, 1, 10, { lease: { caller: "a", want: 8, heard: first.id, returned: [{ id: first.id, units: first.units, spanMs: first.spanMs, usedAtMs: [] }] } }).lease!;
+    expect(second.units).toBeGreaterThan(0);
+    expect(counter.inspect(limit, 10).admissions).toBe(2 + second.units);
+    counter.decide(limit, 1, 20, { lease: { caller: "a", want: 0, heard: first.id } });
+    expect(counter.inspect(limit, 20).admissions).toBe(3);
   });
 });

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Counter, LEASE_MIN_COUNT, MemoryCounterStore, SETTLE_MS, type Limit } from "../../../../src/core/limiter/index.ts";
-import { IsolateModel, within } from "./isolate-model.ts";
+import { IsolateModel, sendAndWait, within } from "./isolate-model.ts";
 import { maxInAnyWindow } from "./reference-model.ts";
 
 const limitArb: fc.Arbitrary<Limit> = fc.record({
@@ -76,7 +76,10 @@ describe("many isolates on one counter", () => {
         steps.forEach(({ gap, pick, restart, lost }, i) => {
           now += gap;
           if (restart) counter = new Counter(store, "k");
-          if (models[isolateFor(spread, i, pick, isolates)]!.send(counter, "k", limit, now, lost).admitted) admitted.push(now);
+          const { outcome, at } = sendAndWait(models, models[isolateFor(spread, i, pick, isolates)]!, () => counter, "k", limit, now, lost);
+          // A request told to wait is answered later; the client's next one comes after it (time moves one way).
+          now = at;
+          if (outcome.admitted) admitted.push(at);
         });
         expect(maxInAnyWindow(admitted, limit.intervalMs)).toBeLessThanOrEqual(limit.count);
       }),
@@ -97,16 +100,22 @@ describe("many isolates on one counter", () => {
         const kept = new Set(within(arrivals.map((a) => a.at), limit.intervalMs, Math.floor(0.9 * limit.count)));
         let last = Number.NEGATIVE_INFINITY;
         let index = 0;
-        for (const { at, pick, restart, lost } of arrivals) {
-          if (!kept.has(at)) continue;
-          kept.delete(at);
+        let now = Number.NEGATIVE_INFINITY;
+        for (const arrival of arrivals) {
+          const { pick, restart, lost } = arrival;
+          if (!kept.has(arrival.at)) continue;
+          kept.delete(arrival.at);
+          // A request told to wait delays the client's later ones: time moves one way.
+          const at = Math.max(arrival.at, now);
           // The usual restart: an eviction after the object idled (it settled first, so storage is exact).
           if (restart && at - last >= SETTLE_MS) {
             counter.settle(last + SETTLE_MS);
             counter = new Counter(store, "k");
           }
           last = at;
-          const outcome = models[isolateFor(spread, index++, pick, isolates)]!.send(counter, "k", limit, at, lost);
+          const answer = sendAndWait(models, models[isolateFor(spread, index++, pick, isolates)]!, () => counter, "k", limit, at, lost);
+          now = answer.at;
+          const { outcome } = answer;
           if (!outcome.admitted && !outcome.failed) expect.fail(`refused at ${at} (Retry-After ${outcome.retryInMs} ms) within 90% of ${limit.count} per ${limit.intervalMs} ms`);
         }
       }),

@@ -1,0 +1,167 @@
+import { LEASE_MIN_COUNT, MAX_LEASE_MS, type LeaseGrant, type LeaseReturn } from "./lease.ts";
+import type { SlidingWindow } from "./sliding-window.ts";
+import type { Limit, Verdict } from "./types.ts";
+
+/*
+ * The object's side of admission leases (docs/counting.md, "Admission leases"): which units it has
+ * lent and to whom, how many more it may lend, and what a request refused only because of lent
+ * units should do (wait for them to come back). The isolate's side is the LeaseBook (lease.ts).
+ *
+ * Leased units are counted in the window as admissions at the lease's end, so the window never
+ * holds more than `count` real admissions whatever the isolates do. What stays open is a client
+ * refused while units lent to other isolates sit unused: every isolate gives its lease back by the
+ * lease's end (unprompted, lease-book.ts), so instead of a 429 the object answers "ask again when
+ * the first of those leases is back" (`waitMs`), and sizes what it lends from the room left, so a
+ * client at or below 90% of its limit never meets lent units at all.
+ */
+
+/** How long after a lease's end the object still expects it back before it counts it as used. */
+export const GIVE_BACK_GRACE_MS = 1_000;
+/** Shortest lease worth granting. */
+const MIN_LEASE_MS = 10;
+/** Most window entries a lease carries for the isolate's exact answers (`expiringMs`). */
+const MAX_EXPIRING = 1_024;
+/** Of the room not taken by real admissions, the share lent at once (the rest stays for callers without a lease). */
+const LENT_SHARE = 1 / 2;
+
+/** A lease as the object remembers it until it comes back. */
+interface Lent {
+  readonly seq: number;
+  readonly until: number;
+  readonly units: number;
+  readonly spanMs: number;
+  readonly caller: string;
+}
+
+/** The leases one counter has lent: granted by this instance and not given back (a restart forgets them: their units stay counted, safe). */
+export class LeaseDesk {
+  readonly #lent = new Map<string, Lent>();
+  /** Lease ids: unique per instance, and unlike another instance's (a lease outlives a restart). */
+  readonly #prefix = Math.random().toString(36).slice(2, 10);
+  #seq = 0;
+
+  /**
+   * A lease given back: its units leave the window and the uses it reports take their place, at
+   * their own times (each no later than the units' `until`, and covered in storage by the lease's
+   * reservation). A lease this desk does not know (granted before a restart, or given back
+   * already) is left counted in full: never fewer admissions than happened.
+   */
+  takeBack(returned: LeaseReturn, window: SlidingWindow): boolean {
+    const held = this.#lent.get(returned.id);
+    if (!held || !fits(returned, held)) return false;
+    this.#lent.delete(returned.id);
+    window.release(held.until, held.units);
+    const grantedAt = held.until - held.spanMs;
+    if (returned.usedAtMs.length > 0) window.seed(returned.usedAtMs.map((t) => grantedAt + t));
+    return true;
+  }
+
+  /**
+   * Takes back whole the leases of `caller` it never heard of: granted after `heard` (the newest it
+   * accepted), by answers it never got or gave up on, so never used. A caller has one call in
+   * flight per counter, so a lease granted before this call and not heard of never will be.
+   */
+  forgetUnheard(caller: string, heard: string | undefined, window: SlidingWindow): boolean {
+    const [prefix, seq] = typeof heard === "string" ? heard.split("-") : [];
+    const heardSeq = prefix === this.#prefix ? Number(seq) : 0;
+    let forgot = false;
+    for (const [id, held] of this.#lent) {
+      if (held.caller !== caller || held.seq <= heardSeq) continue;
+      this.#lent.delete(id);
+      window.release(held.until, held.units);
+      forgot = true;
+    }
+    return forgot;
+  }
+
+  /**
+   * The lease `caller` may have now, sized from the room left: at most `want`, `count/16`, and
+   * what keeps every unit lent at once within LENT_SHARE of the room real admissions leave. Its
+   * units are reserved in `window` (the caller records them in storage). Undefined when none.
+   */
+  grant(limit: Limit, window: SlidingWindow, now: number, caller: string, want: number): { until: number; grant: LeaseGrant } | undefined {
+    const { count, intervalMs } = limit;
+    if (count < LEASE_MIN_COUNT || !(want >= 1)) return undefined;
+    this.#forgetStale(now, intervalMs);
+    const times = window.admissions(now);
+    const lent = this.#lentUnits(now, intervalMs);
+    const real = times.length - lent;
+    const units = Math.min(Math.floor(want), Math.floor(count / 16), Math.floor((count - real) * LENT_SHARE) - lent);
+    if (units < 1) return undefined;
+    let spanMs = Math.min(Math.floor(intervalMs / 2), MAX_LEASE_MS);
+    // End the lease before more than MAX_EXPIRING entries leave the window, so the grant stays small.
+    if (times.length > MAX_EXPIRING) spanMs = Math.min(spanMs, times[MAX_EXPIRING]! + intervalMs - now - 1);
+    if (spanMs < MIN_LEASE_MS) return undefined;
+    const until = now + spanMs;
+    let leaving = 0;
+    while (leaving < times.length && times[leaving]! + intervalMs <= until) leaving++;
+    const id = `${this.#prefix}-${++this.#seq}`;
+    window.reserve(until, units, now);
+    this.#lent.set(id, { seq: this.#seq, until, units, spanMs, caller });
+    return {
+      until,
+      grant: {
+        id,
+        units,
+        spanMs,
+        base: times.length - leaving,
+        ...(times.length > leaving && { oldestBaseMs: times[leaving]! - now }),
+        expiringMs: times.slice(0, leaving).map((t) => t - now),
+      },
+    };
+  }
+
+  /**
+   * A refusal of `caller` at `now` as it should be answered: when units lent to other isolates and
+   * still expected back would make room (`inWindow` minus them is below `count`), "ask again"
+   * once the first of them is due back (`waitMs`); otherwise the refusal, cacheable only until
+   * the first such lease could come back unused.
+   */
+  refusal(verdict: Verdict, caller: string | undefined, inWindow: number, limit: Limit, now: number): Verdict {
+    let back = 0;
+    let dueAt = Number.POSITIVE_INFINITY;
+    let endsAt = Number.POSITIVE_INFINITY;
+    for (const held of this.#lent.values()) {
+      if (held.caller === caller || held.until + limit.intervalMs <= now) continue;
+      endsAt = Math.min(endsAt, held.until);
+      if (held.until + GIVE_BACK_GRACE_MS <= now) continue;
+      back += held.units;
+      // Due at its end; once that has passed, by the end of the grace.
+      dueAt = Math.min(dueAt, held.until > now ? held.until + 1 : held.until + GIVE_BACK_GRACE_MS);
+    }
+    if (back > 0 && inWindow - back < limit.count) {
+      const waitMs = Math.max(1, dueAt - now);
+      return { ...verdict, retryInMs: Math.min(verdict.retryInMs, waitMs), cacheForMs: 0, waitMs };
+    }
+    return endsAt < now + verdict.retryInMs ? { ...verdict, cacheForMs: Math.max(0, endsAt - now) } : verdict;
+  }
+
+  /** True while any lease may still be used: memory must know it when it comes back. */
+  anyLive(now: number): boolean {
+    for (const held of this.#lent.values()) if (held.until >= now) return true;
+    return false;
+  }
+
+  /** Units lent and still counted in the window at `now` (an interval after their end, given back or not, they leave it). */
+  #lentUnits(now: number, intervalMs: number): number {
+    let units = 0;
+    for (const held of this.#lent.values()) if (held.until + intervalMs > now) units += held.units;
+    return units;
+  }
+
+  #forgetStale(now: number, intervalMs: number): void {
+    for (const [id, held] of this.#lent) if (held.until + intervalMs <= now) this.#lent.delete(id);
+  }
+}
+
+/** True when `returned` can be the lease `held` (same size and span) and its uses fit it. */
+function fits(returned: LeaseReturn, held: { units: number; spanMs: number }): boolean {
+  const { units, spanMs, usedAtMs } = returned;
+  return (
+    units === held.units &&
+    spanMs === held.spanMs &&
+    Array.isArray(usedAtMs) &&
+    usedAtMs.length <= units &&
+    usedAtMs.every((t) => Number.isFinite(t) && t >= 0 && t <= spanMs)
+  );
+}
