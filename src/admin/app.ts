@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { executionContext, type FrontDoor, type GatewayParts } from "../gateway/app.ts";
-import { problemResponse } from "../http/problem.ts";
+import { GatewayError } from "../http/gateway-error.ts";
 import { renderError } from "../http/render-error.ts";
 import { adminAuth, notFound } from "./auth.ts";
 import { adminDoor, adminHostsOf, rawPathOf } from "./hosts.ts";
@@ -30,7 +30,7 @@ export const adminFrontDoor: FrontDoor = (parts) => {
   return (c) => {
     const door = adminDoor(c.env, c.req.url, reachesReservedPath(rawPathOf(c.req.url)));
     if (door === "admin") return admin.fetch(c.req.raw, c.env, executionContext(c));
-    if (door === "not-found") return notFound();
+    if (door === "not-found") return renderError(notFound());
     return undefined;
   };
 };
@@ -47,11 +47,11 @@ export function adminSite(options: GatewayParts) {
   return new Hono<AdminEnv>()
     .use("*", async (c, next) => {
       const { mistake } = adminHostsOf(c.env);
-      if (mistake && c.req.path !== `${ADMIN_PREFIX}/health`) return problemResponse({ title: "Gateway misconfigured", status: 500, detail: mistake.message });
+      if (mistake && c.req.path !== `${ADMIN_PREFIX}/health`) throw new GatewayError("misconfigured", mistake.message);
       await next();
     })
     .route(ADMIN_PREFIX, adminApi(options))
-    .notFound(() => problemResponse({ title: "Not Found", status: 404, detail: `This host serves the gateway's admin API only, under ${ADMIN_PREFIX}/.` }));
+    .notFound(() => renderError(new GatewayError("not-found", `This host serves the gateway's admin API only, under ${ADMIN_PREFIX}/.`)));
 }
 
 /**
@@ -79,5 +79,7 @@ export function adminApi(options: GatewayParts) {
     .route("/", overrideRoutes(tables))
     .route("/", metricsRoutes)
     .route("/", dashboardRoutes(tables))
-    .all("*", () => notFound());
+    .all("*", () => {
+      throw notFound();
+    });
 }

@@ -1,8 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { HTTPException } from "hono/http-exception";
 import { gatewaySettings } from "../gateway/settings.ts";
-import { problemResponse } from "../http/problem.ts";
+import { GatewayError } from "../http/gateway-error.ts";
 import { ceilSeconds } from "../gateway/rate-limit-headers.ts";
 import { clientIpKey } from "../core/rules/client-ip.ts";
 import type { AdminEnv } from "./types.ts";
@@ -61,20 +60,18 @@ export function presentedToken(header: string | undefined): string | undefined {
 export function adminAuth() {
   return createMiddleware<AdminEnv>(async (c, next) => {
     const tokens = configuredTokens(c.env);
-    if (tokens.length === 0) throw new HTTPException(404, { res: notFound() });
+    if (tokens.length === 0) throw notFound();
     const presented = presentedToken(c.req.header("authorization"));
     // No credential is no guess: the first visit of a browser, answered with its login dialog.
-    if (presented === undefined) throw new HTTPException(401, { res: unauthorized(wantsHtml(c)) });
+    if (presented === undefined) throw unauthorized(wantsHtml(c));
     const token = await matchToken(presented, tokens);
     const settings = gatewaySettings(c.env);
     const address = throttleAddress(settings, clientIpKey(c.req.header("cf-connecting-ip")));
     const verdict = token ? await standing(c.env, settings, c.var.isolate, address) : await recordFailure(c.env, settings, c.var.isolate, address);
-    if (verdict.retryInMs > 0) throw new HTTPException(429, { res: throttled(c, verdict.retryInMs, settings.region, token) });
-    if (!token) throw new HTTPException(401, { res: unauthorized(wantsHtml(c)) });
+    if (verdict.retryInMs > 0) throw throttled(c, verdict.retryInMs, settings.region, token);
+    if (!token) throw unauthorized(wantsHtml(c));
     if (token.role === "read" && c.req.method !== "GET" && c.req.method !== "HEAD") {
-      throw new HTTPException(403, {
-        res: problemResponse({ title: "Forbidden", status: 403, detail: `The token "${token.name}" is read-only: it may GET, and nothing else. Changes need an operator token.` }),
-      });
+      throw new GatewayError("forbidden", `The token "${token.name}" is read-only: it may GET, and nothing else. Changes need an operator token.`);
     }
     if (c.req.method !== "GET" && c.req.method !== "HEAD") refuseCrossSite(c.req.raw);
     c.set("actor", token.name);
@@ -88,13 +85,12 @@ export function adminAuth() {
  * address, nor anything derived from the address (the line is the same in every region): the
  * token's name when the credential was valid, so an operator locked out shows as such.
  */
-function throttled(c: Context<AdminEnv>, retryInMs: number, region: string, token: AdminToken | undefined): Response {
+function throttled(c: Context<AdminEnv>, retryInMs: number, region: string, token: AdminToken | undefined): GatewayError {
   const retryAfter = Math.max(1, ceilSeconds(retryInMs));
   console.log(JSON.stringify({ event: "admin_auth_throttled", region, method: c.req.method, path: c.req.path, retryAfter, credential: token ? "valid" : "wrong", ...(token && { actor: token.name }) }));
-  return problemResponse(
-    { title: "Too Many Requests", status: 429, detail: `Too many failed admin authentications from this client address. Retry after ${retryAfter} seconds.` },
-    { "retry-after": String(retryAfter) },
-  );
+  return new GatewayError("throttled", `Too many failed admin authentications from this client address. Retry after ${retryAfter} seconds.`, {
+    headers: { "retry-after": String(retryAfter) },
+  });
 }
 
 function wantsHtml(c: Context<AdminEnv>): boolean {
@@ -102,8 +98,8 @@ function wantsHtml(c: Context<AdminEnv>): boolean {
 }
 
 /** The admin API's 404: the same whether it is off or the path does not exist. */
-export function notFound(): Response {
-  return problemResponse({ title: "Not Found", status: 404, detail: "Not Found" });
+export function notFound(): GatewayError {
+  return new GatewayError("not-found", "Not Found");
 }
 
 function refuseCrossSite(request: Request): void {
@@ -114,9 +110,7 @@ function refuseCrossSite(request: Request): void {
   const hosts = [new URL(request.url).host, request.headers.get("host")];
   const foreign = origin !== null && (!URL.canParse(origin) || !hosts.includes(new URL(origin).host));
   if (foreign || (site !== null && site !== "same-origin" && site !== "none")) {
-    throw new HTTPException(403, {
-      res: problemResponse({ title: "Forbidden", status: 403, detail: "Admin changes are accepted from the gateway's own origin only." }),
-    });
+    throw new GatewayError("forbidden", "Admin changes are accepted from the gateway's own origin only.");
   }
 }
 
@@ -126,9 +120,8 @@ function refuseCrossSite(request: Request): void {
  * dialog (password: the token); API clients with Bearer. One challenge each: browsers read only
  * the first challenge of a header line, and the runtime joins repeated lines into one.
  */
-export function unauthorized(browser = false): Response {
-  return problemResponse(
-    { title: "Unauthorized", status: 401, detail: "The admin API needs Authorization: Bearer <admin token> (a browser: the token as its login password)." },
-    { "www-authenticate": browser ? 'Basic realm="tollgate admin", charset="UTF-8"' : 'Bearer realm="tollgate admin"' },
-  );
+export function unauthorized(browser = false): GatewayError {
+  return new GatewayError("unauthorized", "The admin API needs Authorization: Bearer <admin token> (a browser: the token as its login password).", {
+    headers: { "www-authenticate": browser ? 'Basic realm="tollgate admin", charset="UTF-8"' : 'Bearer realm="tollgate admin"' },
+  });
 }

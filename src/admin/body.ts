@@ -1,6 +1,5 @@
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
-import { problemResponse } from "../http/problem.ts";
+import { GatewayError } from "../http/gateway-error.ts";
 
 /**
  * The JSON body of an admin request. Only `application/json` is read: a cross-site HTML form
@@ -10,12 +9,12 @@ import { problemResponse } from "../http/problem.ts";
 export async function jsonBody(c: Context): Promise<unknown> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
-    throw new HTTPException(415, { res: problemResponse({ title: "Unsupported Media Type", status: 415, detail: "Send the body as application/json." }) });
+    throw new GatewayError("unsupported-media-type", "Send the body as application/json.");
   }
   try {
     return await c.req.json();
   } catch {
-    throw new HTTPException(422, { res: Response.json({ detail: [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }] }, { status: 422 }) });
+    throw new GatewayError("validation", [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }]);
   }
 }
 

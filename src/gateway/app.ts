@@ -4,7 +4,7 @@ import type { Classifier } from "../core/rules/classify.ts";
 import type { RuleTable } from "../core/rules/load.ts";
 import { classifiers as publishedClassifiers } from "../core/rules/tables.ts";
 import { renderError } from "../http/render-error.ts";
-import { problemResponse } from "../http/problem.ts";
+import { GatewayError } from "../http/gateway-error.ts";
 import { isReservedPath } from "../core/rules/reserved-path.ts";
 import { gatewaySettings } from "./settings.ts";
 import type { Clock } from "./clock.ts";
@@ -21,8 +21,8 @@ import type { GatewayEnv } from "./types.ts";
  * upstream's rule table (rate-limit) -> proxy. The steps run in one handler, handing the request
  * they read on as a value: each middleware layer, and matching a path against the admin API's
  * routes, would cost every request a dispatch.
- * Every response the gateway makes itself is JSON with a `detail` string; nothing escapes as a
- * stack trace.
+ * Every response the gateway makes itself is JSON with a `detail` string, rendered from a
+ * GatewayError in one place (src/http/render-error.ts); nothing escapes as a stack trace.
  *
  * @example
  * createGateway({ frontDoor: adminFrontDoor }); // the rule tables in rules/, the runtime's clock
@@ -51,7 +51,7 @@ export function createGateway(options: GatewayOptions = {}) {
     c.set("request", request);
     // The reserved prefix is never an upstream's, however its path was reached (a mount that
     // strips a prefix, a spelling the front door did not see): a 404, neither counted nor forwarded.
-    if (isReservedPath(request.path)) return problemResponse({ title: "Not Found", status: 404, detail: "Not Found" });
+    if (isReservedPath(request.path)) throw new GatewayError("not-found", "Not Found");
     // Refused here, a GET or HEAD with a body is never counted (the proxy could not send it).
     await refuseBodyOnBodiless(c.req.raw);
     const headers = await limit(c, settings, request);

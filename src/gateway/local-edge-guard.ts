@@ -1,5 +1,6 @@
 import type { Context } from "hono";
-import { problemResponse } from "../http/problem.ts";
+import { GatewayError } from "../http/gateway-error.ts";
+import { renderError } from "../http/render-error.ts";
 import { LOCAL_EDGE_HEADER } from "./local-edge-header.ts";
 import type { GatewayEnv } from "./types.ts";
 
@@ -21,11 +22,9 @@ export function refuseAroundLocalEdge(c: Context<GatewayEnv>): Response | undefi
   const secret = c.env.LOCAL_EDGE_SECRET;
   if (!secret) return undefined;
   if (sameSecret(c.req.raw.headers.get(LOCAL_EDGE_HEADER), secret)) return undefined;
-  return problemResponse({
-    title: "Forbidden",
-    status: 403,
-    detail: "This is the private port of npm start's gateway: send requests to the local edge (the address npm start printed), which sets the client address.",
-  });
+  return renderError(
+    new GatewayError("forbidden", "This is the private port of npm start's gateway: send requests to the local edge (the address npm start printed), which sets the client address."),
+  );
 }
 
 /** Compares in time that does not depend on where the values differ (their lengths aside). */

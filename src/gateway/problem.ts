@@ -1,9 +1,6 @@
 import type { Rule } from "../core/rules/load.ts";
 import type { IdentityKind, PublishedLimit, Region } from "../core/rules/schema.ts";
-import { problemResponse } from "../http/problem.ts";
-
-/** RFC 9457 problem type for an exhausted quota (IANA HTTP Problem Types registry). */
-export const QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+import { GatewayError } from "../http/gateway-error.ts";
 
 const IDENTITY_NOUN = { "api-key": "API key", "user-ip": "user and client IP", ip: "client IP" } as const;
 
@@ -19,36 +16,27 @@ export interface Exhausted {
 }
 
 /** 429: the quota-exceeded problem, naming the rule, how it matched and when to come back. */
-export function quotaExceeded({ rule, matched, identity, limit, region, retryAfter }: Exhausted, headers: Record<string, string>): Response {
-  return problemResponse({
-    type: QUOTA_EXCEEDED,
-    title: "Request quota exceeded",
-    status: 429,
-    detail:
-      `Rate limit "${rule.name}" (row ${rule.id}, ${rule.category}; matched ${matched}) allows ` +
+export function quotaExceeded({ rule, matched, identity, limit, region, retryAfter }: Exhausted, headers: Record<string, string>): GatewayError {
+  return new GatewayError(
+    "quota-exceeded",
+    `Rate limit "${rule.name}" (row ${rule.id}, ${rule.category}; matched ${matched}) allows ` +
       `${limit.count} requests per ${limit.interval} seconds per ${IDENTITY_NOUN[identity]} in region ${region}. ` +
       `Retry after ${retryAfter} seconds.`,
-    "violated-policies": [rule.name],
-  }, { ...headers, "retry-after": String(retryAfter) });
+    { headers: { ...headers, "retry-after": String(retryAfter) }, extensions: { "violated-policies": [rule.name] } },
+  );
 }
 
 /** 503: the counter did not answer and the gateway fails closed. */
-export function limiterUnavailable(rule: Rule, headers: Record<string, string>): Response {
-  return problemResponse({
-    title: "Rate limiter unavailable",
-    status: 503,
-    detail: `The rate limiter for rule "${rule.name}" did not answer, and this gateway fails closed. Retry shortly.`,
-  }, { ...headers, "retry-after": "1" });
+export function limiterUnavailable(rule: Rule, headers: Record<string, string>): GatewayError {
+  return new GatewayError("limiter-unavailable", `The rate limiter for rule "${rule.name}" did not answer, and this gateway fails closed. Retry shortly.`, {
+    headers: { ...headers, "retry-after": "1" },
+  });
 }
 
 /**
  * 403: an operator blocked this caller (an identity override, docs/operating.md).
  * Says which rule refused it, never which identity or override matched.
  */
-export function identityBlocked(rule: Rule): Response {
-  return problemResponse({
-    title: "Forbidden",
-    status: 403,
-    detail: `This caller is blocked by the gateway's operator on rule "${rule.name}". Contact the API's operator.`,
-  });
+export function identityBlocked(rule: Rule): GatewayError {
+  return new GatewayError("forbidden", `This caller is blocked by the gateway's operator on rule "${rule.name}". Contact the API's operator.`);
 }

@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { counterAddress, type Limit } from "../core/limiter/index.ts";
 import { identityDigest } from "../core/rules/identity.ts";
 import type { Classifier } from "../core/rules/classify.ts";
@@ -11,6 +10,7 @@ import { observeDecision } from "./decision-log.ts";
 import { countFailure } from "./metrics.ts";
 import { countedAddress, effectiveRule } from "./overrides.ts";
 import { countedDigest } from "../core/overrides/scope.ts";
+import { TREATMENT_WORDS } from "../core/overrides/resolve.ts";
 import { identityBlocked, limiterUnavailable, quotaExceeded } from "./problem.ts";
 import { ceilSeconds, policyHeader, rateLimitHeader } from "./rate-limit-headers.ts";
 import type { UpstreamName } from "./routes.ts";
@@ -25,7 +25,7 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  *
  * @example
  * const limit = rateLimit({ classifiers });
- * const headers = await limit(c, settings, request); // throws HTTPException 403, 429 or 503
+ * const headers = await limit(c, settings, request); // throws GatewayError forbidden (403), quota-exceeded (429) or limiter-unavailable (503)
  */
 export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
   const { classifiers } = options;
@@ -40,8 +40,8 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     const resolving = effectiveRule(isolate, c.env, settings, rule, { apiKey, userId, clientIp });
     const effective = resolving instanceof Promise ? await resolving : resolving;
     if (effective.treatment !== "count") {
-      observeDecision(c, settings, { rule, region: settings.region, counter: address.name, outcome: effective.treatment === "block" ? "blocked" : "exempt", override: effective.by });
-      if (effective.treatment === "block") throw new HTTPException(403, { res: identityBlocked(rule) });
+      observeDecision(c, settings, { rule, region: settings.region, counter: address.name, outcome: TREATMENT_WORDS[effective.treatment], override: effective.by });
+      if (effective.treatment === "block") throw identityBlocked(rule);
       return undefined;
     }
     const { limit } = effective;
@@ -68,7 +68,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
       if (!(error instanceof CounterUnavailable)) throw error;
       log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, counterOf.name), error: error.message, failures: counting.failures, failMode: settings.failMode, decidedBy: "none" });
       countFailure(c, settings, rule);
-      throw new HTTPException(503, { res: limiterUnavailable(rule, { "ratelimit-policy": policy }) });
+      throw limiterUnavailable(rule, { "ratelimit-policy": policy });
     }
     if (counted.decidedBy === "local-fallback") {
       log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, counterOf.name), error: counted.failure, failures: counting.failures, fallbackCounters: counting.fallbackCounters, failMode: settings.failMode, decidedBy: "local-fallback" });
@@ -93,7 +93,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     if (!counted.allowed && enforce) {
       const retryAfter = ceilSeconds(counted.retryInMs);
       const matched = describeMatcher(matcher, root);
-      throw new HTTPException(429, { res: quotaExceeded({ rule, matched, identity: identity.kind, limit, region: settings.region, retryAfter }, headers) });
+      throw quotaExceeded({ rule, matched, identity: identity.kind, limit, region: settings.region, retryAfter }, headers);
     }
     return headers;
   };

@@ -1,4 +1,4 @@
-import { HTTPException } from "hono/http-exception";
+import { GatewayError } from "../http/gateway-error.ts";
 import { bodilessRefusal, bodyFraming } from "../core/rules/body-framing.ts";
 
 /**
@@ -8,13 +8,13 @@ import { bodilessRefusal, bodyFraming } from "../core/rules/body-framing.ts";
  * forwards every GET and HEAD without a body.
  *
  * @example
- * await refuseBodyOnBodiless(c.req.raw); // throws HTTPException 400 for `GET /x` with "hello"
+ * await refuseBodyOnBodiless(c.req.raw); // throws GatewayError bad-request (400) for `GET /x` with "hello"
  */
 export async function refuseBodyOnBodiless(raw: Request): Promise<void> {
   const framing = bodyFraming(raw.method, raw.headers);
   if (framing === "forward") return;
   if (framing === "refuse" || (raw.body !== null && (await carriesData(raw.body)))) {
-    throw new HTTPException(400, { res: Response.json({ detail: bodilessRefusal(raw.method) }, { status: 400 }) });
+    throw new GatewayError("bad-request", bodilessRefusal(raw.method));
   }
 }
 

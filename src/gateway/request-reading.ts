@@ -1,10 +1,9 @@
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
 import type { Classifier } from "../core/rules/classify.ts";
 import { clientIpKey, UNKNOWN_CLIENT } from "../core/rules/client-ip.ts";
 import { readRequest } from "../core/rules/read-request.ts";
 import type { GatewaySettings, Routing } from "./settings.ts";
-import { problemResponse } from "../http/problem.ts";
+import { GatewayError } from "../http/gateway-error.ts";
 import { forwardPath, localRoute, scopedRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 
@@ -18,7 +17,7 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  *
  * @example
  * const read = requestReading({ classifiers });
- * const request = read(c, gatewaySettings(c.env)); // throws HTTPException 421 or 400
+ * const request = read(c, gatewaySettings(c.env)); // throws GatewayError misdirected (421) or bad-request (400)
  */
 export function requestReading(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
   const { classifiers } = options;
@@ -29,7 +28,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
     const { upstream, rawPath, forwardPrefix = "", strippedPrefix } = route(settings.routing, url);
     const reading = readRequest(classifiers[upstream].table, { method: raw.method, rawPath, headers: raw.headers, search: url.search });
     if (!reading.ok) {
-      throw new HTTPException(reading.status, { res: Response.json({ detail: reading.detail }, { status: reading.status }) });
+      throw new GatewayError("bad-request", reading.detail);
     }
     const sent = raw.headers.get("cf-connecting-ip");
     const clientIp = clientIpKey(sent);
@@ -52,7 +51,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
 /**
  * The upstream a request is for, its path as that upstream's own (still encoded), and for a
  * deployment's agent server the prefix forwarded in front of that path.
- * @throws HTTPException 421 for a host this gateway does not serve.
+ * @throws GatewayError misdirected (421) for a host this gateway does not serve.
  */
 function route(routing: Routing, url: URL): { upstream: UpstreamName; rawPath: string; forwardPrefix?: string; strippedPrefix?: string } {
   // A deployment's agent server is counted on its own path, however it was reached (routes.ts).
@@ -64,9 +63,7 @@ function upstreamOf(routing: Routing, url: URL): { upstream: UpstreamName; rawPa
   if (routing.kind === "hosts") {
     const upstream = upstreamForHost(routing.hosts, url.hostname);
     if (!upstream) {
-      throw new HTTPException(421, {
-        res: problemResponse({ title: "Misdirected Request", status: 421, detail: `This gateway does not serve the host ${url.hostname}.` }),
-      });
+      throw new GatewayError("misdirected", `This gateway does not serve the host ${url.hostname}.`);
     }
     return { upstream, rawPath: url.pathname };
   }

@@ -8,13 +8,16 @@ export interface Problem {
   readonly [extension: string]: unknown;
 }
 
-/** An `application/problem+json` response. `type` defaults to "about:blank" as RFC 9457 says. */
-export function problemResponse(problem: Problem, headers?: HeadersInit): Response {
+/**
+ * An `application/problem+json` response. `type` defaults to "about:blank" as RFC 9457 says.
+ * Made by renderError (render-error.ts) from a GatewayError, nowhere else.
+ */
+export function problemResponse(problem: Problem, headers: Readonly<Record<string, string>> = {}): Response {
   const body = { type: "about:blank", ...problem };
   const response = new Response(JSON.stringify(body), {
     status: problem.status,
     headers: { "content-type": "application/problem+json" },
   });
-  for (const [name, value] of new Headers(headers)) response.headers.set(name, value);
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;
 }

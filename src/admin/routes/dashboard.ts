@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { gatewaySettings } from "../../gateway/settings.ts";
+import { GatewayError } from "../../http/gateway-error.ts";
 import { flushAll, metricsStore } from "../../gateway/metrics-buffer.ts";
 import { overridesStore, currentOverrides } from "../../gateway/overrides.ts";
 import { effectiveTables } from "../../core/overrides/effective-table.ts";
@@ -34,7 +35,7 @@ export function dashboardRoutes(tables: Readonly<Record<string, RuleTable>>) {
       // `span`: 5m or 1h; absent, the data chooses (the shortest that holds the traffic kept).
       const asked = c.req.query("span");
       if (asked !== undefined && !Object.hasOwn(SPANS_MS, asked)) {
-        return c.json({ detail: [{ loc: ["query", "span"], msg: `span must be one of ${Object.keys(SPANS_MS).join(", ")}`, type: "enum" }] }, 422);
+        throw new GatewayError("validation", [{ loc: ["query", "span"], msg: `span must be one of ${Object.keys(SPANS_MS).join(", ")}`, type: "enum" }]);
       }
       const settings = gatewaySettings(c.env);
       const { isolate } = c.var;

@@ -1,13 +1,14 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { toValidationErrors } from "../../http/fastapi-errors.ts";
+import { GatewayError } from "../../http/gateway-error.ts";
 import { gatewaySettings } from "../../gateway/settings.ts";
 import { effectiveRule } from "../../gateway/overrides.ts";
 import { UPSTREAMS, type UpstreamName } from "../../gateway/routes.ts";
-import type { Effective } from "../../core/overrides/resolve.ts";
+import { TREATMENT_WORDS, type Effective } from "../../core/overrides/resolve.ts";
 import type { RuleTable } from "../../core/rules/load.ts";
 import { METHODS } from "../../core/rules/schema.ts";
-import { jsonBody, unprocessable } from "../body.ts";
+import { jsonBody } from "../body.ts";
 import { explainReport } from "../explain-report.ts";
 import type { AdminEnv } from "../types.ts";
 
@@ -31,12 +32,12 @@ export function explainRoutes(tables: Readonly<Record<UpstreamName, RuleTable>>)
   return new Hono<AdminEnv>().post("/explain", async (c) => {
     const body = await jsonBody(c);
     const parsed = ExplainSchema.safeParse(body);
-    if (!parsed.success) return unprocessable(toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })));
+    if (!parsed.success) throw new GatewayError("validation", toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })));
     const settings = gatewaySettings(c.env);
     const headers = new Headers();
     for (const [name, value] of parsed.data.headers) headers.append(name, value);
     const answer = await explainReport({ ...parsed.data, headers, region: settings.region, secret: settings.hmacSecret, tables });
-    if (!answer.ok) return c.json({ detail: `the gateway would refuse this request with ${answer.status}: ${answer.detail}` }, 422);
+    if (!answer.ok) throw new GatewayError("unprocessable", `the gateway would refuse this request with ${answer.status}: ${answer.detail}`);
 
     const effective = await effectiveRule(c.var.isolate, c.env, settings, answer.rule, { apiKey: answer.facts.apiKey ?? null, userId: answer.facts.userId ?? null, clientIp: answer.facts.clientIp });
     const now = describe(effective);
@@ -46,8 +47,8 @@ export function explainRoutes(tables: Readonly<Record<UpstreamName, RuleTable>>)
 }
 
 function summary(e: Effective) {
-  if (e.treatment !== "count") return { treatment: e.treatment === "block" ? "blocked" : "exempt", override: e.by.id };
-  return { treatment: "counted", mode: e.mode, limit: e.limit, limitFrom: e.limitBy?.id ?? "published", modeFrom: e.modeBy?.id ?? "published" };
+  if (e.treatment !== "count") return { treatment: TREATMENT_WORDS[e.treatment], override: e.by.id };
+  return { treatment: TREATMENT_WORDS[e.treatment], mode: e.mode, limit: e.limit, limitFrom: e.limitBy?.id ?? "published", modeFrom: e.modeBy?.id ?? "published" };
 }
 
 /** One line on top of the command's output: the overrides in force for this request. */

@@ -4,7 +4,8 @@ import { adoptSnapshot, overridesStore } from "../../gateway/overrides.ts";
 import { notFound } from "../auth.ts";
 import { parseOverrideRequest } from "../../core/overrides/request.ts";
 import type { RuleTable } from "../../core/rules/load.ts";
-import { jsonBody, unprocessable } from "../body.ts";
+import { jsonBody } from "../body.ts";
+import { GatewayError } from "../../http/gateway-error.ts";
 import type { AdminEnv } from "../types.ts";
 
 /**
@@ -27,10 +28,10 @@ export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
     .post("/overrides", async (c) => {
       const settings = gatewaySettings(c.env);
       const parsed = parseOverrideRequest(await jsonBody(c), tables, settings.hmacSecret);
-      if (!parsed.ok) return unprocessable(parsed.detail);
+      if (!parsed.ok) throw new GatewayError("validation", parsed.detail);
       const startedAt = c.var.isolate.clock.now();
       const result = await overridesStore(c.env, settings).set(parsed.change, c.var.actor);
-      if (!result.ok) return unprocessable(result.detail);
+      if (!result.ok) throw new GatewayError("validation", result.detail);
       await adoptSnapshot(c.var.isolate, c.env, settings, result.snapshot, startedAt);
       log({ event: "override_set", region: settings.region, id: result.override.id, actor: c.var.actor, replaced: result.previous?.id });
       return c.json({ override: result.override, previous: result.previous ?? null }, 201);
@@ -39,7 +40,7 @@ export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
       const settings = gatewaySettings(c.env);
       const startedAt = c.var.isolate.clock.now();
       const result = await overridesStore(c.env, settings).end(c.req.param("id"), c.var.actor);
-      if (!result.ok) return notFound();
+      if (!result.ok) throw notFound();
       await adoptSnapshot(c.var.isolate, c.env, settings, result.snapshot, startedAt);
       log({ event: "override_ended", region: settings.region, id: result.ended.id, actor: c.var.actor });
       return c.json({ ended: result.ended });
@@ -48,7 +49,7 @@ export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
       const limit = Number(c.req.query("limit") ?? 100);
       const before = c.req.query("before");
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000 || (before !== undefined && !/^\d+$/.test(before))) {
-        return unprocessable([{ loc: ["query"], msg: "limit is 1..1000 and before a sequence number", type: "value_error" }]);
+        throw new GatewayError("validation", [{ loc: ["query"], msg: "limit is 1..1000 and before a sequence number", type: "value_error" }]);
       }
       const entries = await overridesStore(c.env, gatewaySettings(c.env)).audit(limit, before === undefined ? undefined : Number(before));
       return c.json({ entries });

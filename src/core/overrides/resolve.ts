@@ -52,6 +52,9 @@ export type Effective =
       readonly modeBy?: RuleOverride;
     };
 
+/** The word the admin API, the decision log and the metrics say for each treatment (docs/glossary.md, "treatment"). */
+export const TREATMENT_WORDS = { count: "counted", block: "blocked", exempt: "exempt" } as const satisfies Record<Effective["treatment"], string>;
+
 const live = (o: Override, now: number) => o.expiresAt === undefined || now < o.expiresAt;
 
 /**
