@@ -10,8 +10,8 @@ import { EMULATOR_NAMES, emulatorConfig, emulatorLinks, localServices, ROOT, typ
 
 /**
  * The name an emulator Worker runs under in npm start's session: wrangler dev reads every config
- * of a session in the session's `--env`, and a config without that environment keeps its
- * top-level settings under `<name>-<env>` (the emulators have no environments: one sandbox each).
+ * of a session in the session's `--env`, and an environment that names no Worker runs under
+ * `<name>-<env>` (withSessionEnvironment; the emulators have no environments: one sandbox each).
  */
 export const sessionWorkerName = (worker: string, region: string): string => `${worker}-${region}`;
 
@@ -45,27 +45,39 @@ export const localEmulatorConfigPath = (name: EmulatorName, region: string, sess
   join(dirname(emulatorConfig(name)), `.wrangler.local.${region}.${session}.json`);
 
 /**
- * The config npm start runs an emulator with: its own, or, when it has links to the other
- * emulators (EMULATOR_LINKS: the control plane's to the agent server's provisioning entrypoint),
- * a copy with those `services` added under the session's Worker names.
+ * An emulator's raw config as npm start's session runs it: its links to the other emulators
+ * (EMULATOR_LINKS: the control plane's to the agent server's provisioning entrypoint) added as
+ * `services`, and the whole of it again as the session's environment. wrangler dev reads every
+ * config of a session in the session's `--env`: without that environment an emulator still runs
+ * (under `<name>-<env>`), but wrangler warns at each start that the section is missing, which a
+ * newcomer reads as something broken. An environment does not inherit the top level's bindings
+ * (vars, Durable Objects, services), so the section repeats everything but the name, which stays
+ * wrangler's default for an environment, `<name>-<env>` (sessionWorkerName). Pure.
+ * @throws when the emulator's config declares environments of its own
  */
-async function emulatorDevConfig(name: EmulatorName, region: string): Promise<string> {
-  const links = await emulatorLinks(name, EMULATOR_NAMES, (worker) => sessionWorkerName(worker, region));
-  if (Object.keys(links).length === 0) return emulatorConfig(name);
-  const { experimental_readRawConfig } = await import("wrangler");
-  const { rawConfig } = experimental_readRawConfig({ config: emulatorConfig(name) });
-  const raw = rawConfig as Record<string, unknown>;
+export function withSessionEnvironment(raw: Record<string, unknown>, region: string, links: Record<string, { service: string; entrypoint: string }> = {}): Record<string, unknown> {
+  if (raw.env !== undefined) throw new Error(`an emulator's config declares no environments (one sandbox each); npm start adds [env.${region}]`);
   const declared = (raw.services ?? []) as Array<{ binding: string }>;
   const added = Object.entries(links).map(([binding, { service, entrypoint }]) => ({ binding, service, entrypoint }));
+  const own = added.length === 0 ? raw : { ...raw, services: [...declared, ...added] };
+  const { name: _name, ...environment } = own;
+  return { ...own, env: { [region]: environment } };
+}
+
+/** Writes npm start's copy of an emulator's config (withSessionEnvironment) and answers its path. */
+async function emulatorDevConfig(name: EmulatorName, region: string): Promise<string> {
+  const links = await emulatorLinks(name, EMULATOR_NAMES, (worker) => sessionWorkerName(worker, region));
+  const { experimental_readRawConfig } = await import("wrangler");
+  const { rawConfig } = experimental_readRawConfig({ config: emulatorConfig(name) });
   const path = localEmulatorConfigPath(name, region);
-  writeFileSync(path, `${JSON.stringify({ ...raw, services: [...declared, ...added] }, null, 2)}\n`);
+  writeFileSync(path, `${JSON.stringify(withSessionEnvironment(rawConfig as Record<string, unknown>, region, links), null, 2)}\n`);
   return path;
 }
 
 /**
  * Writes npm start's config for `region` and answers the `-c` arguments of `wrangler dev`: that
- * config first (the primary Worker, the gateway), then each emulator Worker's config (its own, or
- * a copy with its links to the other emulators: emulatorDevConfig). `vars` (the session's
+ * config first (the primary Worker, the gateway), then each emulator Worker's session copy (with
+ * the region's environment and its links to the other emulators: withSessionEnvironment). `vars` (the session's
  * LOCAL_EDGE_SECRET) go in that file, readable by its owner only, never on a command line that
  * any user's `ps` shows.
  */

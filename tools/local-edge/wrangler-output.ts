@@ -1,15 +1,13 @@
 // Pure: which lines of `wrangler dev`'s output npm start passes on. Dropped: what only restates
 // this repository's wrangler.toml (the bindings table), and what names the private port behind
 // the local edge ("Ready on http://127.0.0.1:<private>"), which would send users around the edge.
-// Also dropped: wrangler's warning that an emulator's config has no [env.us] / [env.eu] (npm start
-// runs the emulators in the gateway's environment on purpose: local-config.ts). Kept: the
-// gateway's own logs, request lines, reloads, warnings and errors.
+// Kept: the gateway's own logs, request lines, reloads, warnings and errors (npm start gives
+// wrangler nothing to warn about at start: local-config.ts).
 
 const ANSI = /\x1b\[[0-9;]*m/g;
 
 export class WranglerOutputFilter {
   #inBindings = false;
-  #inEmulatorEnvWarning = false;
   readonly #privatePort: number;
 
   constructor(privatePort: number) {
@@ -20,16 +18,6 @@ export class WranglerOutputFilter {
   keep(line: string): boolean {
     const raw = line.replace(ANSI, "");
     const text = raw.trim();
-    // An emulator's own config, or npm start's copy of it with its links (local-config.ts).
-    if (/^▲ \[WARNING\] Processing emulators\/[\w-]+\/(wrangler\.toml|\.wrangler\.local\.[\w.]+\.json) configuration:$/.test(text)) {
-      this.#inEmulatorEnvWarning = true;
-      return false;
-    }
-    if (this.#inEmulatorEnvWarning) {
-      // The warning's body is indented (or blank); the first line that is not ends it.
-      if (text === "" || /^\s/.test(raw)) return false;
-      this.#inEmulatorEnvWarning = false;
-    }
     // One table per Worker of the session ("Your Worker" when it is alone, else its name), each
     // ending with a blank line; wrangler's paragraph about connection status follows the last.
     if (/has access to the following bindings:?$/.test(text)) {

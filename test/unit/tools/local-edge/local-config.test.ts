@@ -1,7 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
 import { experimental_readRawConfig, unstable_readConfig } from "wrangler";
-import { localServices } from "../../../../tools/emulator-workers.ts";
-import { sessionWorkerName, withLocalServices } from "../../../../tools/local-edge/local-config.ts";
+import { EMULATOR_NAMES, emulatorConfig, emulatorLinks, localServices } from "../../../../tools/emulator-workers.ts";
+import { sessionWorkerName, withLocalServices, withSessionEnvironment } from "../../../../tools/local-edge/local-config.ts";
 
 // npm start's config: wrangler.toml plus the service bindings only local runs have.
 const rawConfig = () => experimental_readRawConfig({ config: "wrangler.toml" }).rawConfig as Record<string, unknown>;
@@ -22,10 +25,37 @@ describe("npm start's wrangler config", () => {
     expect(rest).toEqual(original);
   });
 
-  it("names the emulators as wrangler dev runs a config without the session's environment: <name>-<env>", () => {
-    // What wrangler itself reads for an emulator config in `--env us` (it also warns, which npm start hides).
-    const { name } = unstable_readConfig({ config: "emulators/control-plane/wrangler.toml", env: "us" });
-    expect(name).toBe(sessionWorkerName("tollgate-control-plane", "us"));
+  it("gives each emulator the session's environment: wrangler reads it in `--env` without a warning, under <name>-<env>, with its own bindings and its links", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "emulator-configs-"));
+    const warnings = vi.spyOn(console, "warn");
+    try {
+      for (const region of ["us", "eu"]) {
+        for (const emulator of EMULATOR_NAMES) {
+          const config = emulatorConfig(emulator);
+          const raw = experimental_readRawConfig({ config }).rawConfig as Record<string, unknown>;
+          const links = await emulatorLinks(emulator, EMULATOR_NAMES, (worker) => sessionWorkerName(worker, region));
+          const copy = join(dir, `${emulator}.${region}.json`);
+          await writeFile(copy, JSON.stringify(withSessionEnvironment(raw, region, links)));
+          // What wrangler dev itself reads for the copy in the session's environment.
+          const read = unstable_readConfig({ config: copy, env: region });
+          const own = unstable_readConfig({ config });
+          expect(read.name).toBe(sessionWorkerName(own.name!, region));
+          expect([read.vars, read.durable_objects, read.migrations, read.compatibility_date]).toEqual([own.vars, own.durable_objects, own.migrations, own.compatibility_date]);
+          expect(read.services).toEqual([...(own.services ?? []), ...Object.entries(links).map(([binding, link]) => ({ binding, ...link }))]);
+        }
+      }
+      expect(warnings).not.toHaveBeenCalled();
+      // The control plane links to the agent server's provisioning entrypoint, by its session name.
+      const links = await emulatorLinks("control-plane", EMULATOR_NAMES, (worker) => sessionWorkerName(worker, "us"));
+      expect(Object.values(links)).toEqual([{ service: "tollgate-agent-server-us", entrypoint: "DeploymentProvisioning" }]);
+    } finally {
+      warnings.mockRestore();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses an emulator config with environments of its own", () => {
+    expect(() => withSessionEnvironment({ name: "x", env: { us: {} } }, "us")).toThrow("declares no environments");
   });
 
   it("adds the session's variables (LOCAL_EDGE_SECRET) to the region's own, which it keeps", () => {

@@ -23,6 +23,8 @@ const EDGE = `127.0.0.1:${EDGE_PORT}`;
 
 let child: ChildProcess | undefined;
 let output = "";
+/** All npm start printed until it was ready. */
+let startup = "";
 const state = mkdtempSync(join(tmpdir(), "tollgate-npm-start-"));
 
 beforeAll(async () => {
@@ -42,6 +44,7 @@ beforeAll(async () => {
     child!.once("exit", (code) => reject(new Error(`npm start exited (${code}) before it was ready:\n${output}`)));
   });
   await ready;
+  startup = output;
 }, 180_000);
 
 afterAll(async () => {
@@ -104,6 +107,13 @@ async function refusedUpgrade(path: string, headers: Record<string, string>) {
 }
 
 const key = () => `npm-start-${Math.random().toString(36).slice(2)}`;
+
+describe("npm start: its start", () => {
+  it("prints no warning: nothing a newcomer would read as broken (wrangler's and the gateway's alike)", () => {
+    expect(startup).toContain("tollgate is ready on");
+    expect(startup.replace(/\x1b\[[0-9;]*m/g, "")).not.toMatch(/WARNING|\[wrangler:warn\]/);
+  });
+});
 
 describe("npm start: WebSockets through the local edge", () => {
   it("opens a socket answered 101 with its RateLimit headers, echoes text and binary frames, and passes closes both ways", async () => {

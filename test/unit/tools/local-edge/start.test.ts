@@ -3,21 +3,8 @@ import { banner, regionOf } from "../../../../tools/local-edge/main.ts";
 import { WranglerOutputFilter } from "../../../../tools/local-edge/wrangler-output.ts";
 
 // As wrangler 4.156 prints it at start-up of npm start's session (the gateway and the emulator
-// Workers: local-config.ts), colours included on a terminal.
-const STARTUP = `\x1b[33m▲ \x1b[43;33m[\x1b[43;30mWARNING\x1b[43;33m]\x1b[0m \x1b[1mProcessing emulators/hosted-api/wrangler.toml configuration:\x1b[0m
-
-    - No environment found in configuration with name "us".
-      Before using \`--env=us\` there should be an equivalent environment section in the configuration.
-      \`\`\`
-      [env.us]
-      \`\`\`
-
-▲ [WARNING] Processing emulators/control-plane/.wrangler.local.us.41230.json configuration:
-
-    - No environment found in configuration with name "us".
-      Before using \`--env=us\` there should be an equivalent environment section in the configuration.
-
-tollgate-us has access to the following bindings:
+// Workers: local-config.ts), colours included on a terminal, then a request, a log line, a warning.
+const STARTUP = `tollgate-us has access to the following bindings:
 Binding                                                  Resource                  Mode
 env.COUNTERS (CounterObject)                                Durable Object            local
 env.HOSTED_API (tollgate-hosted-api-us)                  Worker                    local [connected]
@@ -31,15 +18,17 @@ env.AGENT_SERVER_STATE (AgentServerState)              Durable Object           
 \x1b[32m[wrangler:info]\x1b[0m Ready on http://127.0.0.1:41234
 [wrangler:info] GET /runs/stats 200 OK (40ms)
 {"event":"denied","region":"us","rule":28,"counter":"us:28:ab","retryAfter":10}
+\x1b[33m▲ \x1b[43;33m[\x1b[43;30mWARNING\x1b[43;33m]\x1b[0m \x1b[1mProcessing emulators/hosted-api/wrangler.toml configuration:\x1b[0m
 ▲ [WARNING] something worth reading
 ⎔ Reloading local server...`;
 
 describe("npm start's output", () => {
-  it("drops the bindings tables, the emulators' missing-environment warnings and the private port, keeps logs, requests and warnings", () => {
+  it("drops the bindings tables and the private port, keeps logs, requests and every warning", () => {
     const filter = new WranglerOutputFilter(41234);
     expect(STARTUP.split("\n").filter((line) => filter.keep(line))).toEqual([
       "[wrangler:info] GET /runs/stats 200 OK (40ms)",
       '{"event":"denied","region":"us","rule":28,"counter":"us:28:ab","retryAfter":10}',
+      "\x1b[33m▲ \x1b[43;33m[\x1b[43;30mWARNING\x1b[43;33m]\x1b[0m \x1b[1mProcessing emulators/hosted-api/wrangler.toml configuration:\x1b[0m",
       "▲ [WARNING] something worth reading",
       "⎔ Reloading local server...",
     ]);
