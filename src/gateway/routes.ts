@@ -13,9 +13,10 @@
  *   `/v2` and `/v1/integrations` paths, and the hosted API everywhere else.
  */
 import { normalizePath } from "../core/rules/normalize.ts";
+import { UPSTREAMS, type UpstreamName } from "../core/rules/upstreams.ts";
 
-export const UPSTREAMS = ["hosted-api", "control-plane", "agent-server"] as const;
-export type UpstreamName = (typeof UPSTREAMS)[number];
+// The upstreams are named once, in the core; the request path's modules read them here.
+export { UPSTREAMS, type UpstreamName };
 
 /** A local mount: paths at or below `prefix` go to `upstream`, with the prefix removed when `strip`. */
 export interface Mount {

@@ -3,9 +3,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadRuleTable, RuleTableError, type RuleTable } from "../../src/core/rules/load.ts";
-import type { TableName } from "../../src/core/rules/tables.ts";
-
-const TABLES: readonly TableName[] = ["hosted-api", "control-plane", "agent-server"];
+import { UPSTREAMS } from "../../src/core/rules/upstreams.ts";
 
 /** The outcome: the rules counted when every table loads, else every problem found. */
 export type RuleTablesCheck = { readonly ok: true; readonly tables: number; readonly rules: number } | { readonly ok: false; readonly problems: readonly string[] };
@@ -14,7 +12,7 @@ export type RuleTablesCheck = { readonly ok: true; readonly tables: number; read
 export async function checkRuleTables(root: string): Promise<RuleTablesCheck> {
   const problems: string[] = [];
   const tables: Record<string, RuleTable> = {};
-  for (const name of TABLES) {
+  for (const name of UPSTREAMS) {
     const source = `rules/${name}.json`;
     try {
       tables[name] = loadRuleTable(JSON.parse(await readFile(join(root, source), "utf8")), source);
@@ -33,7 +31,7 @@ export async function checkRuleTables(root: string): Promise<RuleTablesCheck> {
     }
   }
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, tables: TABLES.length, rules: Object.values(tables).reduce((n, t) => n + t.rules.length, 0) };
+  return { ok: true, tables: UPSTREAMS.length, rules: Object.values(tables).reduce((n, t) => n + t.rules.length, 0) };
 }
 
 function describe(error: unknown, source: string): string[] {

@@ -3,9 +3,7 @@ import controlPlaneData from "../../../rules/control-plane.json" with { type: "j
 import { compileClassifier, type Classifier } from "./classify.ts";
 import { hostedApiClassifier, hostedApiTable } from "./hosted-api.ts";
 import { loadRuleTable, RuleTableError, type RuleTable } from "./load.ts";
-
-/** The services a rule table belongs to (the gateway's upstreams, src/gateway/routes.ts). */
-export type TableName = "hosted-api" | "control-plane" | "agent-server";
+import { UPSTREAMS, type UpstreamName } from "./upstreams.ts";
 
 /**
  * One rule table per upstream, each validated by the same strict loader at module load. The
@@ -14,14 +12,14 @@ export type TableName = "hosted-api" | "control-plane" | "agent-server";
  * upstream"). Rule ids and names are unique across the tables: a counter is named by region, rule
  * id and identity, and a `RateLimit-Policy` by the rule's name, so neither may mean two rules.
  */
-export const ruleTables: Readonly<Record<TableName, RuleTable>> = checkedTogether({
+export const ruleTables: Readonly<Record<UpstreamName, RuleTable>> = checkedTogether({
   "hosted-api": hostedApiTable,
   "control-plane": loadRuleTable(controlPlaneData, "rules/control-plane.json"),
   "agent-server": loadRuleTable(agentServerData, "rules/agent-server.json"),
 });
 
 /** Each table compiled once per isolate. */
-export const classifiers: Readonly<Record<TableName, Classifier>> = {
+export const classifiers: Readonly<Record<UpstreamName, Classifier>> = {
   "hosted-api": hostedApiClassifier,
   "control-plane": compileClassifier(ruleTables["control-plane"]),
   "agent-server": compileClassifier(ruleTables["agent-server"]),
@@ -52,7 +50,7 @@ export function checkedTogether<T extends Record<string, RuleTable>>(tables: T):
 export const allRules = Object.values(ruleTables).flatMap((table) => table.rules);
 
 /** The table (and upstream) a rule id belongs to; ids are unique across tables. */
-export function tableOfRule(id: number): TableName | undefined {
-  for (const [name, table] of Object.entries(ruleTables)) if (table.rules.some((r) => r.id === id)) return name as TableName;
+export function tableOfRule(id: number): UpstreamName | undefined {
+  for (const name of UPSTREAMS) if (ruleTables[name].rules.some((r) => r.id === id)) return name;
   return undefined;
 }
