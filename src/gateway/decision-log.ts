@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { Outcome } from "../core/metrics/aggregate.ts";
+import type { Disposition } from "../core/metrics/aggregate.ts";
 import type { DecidedBy } from "../core/limiter/index.ts";
 import type { Rule } from "../core/rules/load.ts";
 import type { PublishedLimit } from "../core/rules/schema.ts";
@@ -12,7 +12,7 @@ import type { Override } from "../core/overrides/types.ts";
 
 /** One decision as logged: hashed counter names only, never a raw key, user id or header. */
 export interface DecisionLine {
-  readonly event: Outcome;
+  readonly event: Disposition;
   readonly region: string;
   readonly rule: number;
   /** `<region>:<rule>:<identity digest>`; left out in the EU (settings.ts, identitiesInTelemetry). */
@@ -41,7 +41,7 @@ export interface DecisionRecord {
   readonly region: string;
   /** The counter's name (hashed identity): for the region's metrics object; logs carry it only where allowed. */
   readonly counter: string;
-  readonly outcome: Outcome;
+  readonly outcome: Disposition;
   readonly counted?: Counted;
   readonly limit?: PublishedLimit;
   readonly counterMs?: number;

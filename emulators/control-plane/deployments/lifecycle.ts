@@ -23,12 +23,12 @@ export const REVISION_STATUSES = [
 export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 
 /** How a revision's pipeline ends; chosen once, when the revision is created. */
-export type Outcome = "deployed" | "create_failed" | "build_failed" | "deploy_failed";
+export type PipelineEnd = "deployed" | "create_failed" | "build_failed" | "deploy_failed";
 
 const PIPELINE = ["CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING"] as const satisfies readonly RevisionStatus[];
 
 /** The statuses a revision walks, one per step, for each outcome; the last one is final. */
-export const PATHS: Readonly<Record<Outcome, readonly RevisionStatus[]>> = {
+export const PATHS: Readonly<Record<PipelineEnd, readonly RevisionStatus[]>> = {
   deployed: [...PIPELINE, "DEPLOYED"],
   create_failed: ["CREATING", "CREATE_FAILED"],
   build_failed: [...PIPELINE.slice(0, 4), "BUILD_FAILED"],
@@ -36,7 +36,7 @@ export const PATHS: Readonly<Record<Outcome, readonly RevisionStatus[]>> = {
 };
 
 /** Markers that, found in a revision's configuration, make its pipeline fail (docs fragment). */
-const FAILURE_SWITCHES: ReadonlyArray<readonly [marker: string, outcome: Outcome]> = [
+const FAILURE_SWITCHES: ReadonlyArray<readonly [marker: string, outcome: PipelineEnd]> = [
   // Earliest failure first: a value carrying two markers fails at the first stage reached.
   ["fail-create", "create_failed"],
   ["fail-build", "build_failed"],
@@ -48,7 +48,7 @@ const FAILURE_SWITCHES: ReadonlyArray<readonly [marker: string, outcome: Outcome
  * in any of its string values (e.g. `repo_ref: "fail-build"`, `image_uri: "x:fail-deploy"`)
  * makes that stage fail; otherwise the revision deploys.
  */
-export function outcomeOf(config: Readonly<Record<string, unknown>>): Outcome {
+export function outcomeOf(config: Readonly<Record<string, unknown>>): PipelineEnd {
   const text = Object.values(config)
     .filter((v): v is string => typeof v === "string")
     .join("\n")
@@ -71,7 +71,7 @@ export interface Progress {
  * due (never past the final one), with `since` the time it was due, not the time it was noticed.
  * A step of 0 reaches the final status at once.
  */
-export function progressAt(createdMs: number, stepMs: number, outcome: Outcome, now: number): Progress {
+export function progressAt(createdMs: number, stepMs: number, outcome: PipelineEnd, now: number): Progress {
   const path = PATHS[outcome];
   const last = path.length - 1;
   const elapsed = Math.max(0, now - createdMs);

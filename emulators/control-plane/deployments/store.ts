@@ -4,7 +4,7 @@ import { IntegrationStore } from "../integrations/store.ts";
 import type { DeploymentProvisioning } from "../../shared/deployment-provisioning.ts";
 import { page, type Page } from "../page.ts";
 import { AgentServers } from "./agent-servers.ts";
-import { outcomeOf, progressAt, type Outcome } from "./lifecycle.ts";
+import { outcomeOf, progressAt, type PipelineEnd } from "./lifecycle.ts";
 import {
   EMULATED_IMAGE_VERSION,
   storedDeploymentTypes,
@@ -297,7 +297,7 @@ export class DeploymentStore extends RpcTarget {
         .exec<RevisionRow>("SELECT * FROM deployment_revisions WHERE next_at IS NOT NULL AND next_at <= ? ORDER BY seq", now)
         .toArray();
       for (const revision of due) {
-        const progress = progressAt(revision.created_ms, revision.step_ms, revision.outcome as Outcome, now);
+        const progress = progressAt(revision.created_ms, revision.step_ms, revision.outcome as PipelineEnd, now);
         this.#sql.exec(
           "UPDATE deployment_revisions SET status = ?, updated_ms = ?, next_at = ? WHERE id = ?",
           progress.status,

@@ -11,7 +11,7 @@ export const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 250
 
 /** What the rate limiter made of a request. */
 export const OUTCOMES = ["admitted", "denied", "shadow_denied", "blocked", "exempt"] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+export type Disposition = (typeof OUTCOMES)[number];
 
 export const STATUS_CLASSES = ["1xx", "2xx", "3xx", "4xx", "5xx"] as const;
 export type StatusClass = (typeof STATUS_CLASSES)[number];
@@ -31,7 +31,7 @@ export interface Histogram {
 
 export interface RuleMetrics {
   name: string;
-  readonly outcomes: Record<Outcome, number>;
+  readonly outcomes: Record<Disposition, number>;
   /** Answers from an isolate's deny cache (no counter call). */
   denyCache: number;
   /** Admissions an isolate decided on units its counter object leased it (no counter call). */
@@ -88,7 +88,7 @@ export interface MetricsBatch {
 export interface DecisionSample {
   readonly rule: number;
   readonly ruleName: string;
-  readonly outcome: Outcome;
+  readonly outcome: Disposition;
   readonly decidedBy?: DecidedBy;
   /** The counter failed (the request was decided locally, or refused failing closed). */
   readonly failed?: boolean;

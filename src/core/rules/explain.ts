@@ -5,7 +5,7 @@ import { identityFor } from "./identity.ts";
 import { matcherMatches } from "./match.ts";
 import type { RequestFacts } from "./request-facts.ts";
 
-export type Outcome =
+export type Candidacy =
   /** this rule counts the request */
   | "selected"
   /** no matcher of the rule matches method and path */
@@ -17,7 +17,7 @@ export type Outcome =
 
 export interface RuleReading {
   readonly rule: Rule;
-  readonly outcome: Outcome;
+  readonly outcome: Candidacy;
   /** The first matcher that matched, when one did, and the root it matched under. */
   readonly matcher?: Matcher;
   readonly root?: string;

@@ -6,15 +6,15 @@ import {
   PATHS,
   progressAt,
   REVISION_STATUSES,
-  type Outcome,
+  type PipelineEnd,
 } from "../../../emulators/control-plane/deployments/lifecycle.ts";
 
 const T0 = 1_800_000_000_000;
 const STEP = 500;
-const OUTCOMES: Outcome[] = ["deployed", "create_failed", "build_failed", "deploy_failed"];
+const OUTCOMES: PipelineEnd[] = ["deployed", "create_failed", "build_failed", "deploy_failed"];
 
 /** The status at each step boundary, from creation until two steps past the end. */
-const walk = (outcome: Outcome) => Array.from({ length: PATHS[outcome].length + 2 }, (_, i) => progressAt(T0, STEP, outcome, T0 + i * STEP).status);
+const walk = (outcome: PipelineEnd) => Array.from({ length: PATHS[outcome].length + 2 }, (_, i) => progressAt(T0, STEP, outcome, T0 + i * STEP).status);
 
 describe("revision status sequence", () => {
   test("a revision walks CREATING to DEPLOYED, one status per step, then stays", () => {

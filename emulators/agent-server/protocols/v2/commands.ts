@@ -8,7 +8,7 @@ import type { CheckpointLedger } from "../../threads/checkpoints.ts";
 import type { ThreadStateStore } from "../../threads/state-store.ts";
 import type { ThreadStore } from "../../threads/store.ts";
 import { pendingInterrupts } from "../../threads/thread-state.ts";
-import { done, isObject, refused, type Outcome, type ProtocolCommand } from "./envelope.ts";
+import { done, isObject, refused, type CommandResult, type ProtocolCommand } from "./envelope.ts";
 
 /** What the commands work with, all inside the state object. */
 export interface CommandParts {
@@ -39,7 +39,7 @@ export class ProtocolCommands {
     this.#parts = parts;
   }
 
-  execute(threadId: string, { method, params }: ProtocolCommand, stepDelayMs: number): Outcome {
+  execute(threadId: string, { method, params }: ProtocolCommand, stepDelayMs: number): CommandResult {
     switch (method) {
       case "run.start":
         return this.#runStart(threadId, params, stepDelayMs);
@@ -67,7 +67,7 @@ export class ProtocolCommands {
    * `run.start`: a new run with the input; the thread is created if it does not exist yet. On a
    * thread paused on interrupts, the input is the resume value, as the protocol says.
    */
-  #runStart(threadId: string, params: Record<string, unknown>, stepDelayMs: number): Outcome {
+  #runStart(threadId: string, params: Record<string, unknown>, stepDelayMs: number): CommandResult {
     if (typeof params.assistant_id !== "string") return refused("invalid_argument", "run.start needs `assistant_id`: an assistant UUID or a graph id.");
     const paused = this.#pending(threadId).length > 0;
     const { assistant_id, input, config, metadata, context, multitask_strategy } = params;
@@ -75,7 +75,7 @@ export class ProtocolCommands {
   }
 
   /** `input.respond`: resumes the run paused on the interrupt with the response. */
-  #respond(threadId: string, params: Record<string, unknown>, stepDelayMs: number): Outcome {
+  #respond(threadId: string, params: Record<string, unknown>, stepDelayMs: number): CommandResult {
     const answers = Array.isArray(params.responses) ? params.responses : [params];
     if (answers.length !== 1) return refused("not_supported", "The emulator's graphs pause on one interrupt at a time: answer it with one response.");
     const answer = answers[0];
@@ -91,7 +91,7 @@ export class ProtocolCommands {
   }
 
   /** `input.inject`: the message joins the thread as the input of a run queued after those in flight. */
-  #inject(threadId: string, params: Record<string, unknown>, stepDelayMs: number): Outcome {
+  #inject(threadId: string, params: Record<string, unknown>, stepDelayMs: number): CommandResult {
     const message = params.message;
     if (!isObject(message) || typeof message.content !== "string" || (message.role !== "user" && message.role !== "system")) {
       return refused("invalid_argument", "input.inject needs `message`: {role: \"user\" | \"system\", content}.");
@@ -104,7 +104,7 @@ export class ProtocolCommands {
   }
 
   /** `agent.getTree`: the root agent (the graphs have no subgraphs) and the run's status. */
-  #tree(threadId: string, params: Record<string, unknown>): Outcome {
+  #tree(threadId: string, params: Record<string, unknown>): CommandResult {
     const thread = this.#parts.threads.find(threadId);
     if (!thread) return noThread(threadId);
     let run: Run | undefined;
@@ -117,7 +117,7 @@ export class ProtocolCommands {
   }
 
   /** `state.get`: the latest checkpoint's values (only `keys`, when given) and its id. */
-  #state(threadId: string, params: Record<string, unknown>): Outcome {
+  #state(threadId: string, params: Record<string, unknown>): CommandResult {
     if (!isRootNamespace(params.namespace)) return refused("no_such_namespace", `No agent at namespace ${JSON.stringify(params.namespace)}: the graphs have only the root ([]).`);
     if (params.keys !== undefined && !(Array.isArray(params.keys) && params.keys.every((k) => typeof k === "string"))) return refused("invalid_argument", "`keys` must be a list of strings.");
     const state = this.#parts.threadState.state(threadId);
@@ -128,7 +128,7 @@ export class ProtocolCommands {
   }
 
   /** `state.listCheckpoints`: newest first, `limit` (10) and `before` as the history takes them. */
-  #checkpointList(threadId: string, params: Record<string, unknown>): Outcome {
+  #checkpointList(threadId: string, params: Record<string, unknown>): CommandResult {
     if (!isRootNamespace(params.namespace)) return refused("no_such_namespace", `No agent at namespace ${JSON.stringify(params.namespace)}: the graphs have only the root ([]).`);
     const limit = params.limit ?? 10;
     if (!(Number.isSafeInteger(limit) && (limit as number) > 0)) return refused("invalid_argument", "`limit` must be a positive integer.");
@@ -141,7 +141,7 @@ export class ProtocolCommands {
   }
 
   /** `state.fork`: a new checkpoint after the one named (a branch), then a run from there. */
-  #fork(threadId: string, params: Record<string, unknown>, stepDelayMs: number): Outcome {
+  #fork(threadId: string, params: Record<string, unknown>, stepDelayMs: number): CommandResult {
     if (typeof params.checkpoint_id !== "string") return refused("invalid_argument", "state.fork needs `checkpoint_id`.");
     if (!this.#parts.threads.find(threadId)) return noThread(threadId);
     if (!this.#parts.checkpoints.get(threadId, params.checkpoint_id)) return refused("no_such_checkpoint", `Checkpoint ${params.checkpoint_id} not found on thread ${threadId}.`);
@@ -154,7 +154,7 @@ export class ProtocolCommands {
   }
 
   /** Creates a run as POST /threads/{thread_id}/runs would (thread created when missing). */
-  #start(threadId: string, fields: Record<string, unknown>, stepDelayMs: number): Outcome {
+  #start(threadId: string, fields: Record<string, unknown>, stepDelayMs: number): CommandResult {
     const body = RunCreate.safeParse(withoutUndefined({ ...fields, stream_mode: PROTOCOL_STREAM_MODES, if_not_exists: "create" }));
     if (!body.success) {
       const issue = body.error.issues[0]!;
@@ -185,7 +185,7 @@ const isRootNamespace = (namespace: unknown) => namespace === undefined || (Arra
 const noThread = (threadId: string) => refused("invalid_argument", `Thread ${threadId} not found.`);
 
 /** A store's refusal in the protocol's words (its message kept; 422 items joined). */
-function fromRefusal(result: Extract<Result<unknown>, { ok: false }>): Outcome {
+function fromRefusal(result: Extract<Result<unknown>, { ok: false }>): CommandResult {
   const message = typeof result.detail === "string" ? result.detail : result.detail.map((e) => `${e.loc.join(".")}: ${e.msg}`).join("; ");
   return refused("invalid_argument", message);
 }

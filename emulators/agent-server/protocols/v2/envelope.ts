@@ -53,13 +53,13 @@ export interface ProtocolEvent {
 }
 
 /** What a method's handler returns: its result, or a refusal in the protocol's own words. */
-export type Outcome = { readonly ok: true; readonly result: Record<string, unknown> } | { readonly ok: false; readonly error: ProtocolErrorCode; readonly message: string };
+export type CommandResult = { readonly ok: true; readonly result: Record<string, unknown> } | { readonly ok: false; readonly error: ProtocolErrorCode; readonly message: string };
 
-export const done = (result: Record<string, unknown> = {}): Outcome => ({ ok: true, result });
-export const refused = (error: ProtocolErrorCode, message: string): Outcome => ({ ok: false, error, message });
+export const done = (result: Record<string, unknown> = {}): CommandResult => ({ ok: true, result });
+export const refused = (error: ProtocolErrorCode, message: string): CommandResult => ({ ok: false, error, message });
 
 /** The answer to command `id` with `outcome`, stamped with the highest seq the thread has buffered. */
-export function answerOf(id: number, outcome: Outcome, appliedThroughSeq: number): ProtocolAnswer {
+export function answerOf(id: number, outcome: CommandResult, appliedThroughSeq: number): ProtocolAnswer {
   const meta = { applied_through_seq: appliedThroughSeq };
   return outcome.ok ? { type: "success", id, result: outcome.result, meta } : { type: "error", id, error: outcome.error, message: outcome.message, meta };
 }

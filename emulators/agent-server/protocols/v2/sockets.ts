@@ -2,7 +2,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../../shared/json-depth.ts";
 import { ThreadIdParam } from "../../ids.ts";
 import type { ThreadStore } from "../../threads/store.ts";
 import type { ProtocolCommands } from "./commands.ts";
-import { answerOf, done, isObject, readCommand, refused, type Outcome, type ProtocolAnswer, type ProtocolEvent } from "./envelope.ts";
+import { answerOf, done, isObject, readCommand, refused, type CommandResult, type ProtocolAnswer, type ProtocolEvent } from "./envelope.ts";
 import type { ProtocolEventBuffer } from "./event-buffer.ts";
 import { matches, readFilter, type EventFilter } from "./filter.ts";
 
@@ -80,7 +80,7 @@ export class ProtocolSockets {
     const read = readCommand(body);
     if (!read.ok) return send(socket, read.answer);
     const { command } = read;
-    let outcome: Outcome;
+    let outcome: CommandResult;
     let replay: readonly ProtocolEvent[] = [];
     if (command.method === "subscription.subscribe") ({ outcome, replay } = this.#subscribe(socket, state, command.params));
     else if (command.method === "subscription.unsubscribe") outcome = this.#unsubscribe(socket, state, command.params);
@@ -129,7 +129,7 @@ export class ProtocolSockets {
    * replay comes first. The client hands each event to the subscriptions that take it and drops
    * repeats by `event_id`.
    */
-  #subscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): { outcome: Outcome; replay: readonly ProtocolEvent[] } {
+  #subscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): { outcome: CommandResult; replay: readonly ProtocolEvent[] } {
     const read = readFilter(params);
     if (!read.ok) return { outcome: refused("invalid_argument", read.message), replay: [] };
     const id = `sub-${state.nextId}`;
@@ -138,7 +138,7 @@ export class ProtocolSockets {
     return { outcome: done({ subscription_id: id, replayed_events: replay.length }), replay };
   }
 
-  #unsubscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): Outcome {
+  #unsubscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): CommandResult {
     const id = isObject(params) ? params.subscription_id : undefined;
     if (!state.subscriptions.some((s) => s.id === id)) return refused("no_such_subscription", `No subscription ${JSON.stringify(id ?? null)} on this socket.`);
     socket.serializeAttachment({ ...state, subscriptions: state.subscriptions.filter((s) => s.id !== id) } satisfies SocketState);
