@@ -14,6 +14,7 @@ export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--regi
                         [--burst-cap N] [--connections N] [--pipelining N] [--port P]
                         [--source-ips A,B,C] [--json FILE] [--report FILE] [--junit FILE]
                         [--unjudged pass|fail] [--answers FILE] [--wide] [--no-progress]
+                        [--no-second-try]
 
   --rules        rows to test (default all): 1-29 of rules/hosted-api.json, 100-102 of
                  rules/control-plane.json, 200-203 of rules/agent-server.json, each sent
@@ -48,6 +49,8 @@ export const USAGE = `usage: npm run loadtest -- [--rules 12,28|1-5|all] [--regi
   --wide         print the full summary table (rates, window, under-admission, latency: about
                  170 columns) and the reasons unwrapped; by default the summary fits 100 columns
   --no-progress  no live progress display
+  --no-second-try  a row left unjudged stays so; by default it gets one more window: its
+                 steady client again on a fresh counter, judged over both tries, and says so
 
 examples:
   npm run loadtest -- --rules all --region us,eu --junit loadtest.xml --unjudged fail
@@ -57,7 +60,7 @@ examples:
 ${exitStatusText({ pass: "no rule failed (each held, or unjudged without --unjudged fail)", fail: "a rule failed or erred (or was unjudged, with --unjudged fail)", couldNotRun: "the gateway did not start or did not answer as one" })}`;
 
 /** The run's own options, plus what only the command has. */
-export interface CliOptions extends Omit<LoadTestOptions, "target" | "answersFile" | "onPlan" | "onStart" | "algorithm" | "unjudged"> {
+export interface CliOptions extends Omit<LoadTestOptions, "target" | "answersFile" | "onPlan" | "onStart" | "onSecondTry" | "algorithm" | "unjudged" | "secondTry"> {
   readonly target: URL | undefined;
   readonly json: string | undefined;
   readonly report: string | undefined;
@@ -69,6 +72,8 @@ export interface CliOptions extends Omit<LoadTestOptions, "target" | "answersFil
   /** The full summary table, wider than 100 columns. */
   readonly wide: boolean;
   readonly progress: boolean;
+  /** Whether a row left unjudged gets one more window (second-try.ts). */
+  readonly secondTry: boolean;
   /** Test only (not in the usage text): run the local gateway with a deliberately broken counter. */
   readonly algorithm: Algorithm;
   readonly help: boolean;
@@ -121,6 +126,7 @@ const OPTIONS = {
   answers: { type: "string" },
   wide: { type: "boolean" },
   "no-progress": { type: "boolean" },
+  "no-second-try": { type: "boolean" },
   "limiter-algorithm": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -191,6 +197,7 @@ export function parseCli(argv: readonly string[], ruleIds: readonly number[]): C
     answers: fileOption("answers", str("answers")),
     wide: Boolean(values.wide),
     progress: !values["no-progress"],
+    secondTry: !values["no-second-try"],
     algorithm,
     help: Boolean(values.help),
   };

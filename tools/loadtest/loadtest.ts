@@ -24,6 +24,7 @@ import { executePlan, type Progress } from "./runner.ts";
 import type { ChartSeries } from "./series.ts";
 import { benchmarkIp } from "./traffic.ts";
 import type { RuleJudgement } from "./verdict.ts";
+import { canTryAgain, firstTryLine, sayingSecondTry, secondTryPlan, withSecondTry, type SecondTry } from "./second-try.ts";
 
 export interface LoadTestOptions extends Omit<PlanOptions, "varyIp" | "runId" | "timeScale" | "region" | "regions" | "budget"> {
   readonly rules: readonly number[] | "all";
@@ -57,8 +58,12 @@ export interface LoadTestOptions extends Omit<PlanOptions, "varyIp" | "runId" | 
   readonly answersFile?: string;
   /** Called once the capacity is known and the plan made, before traffic, with lines to print. */
   readonly onPlan?: (plan: Plan, lines: readonly string[]) => void;
-  /** Called once traffic starts, with the live progress (for the display). */
+  /** Called once traffic starts, with the live progress (for the display); again for second tries. */
   readonly onStart?: (plan: Plan, progress: Progress) => void;
+  /** Rows left unjudged get one more window on a fresh counter (second-try.ts); false: none. */
+  readonly secondTry?: boolean;
+  /** Called before second tries run, with lines to print. */
+  readonly onSecondTry?: (plan: Plan, lines: readonly string[]) => void;
 }
 
 export interface RuleResult {
@@ -83,6 +88,8 @@ export interface RuleResult {
   readonly burstSize: number;
   /** Steady sends skipped because the client already had its cap of requests in flight. */
   readonly skippedSends: number;
+  /** Present when the row took a second try (second-try.ts): what the first proved, and when the second ran. */
+  readonly secondTry?: SecondTry;
   readonly figures: RuleFigures;
   readonly series: ChartSeries;
 }
@@ -292,13 +299,47 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     }
 
     await preflight(baseUrlOf, plan);
+    const trafficStart = performance.now();
     const execution = executePlan({ baseUrlOf, plan, pipelining: options.pipelining });
     options.onStart?.(plan, execution.progress);
     const answers = await execution.done;
-    const trafficTimeS = execution.progress.elapsedMs / 1000;
+    let results = plan.rules.map((rp) => toRuleResult(rp, answers.get(rp.key) ?? [], execution.progress.rules));
+    let trafficTimeS = execution.progress.elapsedMs / 1000;
+
+    // A row left unjudged gets one more window on a fresh counter, judged over both tries' answers.
+    const again = plan.rules.filter((rp, i) => options.secondTry !== false && canTryAgain(rp, results[i]!.judgement, !options.target));
+    if (again.length > 0) {
+      const second = secondTryPlan(plan, again, !options.target);
+      const firstLines = new Map(plan.rules.map((rp, i) => [rp.key, firstTryLine(results[i]!.judgement)]));
+      options.onSecondTry?.(
+        second,
+        second.rules.map((rp) => `second try: row ${rp.rule.id} ${rp.region} ${rp.rule.name}, its steady client on a fresh counter for ${round(rp.steady.durationMs / 1000, 1)} s from +${round(rp.startMs / 1000, 1)} s; the first proved ${firstLines.get(rp.key)}`),
+      );
+      const offsetMs = performance.now() - trafficStart;
+      const secondRun = executePlan({ baseUrlOf, plan: second, pipelining: options.pipelining });
+      options.onStart?.(second, secondRun.progress);
+      const secondAnswers = await secondRun.done;
+      results = plan.rules.map((rp, i) => {
+        const sp = second.rules.find((r) => r.key === rp.key);
+        if (!sp) return results[i]!;
+        const first = firstLines.get(rp.key)!;
+        const both = withSecondTry(answers.get(rp.key) ?? [], secondAnswers.get(rp.key) ?? [], offsetMs);
+        answers.set(rp.key, both);
+        const ranTo = offsetMs + sp.startMs + sp.durationMs;
+        const result = toRuleResult({ ...rp, durationMs: Math.max(rp.durationMs, ranTo - rp.startMs) }, both, execution.progress.rules);
+        return {
+          ...result,
+          // The row's slot and offered rate stay the first try's; the chart and the verdict cover both.
+          schedule: results[i]!.schedule,
+          figures: { ...result.figures, offeredRate: results[i]!.figures.offeredRate, steadyUtilization: results[i]!.figures.steadyUtilization },
+          judgement: sayingSecondTry(result.judgement, first),
+          secondTry: { first, startS: round((offsetMs + sp.startMs) / 1000), durationS: round(sp.durationMs / 1000), identity: sp.identities.steady.key },
+        };
+      });
+      trafficTimeS = (offsetMs + secondRun.progress.elapsedMs) / 1000;
+    }
     if (options.answersFile) await writeAnswers(options.answersFile, answers);
 
-    const results = plan.rules.map((rp) => toRuleResult(rp, answers.get(rp.key) ?? [], execution.progress));
     const scales = [...new Set(results.map((r) => r.timeScale))];
     return {
       verdict: runVerdict(results.some((r) => failsRun(r.judgement.outcome, options.unjudged))),
@@ -368,7 +409,7 @@ async function writeAnswers(file: string, answers: Map<string, readonly Answer[]
   await once(out, "finish");
 }
 
-function toRuleResult(rp: RulePlan, answers: Parameters<typeof analyzeRule>[1], progress: Progress): RuleResult {
+function toRuleResult(rp: RulePlan, answers: Parameters<typeof analyzeRule>[1], progress: Progress["rules"]): RuleResult {
   const { figures, judgement, series } = analyzeRule(
     {
       count: rp.count,
@@ -382,7 +423,7 @@ function toRuleResult(rp: RulePlan, answers: Parameters<typeof analyzeRule>[1], 
     },
     answers,
   );
-  const skipped = progress.rules.find((r) => r.key === rp.key)?.skipped ?? 0;
+  const skipped = progress.find((r) => r.key === rp.key)?.skipped ?? 0;
   return {
     key: rp.key,
     rule: rp.rule.id,

@@ -67,7 +67,12 @@ async function run(cli: CliOptions): Promise<LoadTestResult> {
         for (const line of lines) console.error(`loadtest: ${line}`);
       },
       onStart: (plan, progress) => {
+        stopDisplay();
         if (cli.progress) display = startDisplay(plan, progress);
+      },
+      onSecondTry: (_plan, lines) => {
+        stopDisplay();
+        for (const line of lines) console.error(`loadtest: ${line}`);
       },
     });
   } finally {

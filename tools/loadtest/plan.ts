@@ -268,17 +268,23 @@ export function planRun(
   const planned = regions.flatMap((region, r) =>
     rules.map((rule, i) => planRule(rule, options, (r * rules.length + i) * PHASES.length, classifierOf(rule), paceOf?.(rule, region) ?? { region, timeScale: options.timeScale, why: `scale ${options.timeScale}: --time-scale` })),
   );
-  const order = [...planned].sort((a, b) => b.durationMs - a.durationMs || b.averageRate - a.averageRate || a.rule.id - b.rule.id || a.region.localeCompare(b.region));
-  const placed: RulePlan[] = [];
-  const usage = new Usage();
-  for (const rule of order) {
-    const startMs = earliestStart(usage, rule, options.budget);
-    for (const g of rule.load) usage.add(startMs + g.fromMs, startMs + g.toMs, g.rate);
-    placed.push({ ...rule, startMs });
-  }
+  const placed = placeRows(planned, options.budget);
   placed.sort((a, b) => regions.indexOf(a.region) - regions.indexOf(b.region) || a.rule.id - b.rule.id);
   const durationMs = Math.max(0, ...placed.map((r) => r.startMs + r.durationMs));
   return { options, rules: placed, durationMs };
+}
+
+/** Places rows in time (their `startMs`), longest first, each where the budget has room for its load. */
+export function placeRows(rows: readonly RulePlan[], budget: number): RulePlan[] {
+  const order = [...rows].sort((a, b) => b.durationMs - a.durationMs || b.averageRate - a.averageRate || a.rule.id - b.rule.id || a.region.localeCompare(b.region));
+  const placed: RulePlan[] = [];
+  const usage = new Usage();
+  for (const rule of order) {
+    const startMs = earliestStart(usage, rule, budget);
+    for (const g of rule.load) usage.add(startMs + g.fromMs, startMs + g.toMs, g.rate);
+    placed.push({ ...rule, startMs });
+  }
+  return placed;
 }
 
 /** The planned request rate over time: a step function, `rates[i]` from `times[i]` to `times[i + 1]`. */

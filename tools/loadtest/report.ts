@@ -82,6 +82,9 @@ function ruleSection(r: RuleResult, regions: number): string {
     ["under-admission", f.underAdmission.earlyDenials ? `${f.underAdmission.earlyDenials} denial(s) with room left, at most ${f.underAdmission.maxFreeAtDenial} unit(s)` : "none proven"],
     // Statements that read as contradictions beside it (reconcile.ts): one line each says why both hold.
     ...both.map((b) => ["", `<span class="reconcile">${escapeHtml(b)}</span>`] as [string, string]),
+    ...(r.secondTry
+      ? [["second try", escapeHtml(`the steady client again, on a fresh counter, from ${r.secondTry.startS} s for ${r.secondTry.durationS} s; the first try proved ${r.secondTry.first}`)] as [string, string]]
+      : []),
     ["retry client", `${j.checks.retry.outcome}${escapeHtml(retryNote(j.checks.retry))}`],
     ["Retry-After", f.retryAfter.min === null ? "–" : `${f.retryAfter.min}–${f.retryAfter.max} s` + (f.retryAfter.outOfRange ? `, ${f.retryAfter.outOfRange} out of range` : "")],
     ["answers", `${f.sent} sent: ${f.admitted} admitted (${f.admittedPerS}/s), ${f.denied} denied (${f.deniedPerS}/s), ${f.errors} errors`],
