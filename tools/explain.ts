@@ -3,7 +3,7 @@
 //
 // Prints the rule a request meets, why (matcher, identity, precedence), its limit in the region
 // and the hashed counter key, using the same modules the gateway runs.
-import { explainReport } from "../src/admin/explain-report.ts";
+import { explainReport } from "../src/gateway/explain-report.ts";
 import { ruleTables } from "../src/core/rules/tables.ts";
 import { BadArgument, refusal } from "./kit/args.ts";
 import { HELP, parseExplainArgs, type ExplainArgs } from "./explain-args.ts";

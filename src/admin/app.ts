@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { executionContext, type FrontDoor, type GatewayParts } from "../gateway/app.ts";
+import { executionContext, type FrontDoor } from "../gateway/runtime.ts";
 import { GatewayError } from "../http/gateway-error.ts";
 import { renderError } from "../http/render-error.ts";
 import { adminAuth, notFound } from "./auth.ts";
@@ -12,7 +12,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { overrideRoutes } from "./routes/overrides.ts";
 import { rulesRoutes } from "./routes/rules.ts";
-import type { AdminEnv } from "./types.ts";
+import type { AdminDeps, AdminEnv } from "./types.ts";
 
 /** Where the admin API lives on its hosts (ADMIN_HOSTS): the gateway's reserved prefix, never forwarded. */
 export const ADMIN_PREFIX = RESERVED_PREFIX;
@@ -26,7 +26,8 @@ export const ADMIN_PREFIX = RESERVED_PREFIX;
  * passes as an upstream's.
  */
 export const adminFrontDoor: FrontDoor = (parts) => {
-  const admin = adminSite(parts).onError((error) => renderError(error));
+  // The routes get the isolate's runtime for the request's env, never the isolate itself.
+  const admin = adminSite({ tables: parts.tables, runtime: (env) => parts.isolate.runtime(env) }).onError((error) => renderError(error));
   return (c) => {
     const door = adminDoor(c.env, c.req.url, reachesReservedPath(rawPathOf(c.req.url)));
     if (door === "admin") return admin.fetch(c.req.raw, c.env, executionContext(c));
@@ -41,16 +42,16 @@ export const adminFrontDoor: FrontDoor = (parts) => {
  * mistake (health says it too, with its 503).
  *
  * @example
- * if (adminDoor(env, request.url, reachesReservedPath(rawPathOf(request.url))) === "admin") return adminSite({ tables, isolate }).fetch(request, env);
+ * if (adminDoor(env, request.url, reachesReservedPath(rawPathOf(request.url))) === "admin") return adminSite({ tables, runtime }).fetch(request, env);
  */
-export function adminSite(options: GatewayParts) {
+export function adminSite(deps: AdminDeps) {
   return new Hono<AdminEnv>()
     .use("*", async (c, next) => {
       const { mistake } = adminHostsOf(c.env);
       if (mistake && c.req.path !== `${ADMIN_PREFIX}/health`) throw new GatewayError("misconfigured", mistake.message);
       await next();
     })
-    .route(ADMIN_PREFIX, adminApi(options))
+    .route(ADMIN_PREFIX, adminApi(deps))
     .notFound(() => renderError(new GatewayError("not-found", `This host serves the gateway's admin API only, under ${ADMIN_PREFIX}/.`)));
 }
 
@@ -62,23 +63,18 @@ export function adminSite(options: GatewayParts) {
  * prefix belongs to it: an unknown path under it is a 404 here, never forwarded to an upstream.
  *
  * @example
- * app.route(ADMIN_PREFIX, adminApi({ tables, isolate }));
+ * app.route(ADMIN_PREFIX, adminApi({ tables, runtime: (env) => isolate.runtime(env) }));
  */
-export function adminApi(options: GatewayParts) {
-  const { tables, isolate } = options;
+export function adminApi(deps: AdminDeps) {
   return new Hono<AdminEnv>()
-    .use("*", async (c, next) => {
-      c.set("isolate", isolate);
-      await next();
-    })
-    .route("/", healthRoutes)
-    .use("*", adminAuth())
-    .route("/", rulesRoutes(tables))
-    .route("/", explainRoutes(tables))
-    .route("/", counterRoutes(tables))
-    .route("/", overrideRoutes(tables))
-    .route("/", metricsRoutes)
-    .route("/", dashboardRoutes(tables))
+    .route("/", healthRoutes(deps))
+    .use("*", adminAuth(deps))
+    .route("/", rulesRoutes(deps))
+    .route("/", explainRoutes(deps))
+    .route("/", counterRoutes(deps))
+    .route("/", overrideRoutes(deps))
+    .route("/", metricsRoutes(deps))
+    .route("/", dashboardRoutes(deps))
     .all("*", () => {
       throw notFound();
     });

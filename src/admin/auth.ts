@@ -1,10 +1,9 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { gatewaySettings } from "../gateway/settings.ts";
 import { GatewayError } from "../http/gateway-error.ts";
-import { ceilSeconds } from "../gateway/rate-limit-headers.ts";
+import { ceilSeconds } from "../gateway/runtime.ts";
 import { clientIpKey } from "../core/rules/client-ip.ts";
-import type { AdminEnv } from "./types.ts";
+import type { AdminDeps, AdminEnv } from "./types.ts";
 import { configuredTokens, type AdminToken } from "./tokens.ts";
 import { recordFailure, standing, throttleAddress } from "./throttle.ts";
 
@@ -55,9 +54,9 @@ export function presentedToken(header: string | undefined): string | undefined {
  * its credentials along with another site's request.
  *
  * @example
- * admin.use("*", adminAuth());
+ * admin.use("*", adminAuth({ runtime: (env) => isolate.runtime(env) }));
  */
-export function adminAuth() {
+export function adminAuth(deps: Pick<AdminDeps, "runtime">) {
   return createMiddleware<AdminEnv>(async (c, next) => {
     const tokens = configuredTokens(c.env);
     if (tokens.length === 0) throw notFound();
@@ -65,9 +64,10 @@ export function adminAuth() {
     // No credential is no guess: the first visit of a browser, answered with its login dialog.
     if (presented === undefined) throw unauthorized(wantsHtml(c));
     const token = await matchToken(presented, tokens);
-    const settings = gatewaySettings(c.env);
+    const runtime = deps.runtime(c.env);
+    const { settings } = runtime;
     const address = throttleAddress(settings, clientIpKey(c.req.header("cf-connecting-ip")));
-    const verdict = token ? await standing(c.env, settings, c.var.isolate, address) : await recordFailure(c.env, settings, c.var.isolate, address);
+    const verdict = token ? await standing(runtime, address) : await recordFailure(runtime, address);
     if (verdict.retryInMs > 0) throw throttled(c, verdict.retryInMs, settings.region, token);
     if (!token) throw unauthorized(wantsHtml(c));
     if (token.role === "read" && c.req.method !== "GET" && c.req.method !== "HEAD") {

@@ -4,9 +4,8 @@
  * shares an origin with upstream content, whose pages could otherwise read or drive it.
  */
 import type { Env } from "../env.ts";
-import { cachedPerEnv } from "../gateway/settings.ts";
 import { SettingError } from "../http/setting-error.ts";
-import { parseUpstreamHosts, upstreamForHost } from "../gateway/routes.ts";
+import { cachedPerEnv, parseUpstreamHosts, upstreamForHost } from "../gateway/runtime.ts";
 
 /** The admin hosts as configured, and what is wrong with them, if anything. */
 export interface AdminHosts {

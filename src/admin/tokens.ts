@@ -1,5 +1,4 @@
-import type { Env } from "../env.ts";
-import { cachedPerEnv } from "../gateway/settings.ts";
+import { cachedPerEnv } from "../gateway/runtime.ts";
 import { SettingError } from "../http/setting-error.ts";
 
 /**

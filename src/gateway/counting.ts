@@ -174,10 +174,7 @@ export class Counting {
       `${jurisdiction ?? ""}/${address.object}`,
       item,
       timeoutMs,
-      (queued) => {
-        const namespace = jurisdiction ? env.COUNTERS.jurisdiction(jurisdiction) : env.COUNTERS;
-        return this.#call(env, request, namespace.getByName(address.object), queued, timeoutMs);
-      },
+      (queued) => this.#call(env, request, inJurisdiction(env.COUNTERS, jurisdiction).getByName(address.object), queued, timeoutMs),
       this.#leasedFn,
     );
   }
@@ -247,42 +244,34 @@ export class Counting {
       const cacheDenials = items.every((item) => item.cacheDenials);
       parts.set(counter, { batch: { key, limit, algorithm, hits, call, ...(recorded.length > 0 && { recorded }), ...(asked && { lease: asked }) }, cacheDenials, background, verdicts: [], next: 0 });
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`counter did not answer within ${timeoutMs} ms`)), timeoutMs);
-      });
-      const answers = await Promise.race([stub.decide([...parts.values()].map((part) => part.batch)), timeout]);
-      if (answers.length !== parts.size) throw new Error(`counter answered ${answers.length} batches for ${parts.size}`);
-      const answeredAt = this.#clock.now();
-      this.#roundTripMs = answeredAt - sentAt;
-      [...parts].forEach(([counter, part], i) => {
-        const { verdicts, lease: grant } = answers[i]!;
-        const { batch } = part;
-        part.verdicts = verdicts;
-        if (batch.recorded) this.#fallback.delivered(counter, batch.recorded);
-        if (batch.lease) this.#leases.accept(counter, batch.limit, grant, sentAt, batch.lease);
-        // Every lease goes back by its end, whether or not a request comes for it (lease.ts).
-        if (grant && part.background) part.background(this.#giveBackAt(env, { ...request, address: { ...request.address, name: counter, key: batch.key }, limit: batch.limit }, sentAt + grant.spanMs));
-        const last = verdicts.at(-1);
-        if (!last) return;
-        const leased = grant && { units: grant.units, until: answeredAt + grant.spanMs };
-        this.#fallback.observe(counter, { used: last.limit - last.remaining + (grant?.units ?? 0), at: answeredAt, ...(leased && { leased }) });
-        // Answered from the cache until the object's answer could change, measured from the send
-        // (never past it); telling a retry time measured from the answer (never before it). A
-        // refusal that says to wait for lent units is asked again, never cached.
-        if (!last.allowed && last.waitMs === undefined && part.cacheDenials) this.#denied.remember(counter, answeredAt + last.retryInMs, sentAt + (last.cacheForMs ?? last.retryInMs));
-      });
-      return queued.map(({ counter, kind }) => {
-        if (kind !== "hits") return undefined;
-        const part = parts.get(counter)!;
-        const verdict = part.verdicts[part.next++];
-        if (!verdict) throw new Error(`counter answered too few verdicts for ${counter}`);
-        return { ...verdict, decidedBy: "object" };
-      });
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-    }
+    const answers = await withDeadline(stub.decide([...parts.values()].map((part) => part.batch)), timeoutMs, "counter");
+    if (answers.length !== parts.size) throw new Error(`counter answered ${answers.length} batches for ${parts.size}`);
+    const answeredAt = this.#clock.now();
+    this.#roundTripMs = answeredAt - sentAt;
+    [...parts].forEach(([counter, part], i) => {
+      const { verdicts, lease: grant } = answers[i]!;
+      const { batch } = part;
+      part.verdicts = verdicts;
+      if (batch.recorded) this.#fallback.delivered(counter, batch.recorded);
+      if (batch.lease) this.#leases.accept(counter, batch.limit, grant, sentAt, batch.lease);
+      // Every lease goes back by its end, whether or not a request comes for it (lease.ts).
+      if (grant && part.background) part.background(this.#giveBackAt(env, { ...request, address: { ...request.address, name: counter, key: batch.key }, limit: batch.limit }, sentAt + grant.spanMs));
+      const last = verdicts.at(-1);
+      if (!last) return;
+      const leased = grant && { units: grant.units, until: answeredAt + grant.spanMs };
+      this.#fallback.observe(counter, { used: last.limit - last.remaining + (grant?.units ?? 0), at: answeredAt, ...(leased && { leased }) });
+      // Answered from the cache until the object's answer could change, measured from the send
+      // (never past it); telling a retry time measured from the answer (never before it). A
+      // refusal that says to wait for lent units is asked again, never cached.
+      if (!last.allowed && last.waitMs === undefined && part.cacheDenials) this.#denied.remember(counter, answeredAt + last.retryInMs, sentAt + (last.cacheForMs ?? last.retryInMs));
+    });
+    return queued.map(({ counter, kind }) => {
+      if (kind !== "hits") return undefined;
+      const part = parts.get(counter)!;
+      const verdict = part.verdicts[part.next++];
+      if (!verdict) throw new Error(`counter answered too few verdicts for ${counter}`);
+      return { ...verdict, decidedBy: "object" };
+    });
   }
 }
 

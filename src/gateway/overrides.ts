@@ -1,14 +1,12 @@
 import type { Env } from "../env.ts";
-import { copyKey, fresh, keepCopy, lastKnownCopy, MAX_COPY_AGE_MS } from "./last-known-overrides.ts";
+import { withDeadline } from "./deadline.ts";
+import { inJurisdiction } from "./objects.ts";
 import { compileOverrides, resolve, type CompiledOverrides, type Effective } from "../core/overrides/resolve.ts";
 import { requestDigests, type RequestDigests, type RequestIdentities } from "../core/overrides/subject.ts";
 import { EMPTY_SNAPSHOT, type OverridesSnapshot } from "../core/overrides/types.ts";
 import type { Rule } from "../core/rules/load.ts";
-import type { PublishedLimit } from "../core/rules/schema.ts";
-import type { CounterAddress } from "../core/limiter/index.ts";
+import type { Clock } from "./clock.ts";
 import type { GatewaySettings } from "./settings.ts";
-import type { Isolate } from "./isolate.ts";
-import type { Copy, OverrideCopies } from "./override-copies.ts";
 
 /*
  * Each isolate's copy of the region's overrides (docs/operating.md). The bound: a
@@ -21,63 +19,168 @@ import type { Copy, OverrideCopies } from "./override-copies.ts";
  * overrides. Expiry does not wait for a read: every request compares `expiresAt` with the clock.
  *
  * An outage of the object (docs/overrides.md, "Outage"): every successful read is also written to
- * the data center's copy (src/gateway/last-known-overrides.ts). When the object cannot be read, the
- * isolate keeps the newer of its own copy and the data center's (a new isolate has only the
- * latter), logs it and tries again after a second. Neither is enforced once it is older than
- * MAX_COPY_AGE_MS, so an ended override cannot come back from a stale copy for longer than that.
+ * the data center's copy (below). When the object cannot be read, the isolate keeps the newer of
+ * its own copy and the data center's (a new isolate has only the latter), logs it and tries again
+ * after a second. Neither is enforced once it is older than MAX_COPY_AGE_MS, so an ended override
+ * cannot come back from a stale copy for longer than that.
+ *
+ * The data center's copy lives where a new isolate can read it while the overrides store cannot
+ * be reached: the data center's own cache (the Workers Cache API), one entry per region and
+ * jurisdiction. The Cache API depends on no Durable Object, and its entries never leave the data
+ * center that wrote them (they are not replicated, not even to other data centers), so the copy
+ * stays wherever the Worker runs: for the EU environment, served with Regional Services (EU), in
+ * the EU. The entry is never served to a client: it lives in a named cache, under a URL of the
+ * reserved `.internal` domain, and only this module reads it.
  */
 
 /** How long a failed read is trusted to stay failed before the next try. */
 const RETRY_MS = 1_000;
 
+/** How long after it was read from the object a copy of the overrides is still enforced. */
+export const MAX_COPY_AGE_MS = 3_600_000;
+
+/** The name of the cache (caches.open) the data center's copies live in. */
+export const COPY_CACHE = "tollgate-overrides";
+
 const NO_OVERRIDES = compileOverrides(EMPTY_SNAPSHOT);
+
+/** Digests of no identity: what `resolve` gets when no identity override exists. */
+const NO_DIGESTS: RequestDigests = { prefixes: new Map() };
+
+/** One copy of a region's overrides, as an isolate keeps it. */
+interface Copy {
+  compiled: CompiledOverrides;
+  /** When the read that produced it started (epoch ms by the isolate's clock; the writer's for a data center copy). */
+  readAt: number;
+  /** Not before this time is the object asked again. */
+  nextReadAt: number;
+  /** A request of this isolate is reading the overrides now. */
+  reading: boolean;
+  failing: boolean;
+  /** Where the copy came from: the object itself, or the data center's copy of an earlier read. */
+  from: "object" | "data-center";
+  /** The copy was found too old to enforce (logged once per outage). */
+  expired: boolean;
+}
+
+/** A copy as the data center keeps it: the snapshot and when the read that produced it started (epoch ms). */
+interface KeptCopy {
+  readonly readAt: number;
+  readonly snapshot: OverridesSnapshot;
+}
 
 /** The region's overrides store, in the region's jurisdiction like the counters. */
 export function overridesStore(env: Env, settings: Pick<GatewaySettings, "region" | "jurisdiction">) {
-  const namespace = settings.jurisdiction ? env.OVERRIDES.jurisdiction(settings.jurisdiction) : env.OVERRIDES;
-  return namespace.getByName(`config:${settings.region}`);
-}
-
-function copyOf(isolate: Isolate, env: Env, settings: GatewaySettings): Copy {
-  const { ofSettings } = isolate.overrides;
-  let copy = ofSettings.get(settings);
-  if (!copy) ofSettings.set(settings, (copy = sharedCopy(isolate.overrides, env, settings)));
-  return copy;
-}
-
-/** Configurations of one region and jurisdiction on one OVERRIDES binding share their copy. */
-function sharedCopy({ copies }: OverrideCopies, env: Env, settings: GatewaySettings): Copy {
-  let byRegion = copies.get(env.OVERRIDES);
-  if (!byRegion) copies.set(env.OVERRIDES, (byRegion = new Map()));
-  const key = `${settings.region}:${settings.jurisdiction ?? "none"}`;
-  let copy = byRegion.get(key);
-  if (!copy) {
-    byRegion.set(key, (copy = { compiled: NO_OVERRIDES, readAt: Number.NEGATIVE_INFINITY, nextReadAt: Number.NEGATIVE_INFINITY, failing: false, reading: false, from: "object", expired: false }));
-  }
-  return copy;
-}
-
-/** The overrides in force for this isolate now, read again first when the copy is too old. */
-export async function currentOverrides(isolate: Isolate, env: Env, settings: GatewaySettings): Promise<CompiledOverrides> {
-  const copy = copyOf(isolate, env, settings);
-  const now = isolate.clock.now();
-  // One request reads; the others meanwhile keep the copy they have. They must not wait on its
-  // read: in workerd a request waiting on another request's I/O is cancelled as hung, or resumes
-  // in that request's context, where its own I/O is refused ("Cannot perform I/O on behalf of a
-  // different request"). So a change is applied within OVERRIDES_REFRESH_MS plus one read.
-  if (readDue(copy, now)) {
-    copy.reading = true;
-    try {
-      await read(env, settings, copy, now);
-    } finally {
-      copy.reading = false;
-    }
-  }
-  return inForce(copy, settings, isolate.clock.now());
+  return inJurisdiction(env.OVERRIDES, settings.jurisdiction).getByName(`config:${settings.region}`);
 }
 
 /**
- * This request is to read the configuration: the copy is too old and no other request is reading
+ * An isolate's cache of the region's overrides (src/gateway/isolate.ts holds one): what is in
+ * force now (`current`, `effectiveRule`), a change the admin API made taken at once (`adopt`), and
+ * what is enforced while the overrides store cannot be read (`outage`).
+ *
+ * @example
+ * const overrides = new OverridesCache(clock);
+ * const effective = await overrides.effectiveRule(env, settings, rule, { apiKey, userId, clientIp });
+ */
+export class OverridesCache {
+  readonly #clock: Clock;
+  /** Configurations of one region and jurisdiction on one OVERRIDES binding share their copy. */
+  readonly #copies = new WeakMap<object, Map<string, Copy>>();
+  /** The copy each configuration uses (a configuration belongs to one env, so to one OVERRIDES binding). */
+  readonly #ofSettings = new WeakMap<GatewaySettings, Copy>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** The overrides in force for this isolate now, read again first when the copy is too old. */
+  async current(env: Env, settings: GatewaySettings): Promise<CompiledOverrides> {
+    const copy = this.#copyOf(env, settings);
+    const now = this.#clock.now();
+    // One request reads; the others meanwhile keep the copy they have. They must not wait on its
+    // read: in workerd a request waiting on another request's I/O is cancelled as hung, or resumes
+    // in that request's context, where its own I/O is refused ("Cannot perform I/O on behalf of a
+    // different request"). So a change is applied within OVERRIDES_REFRESH_MS plus one read.
+    if (readDue(copy, now)) {
+      copy.reading = true;
+      try {
+        await read(env, settings, copy, now);
+      } finally {
+        copy.reading = false;
+      }
+    }
+    return inForce(copy, settings, this.#clock.now());
+  }
+
+  /**
+   * What applies to this request on `rule`: blocked, exempt, or counted under which limit and mode.
+   * Hashes the request's identities only when an identity override could match them. Answers at
+   * once (no promise, so no wait) in the common case: a copy that needs no read and no identity
+   * override in it.
+   */
+  effectiveRule(env: Env, settings: GatewaySettings, rule: Rule, request: RequestIdentities): Effective | Promise<Effective> {
+    const copy = this.#copyOf(env, settings);
+    const now = this.#clock.now();
+    if (!readDue(copy, now) && copy.compiled.byIdentity.size === 0) return resolve(inForce(copy, settings, now), rule, settings.region, NO_DIGESTS, now);
+    return this.#effectiveRuleAfterRead(env, settings, rule, request);
+  }
+
+  async #effectiveRuleAfterRead(env: Env, settings: GatewaySettings, rule: Rule, request: RequestIdentities): Promise<Effective> {
+    const compiled = await this.current(env, settings);
+    const digests = compiled.byIdentity.size > 0 ? requestDigests(request, compiled.needs, settings.hmacSecret) : NO_DIGESTS;
+    return resolve(compiled, rule, settings.region, digests, this.#clock.now());
+  }
+
+  /**
+   * After the admin API changed the overrides: this isolate takes the new snapshot at once (the
+   * object answered it, so it is current as of when the change started), and so does the data
+   * center's copy (an ended block must not come back from a copy written before it ended).
+   */
+  async adopt(env: Env, settings: GatewaySettings, snapshot: OverridesSnapshot, startedAt: number): Promise<void> {
+    const copy = this.#copyOf(env, settings);
+    install(copy, snapshot, startedAt, settings.overridesRefreshMs);
+    copy.failing = false;
+    copy.expired = false;
+    await keepDataCenterCopy(settings, snapshot, startedAt);
+  }
+
+  /**
+   * For `/_tollgate/health`: undefined while this isolate reads the overrides store, otherwise
+   * what it enforces instead (reading first when a read is due, so a new isolate's first probe
+   * already knows).
+   */
+  async outage(env: Env, settings: GatewaySettings): Promise<string | undefined> {
+    await this.current(env, settings);
+    const copy = this.#copyOf(env, settings);
+    if (!copy.failing) return undefined;
+    const now = this.#clock.now();
+    const unreachable = "the overrides store cannot be read";
+    if (!fresh(copy.readAt, now)) {
+      return `${unreachable} and no copy of the overrides younger than ${MAX_COPY_AGE_MS / 1000} s is known: no override is enforced`;
+    }
+    const where = copy.from === "object" ? "this isolate's copy" : "this data center's copy";
+    const ageS = Math.floor((now - copy.readAt) / 1000);
+    return `${unreachable}: enforcing the ${copy.compiled.overrides.length} overrides last read ${ageS} s ago (${where}), until that copy is ${MAX_COPY_AGE_MS / 1000} s old`;
+  }
+
+  #copyOf(env: Env, settings: GatewaySettings): Copy {
+    let copy = this.#ofSettings.get(settings);
+    if (copy) return copy;
+    let byRegion = this.#copies.get(env.OVERRIDES);
+    if (!byRegion) this.#copies.set(env.OVERRIDES, (byRegion = new Map()));
+    const key = `${settings.region}:${settings.jurisdiction ?? "none"}`;
+    copy = byRegion.get(key);
+    if (!copy) {
+      byRegion.set(key, (copy = { compiled: NO_OVERRIDES, readAt: Number.NEGATIVE_INFINITY, nextReadAt: Number.NEGATIVE_INFINITY, failing: false, reading: false, from: "object", expired: false }));
+    }
+    this.#ofSettings.set(settings, copy);
+    return copy;
+  }
+}
+
+/**
+ * This request is to read the overrides: the copy is too old and no other request is reading
  * it, or this isolate has no answer yet at all (then every request reads for itself rather than
  * go without the overrides).
  */
@@ -97,15 +200,14 @@ function inForce(copy: Copy, settings: GatewaySettings, now: number): CompiledOv
 
 async function read(env: Env, settings: GatewaySettings, copy: Copy, startedAt: number): Promise<void> {
   const { overridesRefreshMs } = settings;
-  const key = copyKey(settings.region, settings.jurisdiction);
   let snapshot: OverridesSnapshot;
   try {
-    snapshot = await within(settings.counterTimeoutMs, "the overrides store", overridesStore(env, settings).snapshot());
+    snapshot = await withDeadline(overridesStore(env, settings).snapshot(), settings.counterTimeoutMs, "the overrides store");
   } catch (error) {
     copy.nextReadAt = startedAt + Math.min(RETRY_MS, overridesRefreshMs);
     if (!copy.failing) console.log(JSON.stringify({ event: "overrides_unavailable", region: settings.region, error: String(error), keeping: copy.compiled.version }));
     copy.failing = true;
-    await adoptKeptCopy(copy, settings, key, startedAt);
+    await adoptKeptCopy(copy, settings, startedAt);
     return;
   }
   install(copy, snapshot, startedAt, overridesRefreshMs);
@@ -113,36 +215,6 @@ async function read(env: Env, settings: GatewaySettings, copy: Copy, startedAt: 
   copy.failing = false;
   copy.expired = false;
   await keepDataCenterCopy(settings, snapshot, startedAt);
-}
-
-/** While the object fails: the data center's copy, when it is newer than this isolate's and still fresh. */
-async function adoptKeptCopy(copy: Copy, settings: GatewaySettings, key: string, now: number): Promise<void> {
-  let kept;
-  try {
-    kept = await within(settings.counterTimeoutMs, "the data center's cache", lastKnownCopy(key));
-  } catch (error) {
-    console.log(JSON.stringify({ event: "overrides_copy_unreadable", region: settings.region, error: String(error) }));
-    return;
-  }
-  if (!kept || kept.readAt <= copy.readAt || !fresh(kept.readAt, now)) return;
-  copy.compiled = compileOverrides(kept.snapshot);
-  copy.readAt = kept.readAt;
-  copy.from = "data-center";
-  copy.expired = false;
-  console.log(JSON.stringify({ event: "overrides_copy_adopted", region: settings.region, version: kept.snapshot.version, ageMs: now - kept.readAt }));
-}
-
-/** `promise`, or a rejection naming `what` after `ms`. */
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-  }
 }
 
 function install(copy: Copy, snapshot: OverridesSnapshot, startedAt: number, refreshMs: number): void {
@@ -157,80 +229,62 @@ function install(copy: Copy, snapshot: OverridesSnapshot, startedAt: number, ref
   copy.nextReadAt = copy.readAt + refreshMs;
 }
 
-/**
- * After the admin API changed the configuration: this isolate takes the new snapshot at once
- * (the object answered it, so it is current as of when the change started), and so does the data
- * center's copy (an ended block must not come back from a copy written before it ended).
- */
-export async function adoptSnapshot(isolate: Isolate, env: Env, settings: GatewaySettings, snapshot: OverridesSnapshot, startedAt: number): Promise<void> {
-  const copy = copyOf(isolate, env, settings);
-  install(copy, snapshot, startedAt, settings.overridesRefreshMs);
-  copy.failing = false;
+/** While the object fails: the data center's copy, when it is newer than this isolate's and still fresh. */
+async function adoptKeptCopy(copy: Copy, settings: GatewaySettings, now: number): Promise<void> {
+  let kept;
+  try {
+    kept = await withDeadline(lastKnownCopy(copyKey(settings.region, settings.jurisdiction)), settings.counterTimeoutMs, "the data center's cache");
+  } catch (error) {
+    console.log(JSON.stringify({ event: "overrides_copy_unreadable", region: settings.region, error: String(error) }));
+    return;
+  }
+  if (!kept || kept.readAt <= copy.readAt || !fresh(kept.readAt, now)) return;
+  copy.compiled = compileOverrides(kept.snapshot);
+  copy.readAt = kept.readAt;
+  copy.from = "data-center";
   copy.expired = false;
-  await keepDataCenterCopy(settings, snapshot, startedAt);
+  console.log(JSON.stringify({ event: "overrides_copy_adopted", region: settings.region, version: kept.snapshot.version, ageMs: now - kept.readAt }));
 }
 
 /** Writes the data center's copy; a failure is logged and changes nothing else. */
 async function keepDataCenterCopy(settings: GatewaySettings, snapshot: OverridesSnapshot, readAt: number): Promise<void> {
   try {
-    await within(settings.counterTimeoutMs, "the data center's cache", keepCopy(copyKey(settings.region, settings.jurisdiction), { readAt, snapshot }));
+    await withDeadline(keepCopy(copyKey(settings.region, settings.jurisdiction), { readAt, snapshot }), settings.counterTimeoutMs, "the data center's cache");
   } catch (error) {
     // The overrides are applied all the same; only an outage starting now would miss this copy.
     console.log(JSON.stringify({ event: "overrides_copy_not_kept", region: settings.region, error: String(error) }));
   }
 }
 
-/**
- * For `/_tollgate/health`: undefined while this isolate reads the overrides store, otherwise
- * what it enforces instead (reading first when a read is due, so a new isolate's first probe
- * already knows).
- */
-export async function overridesOutage(isolate: Isolate, env: Env, settings: GatewaySettings): Promise<string | undefined> {
-  await currentOverrides(isolate, env, settings);
-  const copy = copyOf(isolate, env, settings);
-  if (!copy.failing) return undefined;
-  const now = isolate.clock.now();
-  const unreachable = "the overrides store cannot be read";
-  if (!fresh(copy.readAt, now)) {
-    return `${unreachable} and no copy of the overrides younger than ${MAX_COPY_AGE_MS / 1000} s is known: no override is enforced`;
-  }
-  const where = copy.from === "object" ? "this isolate's copy" : "this data center's copy";
-  const ageS = Math.floor((now - copy.readAt) / 1000);
-  return `${unreachable}: enforcing the ${copy.compiled.overrides.length} overrides last read ${ageS} s ago (${where}), until that copy is ${MAX_COPY_AGE_MS / 1000} s old`;
+/** Where the data center's copy of a region's overrides is kept (a key, never a URL anything serves). */
+export function copyKey(region: string, jurisdiction: string | undefined): string {
+  return `https://overrides.tollgate.internal/${region}/${jurisdiction ?? "none"}`;
 }
 
-/** Digests of no identity: what `resolve` gets when no identity override exists. */
-const NO_DIGESTS: RequestDigests = { prefixes: new Map() };
-
-/**
- * What applies to this request on `rule`: blocked, exempt, or counted under which limit and mode.
- * Hashes the request's identities only when an identity override could match them. Answers at
- * once (no promise, so no wait) in the common case: a copy that needs no read and no identity
- * override in it.
- */
-export function effectiveRule(isolate: Isolate, env: Env, settings: GatewaySettings, rule: Rule, request: RequestIdentities): Effective | Promise<Effective> {
-  const copy = copyOf(isolate, env, settings);
-  const now = isolate.clock.now();
-  if (!readDue(copy, now) && copy.compiled.byIdentity.size === 0) return resolve(inForce(copy, settings, now), rule, settings.region, NO_DIGESTS, now);
-  return effectiveRuleAfterRead(isolate, env, settings, rule, request);
+/** Writes the data center's copy; the Cache API drops it by itself once it is too old to be enforced. */
+async function keepCopy(key: string, copy: KeptCopy): Promise<void> {
+  const cache = await caches.open(COPY_CACHE);
+  const body = JSON.stringify(copy);
+  await cache.put(key, new Response(body, { headers: { "content-type": "application/json", "cache-control": `max-age=${MAX_COPY_AGE_MS / 1000}` } }));
 }
 
-async function effectiveRuleAfterRead(isolate: Isolate, env: Env, settings: GatewaySettings, rule: Rule, request: RequestIdentities): Promise<Effective> {
-  const compiled = await currentOverrides(isolate, env, settings);
-  const digests = compiled.byIdentity.size > 0 ? requestDigests(request, compiled.needs, settings.hmacSecret) : NO_DIGESTS;
-  return resolve(compiled, rule, settings.region, digests, isolate.clock.now());
+/** The copy kept in this data center, or undefined when there is none or it is unreadable. */
+async function lastKnownCopy(key: string): Promise<KeptCopy | undefined> {
+  const cache = await caches.open(COPY_CACHE);
+  const res = await cache.match(key);
+  if (!res) return undefined;
+  const kept = (await res.json()) as Partial<KeptCopy>;
+  if (typeof kept.readAt !== "number" || !Number.isFinite(kept.readAt) || !isSnapshot(kept.snapshot)) return undefined;
+  return { readAt: kept.readAt, snapshot: kept.snapshot };
 }
 
-/**
- * Where a request is counted under `limit`. The object and key never change, so the window carries
- * on across limit changes. But while a limit other than the published one applies, the name the
- * isolate's caches go by (deny cache, coalescer, local fallback) carries it: a denial remembered
- * under one limit is then never answered under a raised one. (A denial remembered under a limit
- * stays true under any lower one, so sharing the published name with lowered limits is not needed
- * for safety, only raised ones must not share it; giving every non-published limit its own name
- * covers both.)
- */
-export function countedAddress(address: CounterAddress, limit: PublishedLimit, published: PublishedLimit): CounterAddress {
-  if (limit.count === published.count && limit.interval === published.interval) return address;
-  return { ...address, name: `${address.name}@${limit.count}/${limit.interval}` };
+function isSnapshot(value: unknown): value is OverridesSnapshot {
+  if (typeof value !== "object" || value === null) return false;
+  const { version, overrides } = value as Partial<OverridesSnapshot>;
+  return typeof version === "number" && Array.isArray(overrides);
+}
+
+/** Whether a copy read at `readAt` may still be enforced at `now`. */
+function fresh(readAt: number, now: number): boolean {
+  return now - readAt <= MAX_COPY_AGE_MS;
 }

@@ -4,6 +4,7 @@ import { prepareUpstreamHeaders } from "./forwarded-headers.ts";
 import { downstreamHeaders } from "./hop-by-hop.ts";
 import { asWebSocketUpgrade, relayedSocket } from "./websocket.ts";
 import { countUpstream } from "./metrics.ts";
+import { withDeadline } from "./deadline.ts";
 import { problemResponse } from "../http/problem.ts";
 import { isBodiless } from "../core/rules/body-framing.ts";
 import { firstByteTimeoutMs } from "./upstream-timeout.ts";
@@ -52,16 +53,9 @@ export async function forward(c: Context<GatewayEnv>, settings: GatewaySettings,
  * it fires, the upstream call is aborted (`cut`) as the 504 is answered.
  */
 async function answer(waitMs: number, cut: AbortController, name: UpstreamName, upstream: Upstream, outgoing: Request, headers: Readonly<Record<string, string>> | undefined): Promise<Response> {
-  let timer!: ReturnType<typeof setTimeout>;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // Rejected first, so the race settles as timed out, not as the aborted call's failure.
-      reject(TIMED_OUT);
-      cut.abort(TIMED_OUT);
-    }, waitMs);
-  });
   try {
-    const response = await Promise.race([upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), timeout]);
+    // On expiry the call is aborted after the deadline rejects, so the answer is the timeout, not the aborted call's failure.
+    const response = await withDeadline(upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), waitMs, TIMED_OUT, () => cut.abort(TIMED_OUT));
     // An upstream's accepted socket is handed on as it is: frames then pass without the gateway.
     if (response.webSocket) return relayedSocket(response, headers);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers: downstreamHeaders(response.headers, headers) });
@@ -76,8 +70,6 @@ async function answer(waitMs: number, cut: AbortController, name: UpstreamName, 
       },
       headers,
     );
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -1,15 +1,13 @@
 import type { Context } from "hono";
-import { counterAddress, type Limit } from "../core/limiter/index.ts";
+import { counterAddress } from "../core/limiter/index.ts";
 import { identityDigest } from "../core/rules/identity.ts";
 import type { Classifier } from "../core/rules/classify.ts";
 import { describeMatcher } from "../core/rules/match.ts";
-import type { PublishedLimit } from "../core/rules/schema.ts";
 import { telemetryCounter, type GatewaySettings } from "./settings.ts";
 import { CounterUnavailable, type Counted } from "./counting.ts";
 import { observeDecision } from "./decision-log.ts";
 import { countFailure } from "./metrics.ts";
-import { countedAddress, effectiveRule } from "./overrides.ts";
-import { countedDigest } from "../core/overrides/scope.ts";
+import { countedCounter } from "./counted-counter.ts";
 import { TREATMENT_WORDS } from "../core/overrides/resolve.ts";
 import { identityBlocked, limiterUnavailable, quotaExceeded } from "./problem.ts";
 import { ceilSeconds, policyHeader, rateLimitHeader } from "./rate-limit-headers.ts";
@@ -37,7 +35,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     const address = counterAddress(settings.region, rule.id, digest);
     // blocked > exempt > identity limit > rule override > published (src/core/overrides/resolve.ts).
     const { isolate } = c.var;
-    const resolving = effectiveRule(isolate, c.env, settings, rule, { apiKey, userId, clientIp });
+    const resolving = isolate.overrides.effectiveRule(c.env, settings, rule, { apiKey, userId, clientIp });
     const effective = resolving instanceof Promise ? await resolving : resolving;
     if (effective.treatment !== "count") {
       observeDecision(c, settings, { rule, region: settings.region, counter: address.name, outcome: TREATMENT_WORDS[effective.treatment], override: effective.by });
@@ -45,9 +43,8 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
       return undefined;
     }
     const { limit } = effective;
-    // An address's or prefix's limit holds for the whole address (scope.ts, countedDigest).
-    const subjectDigest = countedDigest(effective.limitBy, rule.identity, digest);
-    const counterOf = subjectDigest === digest ? address : counterAddress(settings.region, rule.id, subjectDigest);
+    // The counter an address's or prefix's limit names, or the identity's own (the admin API's inspect reads the same).
+    const { counter: counterOf, address: countedAt, limit: limiterLimitOf } = countedCounter(settings, rule, digest, effective);
     const enforce = effective.mode === "enforce";
     const policy = policyHeader(rule, limit);
 
@@ -57,8 +54,8 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     try {
       counted = await counting.count(c.env, {
         jurisdiction: settings.jurisdiction,
-        address: countedAddress(counterOf, limit, rule.limits[settings.region]),
-        limit: limiterLimit(limit, settings.timeScale),
+        address: countedAt,
+        limit: limiterLimitOf,
         timeoutMs: settings.counterTimeoutMs,
         cacheDenials: enforce,
         algorithm: settings.algorithm,
@@ -97,11 +94,6 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     }
     return headers;
   };
-}
-
-/** The limiter's limit for a published one. TIME_SCALE (development only) shrinks every window; headers still speak real seconds. */
-export function limiterLimit(published: PublishedLimit, timeScale: number): Limit {
-  return { count: published.count, intervalMs: Math.max(1, Math.round((published.interval * 1000) / timeScale)) };
 }
 
 /** Structured log line. Counter names carry hashed identities only; never log raw headers. */

@@ -1,20 +1,15 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { toValidationErrors } from "../../http/fastapi-errors.ts";
-import { counterAddress } from "../../core/limiter/index.ts";
-import { gatewaySettings } from "../../gateway/settings.ts";
-import { currentOverrides } from "../../gateway/overrides.ts";
-import { limiterLimit } from "../../gateway/rate-limit.ts";
-import { ceilSeconds } from "../../gateway/rate-limit-headers.ts";
+import { ceilSeconds } from "../../gateway/runtime.ts";
 import { resolve, ruleEffective } from "../../core/overrides/resolve.ts";
 import { tableOf } from "../../core/overrides/request.ts";
 import { requestDigests } from "../../core/overrides/subject.ts";
 import { clientIpKey, UNKNOWN_CLIENT } from "../../core/rules/client-ip.ts";
 import { identityDigest } from "../../core/rules/identity.ts";
-import type { RuleTable } from "../../core/rules/load.ts";
 import type { Identity } from "../../core/rules/request-facts.ts";
 import { jsonBody, unprocessable } from "../body.ts";
-import type { AdminEnv } from "../types.ts";
+import type { AdminDeps, AdminEnv } from "../types.ts";
 
 /** Raw identities travel in the body, never in a URL that access logs would keep. */
 const InspectSchema = z.strictObject({
@@ -34,7 +29,7 @@ type Field = { loc: (string | number)[]; msg: string; type: string };
  * applied), the admissions in the window, what remains, and when the window frees room. The
  * counter object reads it without recording, writing or arming anything (CounterObject.inspect).
  */
-export function counterRoutes(tables: Readonly<Record<string, RuleTable>>) {
+export function counterRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
   return new Hono<AdminEnv>().post("/counters/inspect", async (c) => {
     const body = await jsonBody(c);
     const parsed = InspectSchema.safeParse(body);
@@ -43,27 +38,26 @@ export function counterRoutes(tables: Readonly<Record<string, RuleTable>>) {
     const rule = tableOf(tables, ruleId)?.rules.find((r) => r.id === ruleId);
     if (!rule) return unprocessable([{ loc: ["body", "rule"], msg: `no rule ${ruleId} in the rule tables`, type: "value_error" }]);
 
-    const settings = gatewaySettings(c.env);
+    const runtime = runtimeOf(c.env);
+    const { settings } = runtime;
     const clientIp = ip === undefined ? UNKNOWN_CLIENT : clientIpKey(ip);
     if (ip !== undefined && clientIp === UNKNOWN_CLIENT) return unprocessable([{ loc: ["body", "ip"], msg: `"${ip}" is not an IPv4 or IPv6 address`, type: "value_error" }]);
     const identity = identityOf(rule.identity, { apiKey, userId, clientIp: ip === undefined ? undefined : clientIp });
     if (!givenDigest && "missing" in identity) return unprocessable([identity.missing]);
     const digest = givenDigest ?? identityDigest(identity as Identity, settings.hmacSecret);
 
-    const { isolate } = c.var;
-    const compiled = await currentOverrides(isolate, c.env, settings);
+    const compiled = await runtime.overrides();
     const digests = requestDigests({ apiKey: apiKey ?? null, userId: userId ?? null, clientIp }, compiled.needs, settings.hmacSecret);
     // Given only a digest, it is the counter's own: for key and IP rows that is the subject's digest too.
     const byDigest = givenDigest && rule.identity !== "user-ip" ? { ...digests, [rule.identity]: givenDigest } : digests;
-    const effective = resolve(compiled, rule, settings.region, byDigest, isolate.clock.now());
+    const effective = resolve(compiled, rule, settings.region, byDigest, runtime.now());
     // A blocked or exempt caller's counter is still shown, under the rule's own limit.
-    const counted = effective.treatment === "count" ? effective : ruleEffective(compiled, rule, settings.region, isolate.clock.now());
+    const counted = effective.treatment === "count" ? effective : ruleEffective(compiled, rule, settings.region, runtime.now());
 
-    const address = counterAddress(settings.region, rule.id, digest);
-    const namespace = settings.jurisdiction ? c.env.COUNTERS.jurisdiction(settings.jurisdiction) : c.env.COUNTERS;
-    const state = await namespace.getByName(address.object).inspect({ key: address.key, limit: limiterLimit(counted.limit, settings.timeScale) });
+    // The counter the request path counts such a request on (an address's or prefix's limit: the address's).
+    const { counter, state } = await runtime.inspectCounter(rule, digest, counted);
     return c.json({
-      counter: address.name,
+      counter: counter.name,
       rule: { id: rule.id, name: rule.name },
       treatment: effective.treatment === "count" ? "counted" : effective.treatment === "block" ? "blocked" : "exempt",
       ...(effective.treatment !== "count" && { override: effective.by.id }),

@@ -1,13 +1,9 @@
 import { Hono } from "hono";
-import { gatewaySettings } from "../../gateway/settings.ts";
 import { GatewayError } from "../../http/gateway-error.ts";
-import { flushAll, metricsStore } from "../../gateway/metrics-buffer.ts";
-import { overridesStore, currentOverrides } from "../../gateway/overrides.ts";
 import { effectiveTables } from "../../core/overrides/effective-table.ts";
-import type { RuleTable } from "../../core/rules/load.ts";
 import { dashboardData, SPANS_MS, type Span } from "../dashboard/data.ts";
 import { dashboardPage } from "../dashboard/page.ts";
-import type { AdminEnv } from "../types.ts";
+import type { AdminDeps, AdminEnv } from "../types.ts";
 
 /** How often the page reads its data again. */
 const REFRESH_MS = 5_000;
@@ -20,12 +16,12 @@ const AUDIT_SHOWN = 20;
  * `GET /_tollgate/dashboard/data[?span=5m|1h]`: all it draws, in one answer, after this isolate's own counts
  * have been handed to the metrics object.
  */
-export function dashboardRoutes(tables: Readonly<Record<string, RuleTable>>) {
+export function dashboardRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
   return new Hono<AdminEnv>()
     .get("/dashboard", (c) => {
       const refresh = Number(c.req.query("refresh"));
       const refreshMs = Number.isInteger(refresh) && refresh >= 500 && refresh <= 600_000 ? refresh : REFRESH_MS;
-      return c.html(dashboardPage({ region: gatewaySettings(c.env).region, refreshMs }), 200, {
+      return c.html(dashboardPage({ region: runtimeOf(c.env).settings.region, refreshMs }), 200, {
         "cache-control": "no-store",
         // Nothing but this page's own inline scripts, and requests to this origin.
         "content-security-policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
@@ -37,12 +33,10 @@ export function dashboardRoutes(tables: Readonly<Record<string, RuleTable>>) {
       if (asked !== undefined && !Object.hasOwn(SPANS_MS, asked)) {
         throw new GatewayError("validation", [{ loc: ["query", "span"], msg: `span must be one of ${Object.keys(SPANS_MS).join(", ")}`, type: "enum" }]);
       }
-      const settings = gatewaySettings(c.env);
-      const { isolate } = c.var;
-      await flushAll(isolate.metrics, c.env, settings);
-      const store = overridesStore(c.env, settings);
-      const [totals, compiled, audit] = await Promise.all([metricsStore(c.env, settings).totals(), currentOverrides(isolate, c.env, settings), store.audit(AUDIT_SHOWN)]);
-      const now = isolate.clock.now();
+      const runtime = runtimeOf(c.env);
+      const { settings } = runtime;
+      const [totals, compiled, audit] = await Promise.all([runtime.metricsTotals(), runtime.overrides(), runtime.overridesStore().audit(AUDIT_SHOWN)]);
+      const now = runtime.now();
       return c.json(
         dashboardData({
           region: settings.region,

@@ -2,15 +2,11 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { toValidationErrors } from "../../http/fastapi-errors.ts";
 import { GatewayError } from "../../http/gateway-error.ts";
-import { gatewaySettings } from "../../gateway/settings.ts";
-import { effectiveRule } from "../../gateway/overrides.ts";
-import { UPSTREAMS, type UpstreamName } from "../../gateway/routes.ts";
+import { explainReport, UPSTREAMS } from "../../gateway/runtime.ts";
 import { TREATMENT_WORDS, type Effective } from "../../core/overrides/resolve.ts";
-import type { RuleTable } from "../../core/rules/load.ts";
 import { METHODS } from "../../core/rules/schema.ts";
 import { jsonBody } from "../body.ts";
-import { explainReport } from "../explain-report.ts";
-import type { AdminEnv } from "../types.ts";
+import type { AdminDeps, AdminEnv } from "../types.ts";
 
 const ExplainSchema = z.strictObject({
   method: z.string().transform((m) => m.toUpperCase()).pipe(z.enum(METHODS)),
@@ -28,18 +24,19 @@ const ExplainSchema = z.strictObject({
  * default (`explanation` is the command's `--json`, `text` its text); `Accept: text/plain` for
  * the text alone.
  */
-export function explainRoutes(tables: Readonly<Record<UpstreamName, RuleTable>>) {
+export function explainRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
   return new Hono<AdminEnv>().post("/explain", async (c) => {
     const body = await jsonBody(c);
     const parsed = ExplainSchema.safeParse(body);
     if (!parsed.success) throw new GatewayError("validation", toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })));
-    const settings = gatewaySettings(c.env);
+    const runtime = runtimeOf(c.env);
+    const { settings } = runtime;
     const headers = new Headers();
     for (const [name, value] of parsed.data.headers) headers.append(name, value);
     const answer = await explainReport({ ...parsed.data, headers, region: settings.region, secret: settings.hmacSecret, tables });
     if (!answer.ok) throw new GatewayError("unprocessable", `the gateway would refuse this request with ${answer.status}: ${answer.detail}`);
 
-    const effective = await effectiveRule(c.var.isolate, c.env, settings, answer.rule, { apiKey: answer.facts.apiKey ?? null, userId: answer.facts.userId ?? null, clientIp: answer.facts.clientIp });
+    const effective = await runtime.effectiveRule(answer.rule, { apiKey: answer.facts.apiKey ?? null, userId: answer.facts.userId ?? null, clientIp: answer.facts.clientIp });
     const now = describe(effective);
     if (/^text\/plain\b/.test(c.req.header("accept") ?? "")) return c.text(`${answer.text}\n\nnow:        ${now}\n`);
     return c.json({ explanation: answer.json, text: answer.text, effective: { ...summary(effective), description: now } });

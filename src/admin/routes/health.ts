@@ -1,10 +1,9 @@
 import { Hono } from "hono";
-import { gatewaySettings } from "../../gateway/settings.ts";
 import { SettingError } from "../../http/setting-error.ts";
 import { adminHostsOf } from "../hosts.ts";
-import { overridesOutage } from "../../gateway/overrides.ts";
 
-import type { AdminEnv } from "../types.ts";
+import type { RegionRuntime } from "../../gateway/runtime.ts";
+import type { AdminDeps, AdminEnv } from "../types.ts";
 
 /**
  * `GET /_tollgate/health` for load balancers and the deploy's probe, on the admin hosts like the
@@ -16,10 +15,11 @@ import type { AdminEnv } from "../types.ts";
  * fail), with the bound that then holds: the counts are this isolate's, never an identity; and
  * while the overrides store cannot be read, saying which overrides are enforced instead.
  */
-export const healthRoutes = new Hono<AdminEnv>().get("/health", async (c) => {
+export const healthRoutes = ({ runtime: runtimeOf }: Pick<AdminDeps, "runtime">) => new Hono<AdminEnv>().get("/health", async (c) => {
   let unavailable: string | undefined;
+  let runtime: RegionRuntime | undefined;
   try {
-    gatewaySettings(c.env);
+    runtime = runtimeOf(c.env);
     // An admin host that is also an upstream's: the deploy's probe must stop the rollout.
     const { mistake } = adminHostsOf(c.env);
     if (mistake) throw mistake;
@@ -28,10 +28,10 @@ export const healthRoutes = new Hono<AdminEnv>().get("/health", async (c) => {
     unavailable = error instanceof SettingError ? error.message : "the gateway's configuration could not be read";
   }
   const headers = { "cache-control": "no-store" };
-  if (unavailable !== undefined) return c.json({ status: "unavailable", detail: unavailable }, 503, headers);
-  const local = c.var.isolate.counting.fallbackCounters;
+  if (unavailable !== undefined || !runtime) return c.json({ status: "unavailable", detail: unavailable }, 503, headers);
+  const local = runtime.fallbackCounters;
   // The overrides' outage (src/gateway/overrides.ts): what this isolate enforces instead.
-  const outage = await overridesOutage(c.var.isolate, c.env, gatewaySettings(c.env));
+  const outage = await runtime.overridesOutage();
   const details = [...(local > 0 ? [`${local} counters are decided by this isolate's local windows while their objects fail: each isolate admits at most count per window for each`] : []), ...(outage ? [outage] : [])];
   if (details.length === 0) return c.json({ status: "ok" }, 200, headers);
   return c.json({ status: "degraded", detail: details.join("; ") }, 200, headers);

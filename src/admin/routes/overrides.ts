@@ -1,12 +1,9 @@
 import { Hono } from "hono";
-import { gatewaySettings } from "../../gateway/settings.ts";
-import { adoptSnapshot, overridesStore } from "../../gateway/overrides.ts";
 import { notFound } from "../auth.ts";
 import { parseOverrideRequest } from "../../core/overrides/request.ts";
-import type { RuleTable } from "../../core/rules/load.ts";
 import { jsonBody } from "../body.ts";
 import { GatewayError } from "../../http/gateway-error.ts";
-import type { AdminEnv } from "../types.ts";
+import type { AdminDeps, AdminEnv } from "../types.ts";
 
 /**
  * Overrides at runtime (docs/operating.md):
@@ -18,30 +15,33 @@ import type { AdminEnv } from "../types.ts";
  * - `GET /_tollgate/audit[?limit=N&before=SEQ]`: every change, newest first.
  * A change is applied by this isolate at once, by every other within OVERRIDES_REFRESH_MS.
  */
-export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
+export function overrideRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
   return new Hono<AdminEnv>()
     .get("/overrides", async (c) => {
-      const snapshot = await overridesStore(c.env, gatewaySettings(c.env)).snapshot();
-      const now = c.var.isolate.clock.now();
+      const runtime = runtimeOf(c.env);
+      const snapshot = await runtime.overridesStore().snapshot();
+      const now = runtime.now();
       return c.json({ version: snapshot.version, overrides: snapshot.overrides.filter((o) => o.expiresAt === undefined || now < o.expiresAt) });
     })
     .post("/overrides", async (c) => {
-      const settings = gatewaySettings(c.env);
+      const runtime = runtimeOf(c.env);
+      const { settings } = runtime;
       const parsed = parseOverrideRequest(await jsonBody(c), tables, settings.hmacSecret);
       if (!parsed.ok) throw new GatewayError("validation", parsed.detail);
-      const startedAt = c.var.isolate.clock.now();
-      const result = await overridesStore(c.env, settings).set(parsed.change, c.var.actor);
+      const startedAt = runtime.now();
+      const result = await runtime.overridesStore().set(parsed.change, c.var.actor);
       if (!result.ok) throw new GatewayError("validation", result.detail);
-      await adoptSnapshot(c.var.isolate, c.env, settings, result.snapshot, startedAt);
+      await runtime.adoptOverrides(result.snapshot, startedAt);
       log({ event: "override_set", region: settings.region, id: result.override.id, actor: c.var.actor, replaced: result.previous?.id });
       return c.json({ override: result.override, previous: result.previous ?? null }, 201);
     })
     .delete("/overrides/:id", async (c) => {
-      const settings = gatewaySettings(c.env);
-      const startedAt = c.var.isolate.clock.now();
-      const result = await overridesStore(c.env, settings).end(c.req.param("id"), c.var.actor);
+      const runtime = runtimeOf(c.env);
+      const { settings } = runtime;
+      const startedAt = runtime.now();
+      const result = await runtime.overridesStore().end(c.req.param("id"), c.var.actor);
       if (!result.ok) throw notFound();
-      await adoptSnapshot(c.var.isolate, c.env, settings, result.snapshot, startedAt);
+      await runtime.adoptOverrides(result.snapshot, startedAt);
       log({ event: "override_ended", region: settings.region, id: result.ended.id, actor: c.var.actor });
       return c.json({ ended: result.ended });
     })
@@ -51,7 +51,7 @@ export function overrideRoutes(tables: Readonly<Record<string, RuleTable>>) {
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000 || (before !== undefined && !/^\d+$/.test(before))) {
         throw new GatewayError("validation", [{ loc: ["query"], msg: "limit is 1..1000 and before a sequence number", type: "value_error" }]);
       }
-      const entries = await overridesStore(c.env, gatewaySettings(c.env)).audit(limit, before === undefined ? undefined : Number(before));
+      const entries = await runtimeOf(c.env).overridesStore().audit(limit, before === undefined ? undefined : Number(before));
       return c.json({ entries });
     });
 }

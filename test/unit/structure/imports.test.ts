@@ -58,7 +58,7 @@ describe("the import structure", () => {
     expect(summary(found)).toEqual(["src/core/rules/a.ts: import(no-cycle) Dependency cycle detected", "src/core/rules/b.ts: import(no-cycle) Dependency cycle detected"]);
   }, 60_000);
 
-  it("catches each layer importing one above it, and the pure core importing the runtime", async () => {
+  it("catches each layer importing one above it, the pure core importing the runtime, and admin reaching past the gateway's public surface", async () => {
     const found = await lint(
       tree({
         "src/admin/page.ts": "export const page = 1;\n",
@@ -69,6 +69,9 @@ describe("the import structure", () => {
         "src/http/problem.ts": 'import { load } from "../core/rules/load.ts";\nexport const problem = load;\n',
         "src/admin/entry.ts": 'import { createWorker } from "../worker.ts";\nexport const entry = createWorker;\n',
         "src/worker.ts": "export const createWorker = 1;\n",
+        "src/gateway/runtime.ts": "export const runtime = 1;\n",
+        "src/gateway/overrides/cache.ts": "export const cache = 1;\n",
+        "src/admin/routes/inspect.ts": 'import { app } from "../../gateway/app.ts";\nimport { cache } from "../../gateway/overrides/cache.ts";\nimport { runtime } from "../../gateway/runtime.ts";\nexport const inspect = [app, cache, runtime];\n',
         "src/core/overrides/seed.ts": 'import { seed } from "../../../emulators/control-plane/seed.ts";\nexport const again = seed;\n',
         "emulators/control-plane/seed.ts": 'import { app } from "../../src/gateway/app.ts";\nimport { problem } from "../../src/http/problem.ts";\nexport const seed = [app, problem];\n',
       }),
@@ -77,6 +80,8 @@ describe("the import structure", () => {
     expect(found.map((f) => `${f.filename} ${f.message}`).sort()).toEqual([
       "emulators/control-plane/seed.ts '../../src/gateway/app.ts' import is restricted from being used by a pattern.",
       "src/admin/entry.ts '../worker.ts' import is restricted from being used by a pattern.",
+      "src/admin/routes/inspect.ts '../../gateway/app.ts' import is restricted from being used by a pattern.",
+      "src/admin/routes/inspect.ts '../../gateway/overrides/cache.ts' import is restricted from being used by a pattern.",
       "src/core/limiter/window.ts 'cloudflare:workers' import is restricted from being used by a pattern.",
       "src/core/overrides/seed.ts '../../../emulators/control-plane/seed.ts' import is restricted from being used by a pattern.",
       "src/core/rules/load.ts '../../gateway/app.ts' import is restricted from being used by a pattern.",

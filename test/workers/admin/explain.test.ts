@@ -2,7 +2,7 @@
 // this gateway's region and secret, then what the overrides in force make of the request.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { explainReport } from "../../../src/admin/explain-report.ts";
+import { explainReport } from "../../../src/gateway/explain-report.ts";
 import { ruleTables } from "../../../src/core/rules/tables.ts";
 import { admin, adminGateway, region, resetAdminState } from "./support.ts";
 

@@ -79,6 +79,19 @@ describe("POST /_tollgate/counters/inspect", () => {
     expect(res).toMatchObject({ counter: address.name, limit: { count: 40, interval: 10 }, limitFrom: override.id, admissions: 0, remaining: 40, freesInSeconds: 0 });
   });
 
+  it("shows the counter requests are counted on: under an address's limit, the address's, not the user's", async () => {
+    driveOverridesClock(T);
+    const send = adminGateway();
+    const { userId, ip } = freshIdentity();
+    // Rule 3 counts per user and IP; an address's limit counts the whole address on one counter (src/core/overrides/scope.ts).
+    const { address } = await freezeCounter(3, { kind: "ip", ip }, T);
+    const created = await admin(send, "POST", "/overrides", { body: { identity: { kind: "ip", value: ip }, rule: 3, action: "limit", limits: { [region]: { count: 5, interval: 10 } }, reason: "abuse" } });
+    expect(created.status).toBe(201);
+    for (let i = 0; i < 2; i++) expect((await send("/auth/token", { method: "POST", headers: { "x-user-id": userId, "cf-connecting-ip": ip } })).status).not.toBe(429);
+    const res = (await (await admin(send, "POST", "/counters/inspect", { body: { rule: 3, userId, ip } })).json()) as Inspected;
+    expect(res).toMatchObject({ counter: address.name, limit: { count: 5, interval: 10 }, admissions: 2, remaining: 3 });
+  });
+
   it("says which identity a rule needs, naming the field", async () => {
     const send = adminGateway();
     const res = await admin(send, "POST", "/counters/inspect", { body: { rule: 12, ip: "198.51.100.1" } });

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../src/env.ts";
-import { COPY_CACHE, copyKey, MAX_COPY_AGE_MS } from "../../../src/gateway/last-known-overrides.ts";
+import { COPY_CACHE, copyKey, MAX_COPY_AGE_MS } from "../../../src/gateway/overrides.ts";
 import { freshIdentity } from "../support/requests.ts";
 import { admin, adminGateway, adminUrl, configObject, driveOverridesClock, region, resetAdminState, runsQuery } from "./support.ts";
 

@@ -4,8 +4,8 @@
 // counted, and the per-rule counts arrive whole once the object is back. Driven clock, fake store.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../src/env.ts";
-import { LIMITED_KEEP, SERIES_BUCKET_MS, SERIES_KEEP_MS, recordDecision, type MetricsBatch } from "../../../src/core/metrics/aggregate.ts";
-import { flushMetrics, MetricsBuffer } from "../../../src/gateway/metrics-buffer.ts";
+import { LIMITED_KEEP, SERIES_BUCKET_MS, SERIES_KEEP_MS, type MetricsBatch } from "../../../src/core/metrics/aggregate.ts";
+import { MetricsBuffer } from "../../../src/gateway/metrics-buffer.ts";
 import type { GatewaySettings } from "../../../src/gateway/settings.ts";
 
 afterEach(() => vi.restoreAllMocks());
@@ -33,9 +33,9 @@ describe("the pending metrics batch while the metrics object is down", () => {
     const buckets = (2 * SERIES_KEEP_MS) / SERIES_BUCKET_MS;
     for (let b = 0; b < buckets; b++) {
       for (let i = 0; i < 5; i++) {
-        recordDecision(buffer.pending, { rule: 12, ruleName: "runs-query-key", outcome: "denied", counter: `us:12:${b}-${i}`, limit: { count: 15, interval: 10 } }, clock.t);
+        buffer.record({ decision: { rule: 12, ruleName: "runs-query-key", outcome: "denied", counter: `us:12:${b}-${i}`, limit: { count: 15, interval: 10 } } });
       }
-      await flushMetrics(buffer, env, settings);
+      await buffer.flush(env, settings);
       clock.t += SERIES_BUCKET_MS;
     }
 
@@ -49,7 +49,7 @@ describe("the pending metrics batch while the metrics object is down", () => {
     expect(failed.at(-1).dropped).toEqual(buffer.dropped);
 
     object.down = false;
-    await flushMetrics(buffer, env, settings);
+    await buffer.flush(env, settings);
     expect(object.received).toHaveLength(1);
     expect(object.received[0]!.rules["12"]!.outcomes.denied).toBe(buckets * 5);
     expect(Object.keys(buffer.pending.limited)).toEqual([]);

@@ -9,7 +9,7 @@ import { describeMatcher } from "../core/rules/match.ts";
 import { readRequest } from "../core/rules/read-request.ts";
 import type { RequestFacts } from "../core/rules/request-facts.ts";
 import { REGIONS, type Region } from "../core/rules/schema.ts";
-import { forwardPath, localRoute, scopedRoute, type UpstreamName } from "../gateway/routes.ts";
+import { forwardPath, localRoute, scopedRoute, type UpstreamName } from "./routes.ts";
 
 const IDENTITY_MISSING = {
   "api-key": "the request has no x-api-key header",

@@ -1,0 +1,102 @@
+import type { Env } from "../env.ts";
+import { SlidingWindow, type Limit } from "../core/limiter/index.ts";
+import { setBounded } from "../core/limiter/bounded-map.ts";
+import type { Clock } from "./clock.ts";
+import { withDeadline } from "./deadline.ts";
+import { inJurisdiction } from "./objects.ts";
+import type { GatewaySettings } from "./settings.ts";
+
+/** Where a client's failures are counted: never a raw address, only its digest (as the rules' counters). */
+export interface ThrottleAddress {
+  readonly object: string;
+  readonly key: string;
+}
+
+/** A client's standing: how long until it may try again (0: it may now). */
+export interface Standing {
+  readonly retryInMs: number;
+}
+
+/** Clients an isolate counts on its own at most (the least recently seen go first). */
+const LOCAL_CLIENTS = 10_000;
+
+/** What a timed-out throttle call is called in its error. */
+const THROTTLE = "the authentication throttle";
+
+/**
+ * An isolate's side of the admin API's throttle on failed authentication (src/admin/throttle.ts
+ * has its policy: the allowance and the addresses): each failure counted in the region's counter
+ * objects (COUNTERS, in the region's jurisdiction), so every isolate sees every failure, within
+ * COUNTER_TIMEOUT_MS.
+ *
+ * While the objects do not answer, this isolate counts on its own windows. Failing open would let
+ * a guesser who floods its object past its capacity try tokens unthrottled; failing closed would
+ * lock every operator out whenever the counter objects fail, when the admin API is needed most.
+ * Counting locally keeps both: a client gets the allowance per window in each isolate it reaches
+ * (K isolates: K times as many), and a valid token still works. Nothing is reported to the object
+ * afterwards: the bound holds for the outage, and the object's own count resumes after it. (Not
+ * the request path's LocalFallback: that one reports every local admission to the object and
+ * keeps a window until it has, and cannot read a window without counting, which `standing` needs.)
+ */
+export class AdminThrottle {
+  readonly #clock: Clock;
+  readonly #windows = new Map<string, SlidingWindow>();
+  #failing = false;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /**
+   * Records one failed authentication of the client and says whether it was still within its
+   * allowance: the count and the decision are one call to the object, so clients racing through
+   * many isolates cannot all slip in under the limit.
+   */
+  async recordFailure(env: Env, settings: GatewaySettings, address: ThrottleAddress, allowance: Limit): Promise<Standing> {
+    try {
+      const [answer] = await withDeadline(this.#stub(env, settings, address).decide([{ key: address.key, limit: allowance, hits: 1 }]), settings.counterTimeoutMs, THROTTLE);
+      this.#recovered(settings);
+      const verdict = answer!.verdicts[0]!;
+      return { retryInMs: verdict.allowed ? 0 : Math.max(1, verdict.retryInMs) };
+    } catch (error) {
+      const now = this.#clock.now();
+      const decision = this.#localWindow(settings, address, allowance, error).hit(now);
+      return { retryInMs: decision.allowed ? 0 : Math.max(1, decision.retryAt - now) };
+    }
+  }
+
+  /** Whether the client has used up its allowance, without counting anything (a valid token is no failure). */
+  async standing(env: Env, settings: GatewaySettings, address: ThrottleAddress, allowance: Limit): Promise<Standing> {
+    try {
+      const inspection = await withDeadline(this.#stub(env, settings, address).inspect({ key: address.key, limit: allowance }), settings.counterTimeoutMs, THROTTLE);
+      this.#recovered(settings);
+      return { retryInMs: inspection.remaining > 0 ? 0 : Math.max(1, inspection.retryInMs) };
+    } catch (error) {
+      const now = this.#clock.now();
+      const decision = this.#localWindow(settings, address, allowance, error).peek(now);
+      return { retryInMs: decision.allowed ? 0 : Math.max(1, decision.retryAt - now) };
+    }
+  }
+
+  #stub(env: Env, settings: GatewaySettings, address: ThrottleAddress) {
+    // In the region's jurisdiction, like every counter: the digest names a client of the region.
+    return inJurisdiction(env.COUNTERS, settings.jurisdiction).getByName(address.object);
+  }
+
+  #localWindow(settings: GatewaySettings, address: ThrottleAddress, allowance: Limit, error: unknown): SlidingWindow {
+    if (!this.#failing) {
+      // Once per outage and isolate: a flood of guesses must not become a flood of log lines.
+      console.log(JSON.stringify({ event: "admin_auth_throttle_unavailable", region: settings.region, error: String(error), decidedBy: "local-fallback" }));
+      this.#failing = true;
+    }
+    const window = this.#windows.get(address.key) ?? new SlidingWindow(allowance);
+    setBounded(this.#windows, address.key, window, LOCAL_CLIENTS);
+    return window;
+  }
+
+  #recovered(settings: GatewaySettings): void {
+    if (!this.#failing) return;
+    this.#failing = false;
+    console.log(JSON.stringify({ event: "admin_auth_throttle_recovered", region: settings.region }));
+  }
+}

@@ -1,0 +1,36 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT as ROOT } from "../support/paths.ts";
+
+/*
+ * A cross-cutting job is written once (issue 35, docs/layout.md "Layers"): the gateway's Durable
+ * Object calls reach their region's jurisdiction through src/gateway/objects.ts, and every call
+ * it bounds in time goes through src/gateway/deadline.ts. Checked over the product's own source.
+ */
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** The files of src/ whose code (comments aside) matches `pattern`. */
+function writing(pattern: RegExp): string[] {
+  return sources(join(ROOT, "src"))
+    .filter((path) => pattern.test(readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")))
+    .map((path) => relative(ROOT, path))
+    .sort();
+}
+
+describe("one way to do each thing", () => {
+  it("chooses a Durable Object jurisdiction in one place", () => {
+    expect(writing(/\.jurisdiction\(/)).toEqual(["src/gateway/objects.ts"]);
+  });
+
+  it("races a call against a timer in one place", () => {
+    expect(writing(/Promise\.race\(/)).toEqual(["src/gateway/deadline.ts"]);
+  });
+});
