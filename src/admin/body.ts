@@ -17,8 +17,3 @@ export async function jsonBody(c: Context): Promise<unknown> {
     throw new GatewayError("validation", [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }]);
   }
 }
-
-/** 422 `{detail: [{loc, msg, type}]}`: nothing was changed. */
-export function unprocessable(detail: readonly { loc: ReadonlyArray<string | number>; msg: string; type: string }[]): Response {
-  return Response.json({ detail }, { status: 422 });
-}

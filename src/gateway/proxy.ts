@@ -5,7 +5,8 @@ import { downstreamHeaders } from "./hop-by-hop.ts";
 import { asWebSocketUpgrade, relayedSocket } from "./websocket.ts";
 import { countUpstream } from "./metrics.ts";
 import { withDeadline } from "./deadline.ts";
-import { problemResponse } from "../http/problem.ts";
+import { GatewayError } from "../http/gateway-error.ts";
+import { renderError } from "../http/render-error.ts";
 import { isBodiless } from "../core/rules/body-framing.ts";
 import { firstByteTimeoutMs } from "./upstream-timeout.ts";
 import type { UpstreamName } from "./routes.ts";
@@ -42,7 +43,7 @@ export async function forward(c: Context<GatewayEnv>, settings: GatewaySettings,
   if (request.strippedPrefix !== undefined) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
   // A WebSocket upgrade (websocket.ts) asks the upstream for the socket in the one spelling it reads.
   if (request.websocket) asWebSocketUpgrade(outgoing.headers);
-  const response = refused === undefined ? await answer(firstByteTimeoutMs(settings, request, incoming.method), cut, name, upstream, outgoing, headers) : Response.json({ detail: refused }, { status: 400, headers });
+  const response = refused === undefined ? await answer(firstByteTimeoutMs(settings, request, incoming.method), cut, name, upstream, outgoing, headers) : renderError(new GatewayError("bad-request", refused, { headers }));
   countUpstream(c, settings, { upstream: name, status: response.status, ms: clock.now() - started });
   return response;
 }
@@ -62,13 +63,11 @@ async function answer(waitMs: number, cut: AbortController, name: UpstreamName, 
   } catch (error) {
     const timedOut = error === TIMED_OUT;
     console.log(JSON.stringify({ event: timedOut ? "upstream_timeout" : "upstream_unreachable", upstream: name, error: String(error) }));
-    return problemResponse(
-      {
-        title: timedOut ? "Upstream timed out" : "Upstream unreachable",
-        status: timedOut ? 504 : 502,
-        detail: timedOut ? `The ${name} upstream did not answer within ${waitMs} ms.` : `The ${name} upstream could not be reached.`,
-      },
-      headers,
+    // Returned, not thrown: the failure is measured as the upstream's answer (forward, countUpstream).
+    return renderError(
+      timedOut
+        ? new GatewayError("upstream-timeout", `The ${name} upstream did not answer within ${waitMs} ms.`, { headers })
+        : new GatewayError("upstream-unreachable", `The ${name} upstream could not be reached.`, { headers }),
     );
   }
 }

@@ -1,14 +1,15 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { toValidationErrors } from "../../http/fastapi-errors.ts";
+import { GatewayError } from "../../http/gateway-error.ts";
 import { ceilSeconds } from "../../gateway/runtime.ts";
-import { resolve, ruleEffective } from "../../core/overrides/resolve.ts";
+import { resolve, ruleEffective, TREATMENT_WORDS } from "../../core/overrides/resolve.ts";
 import { tableOf } from "../../core/overrides/request.ts";
 import { requestDigests } from "../../core/overrides/subject.ts";
 import { clientIpKey, UNKNOWN_CLIENT } from "../../core/rules/client-ip.ts";
 import { identityDigest } from "../../core/rules/identity.ts";
 import type { Identity } from "../../core/rules/request-facts.ts";
-import { jsonBody, unprocessable } from "../body.ts";
+import { jsonBody } from "../body.ts";
 import type { AdminDeps, AdminEnv } from "../types.ts";
 
 /** Raw identities travel in the body, never in a URL that access logs would keep. */
@@ -33,17 +34,17 @@ export function counterRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
   return new Hono<AdminEnv>().post("/counters/inspect", async (c) => {
     const body = await jsonBody(c);
     const parsed = InspectSchema.safeParse(body);
-    if (!parsed.success) return unprocessable(toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })));
+    if (!parsed.success) throw new GatewayError("validation", toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })));
     const { rule: ruleId, apiKey, userId, ip, digest: givenDigest } = parsed.data;
     const rule = tableOf(tables, ruleId)?.rules.find((r) => r.id === ruleId);
-    if (!rule) return unprocessable([{ loc: ["body", "rule"], msg: `no rule ${ruleId} in the rule tables`, type: "value_error" }]);
+    if (!rule) throw new GatewayError("validation", [{ loc: ["body", "rule"], msg: `no rule ${ruleId} in the rule tables`, type: "value_error" }]);
 
     const runtime = runtimeOf(c.env);
     const { settings } = runtime;
     const clientIp = ip === undefined ? UNKNOWN_CLIENT : clientIpKey(ip);
-    if (ip !== undefined && clientIp === UNKNOWN_CLIENT) return unprocessable([{ loc: ["body", "ip"], msg: `"${ip}" is not an IPv4 or IPv6 address`, type: "value_error" }]);
+    if (ip !== undefined && clientIp === UNKNOWN_CLIENT) throw new GatewayError("validation", [{ loc: ["body", "ip"], msg: `"${ip}" is not an IPv4 or IPv6 address`, type: "value_error" }]);
     const identity = identityOf(rule.identity, { apiKey, userId, clientIp: ip === undefined ? undefined : clientIp });
-    if (!givenDigest && "missing" in identity) return unprocessable([identity.missing]);
+    if (!givenDigest && "missing" in identity) throw new GatewayError("validation", [identity.missing]);
     const digest = givenDigest ?? identityDigest(identity as Identity, settings.hmacSecret);
 
     const compiled = await runtime.overrides();
@@ -59,7 +60,7 @@ export function counterRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
     return c.json({
       counter: counter.name,
       rule: { id: rule.id, name: rule.name },
-      treatment: effective.treatment === "count" ? "counted" : effective.treatment === "block" ? "blocked" : "exempt",
+      treatment: TREATMENT_WORDS[effective.treatment],
       ...(effective.treatment !== "count" && { override: effective.by.id }),
       mode: counted.mode,
       limit: counted.limit,
