@@ -6,7 +6,8 @@ import { REPO_ROOT as ROOT } from "../support/paths.ts";
 /*
  * A cross-cutting job is written once (issue 35, docs/layout.md "Layers"): the gateway's Durable
  * Object calls reach their region's jurisdiction through src/gateway/objects.ts, and every call
- * it bounds in time goes through src/gateway/deadline.ts. Checked over the product's own source.
+ * it bounds in time goes through src/gateway/deadline.ts; every error answer is a GatewayError made a
+ * response by src/http/render-error.ts. Checked over the product's own source.
  */
 
 function sources(dir: string): string[] {
@@ -32,5 +33,14 @@ describe("one way to do each thing", () => {
 
   it("races a call against a timer in one place", () => {
     expect(writing(/Promise\.race\(/)).toEqual(["src/gateway/deadline.ts"]);
+  });
+
+  it("makes an error response in one place: every error is a GatewayError, rendered by src/http/render-error.ts", () => {
+    expect(writing(/HTTPException\(|problemResponse\(|json\(\{ detail\b/)).toEqual(["src/http/problem.ts", "src/http/render-error.ts"]);
+  });
+
+  it("says a treatment's word in one place (TREATMENT_WORDS)", () => {
+    expect(writing(/treatment === "(count|block|exempt)" \? "/)).toEqual([]);
+    expect(writing(/"counted"/)).toEqual(["src/core/overrides/resolve.ts"]);
   });
 });
