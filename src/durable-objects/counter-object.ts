@@ -67,8 +67,10 @@ export class CounterObject extends DurableObject {
   decide(batches: readonly HitBatch[]): BatchAnswer[] {
     if (!Array.isArray(batches) || batches.length < 1) throw new RangeError("batches must be a non-empty list");
     let total = 0;
-    for (const { hits } of batches) {
-      if (!Number.isInteger(hits) || hits < 1 || hits > MAX_BATCH) throw new RangeError(`hits must be a whole number from 1 to ${MAX_BATCH}`);
+    for (const { hits, lease } of batches) {
+      // No hits only with a lease: one renewed or given back in the background (lease.ts).
+      const least = lease ? 0 : 1;
+      if (!Number.isInteger(hits) || hits < least || hits > MAX_BATCH) throw new RangeError(`hits must be a whole number from ${least} to ${MAX_BATCH}`);
       total += hits;
     }
     if (total > MAX_BATCH) throw new RangeError(`a call decides at most ${MAX_BATCH} hits`);

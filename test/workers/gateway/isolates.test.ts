@@ -3,7 +3,7 @@
 // overrides copy), sharing one set of counter objects, all on clocks the test drives. The same
 // scenarios as `npm run bench:accuracy`, in fake time, so nothing here depends on the machine.
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../src/env.ts";
@@ -37,7 +37,28 @@ function cluster(k: number, skewMs: (i: number) => number = () => 0, answerMs = 
   const limiter = memoryLimiter(() => clock.now, undefined, { answered: () => (clock.now += answerMs) });
   // No call may time out however busy the machine: time here is the driven clock's.
   const testEnv = { ...env, ...limiter.env, COUNTER_TIMEOUT_MS: "300000", DECISION_LOG_SAMPLE: "0" } as Env;
-  const make = (i: number) => createWorker({ clock: { now: () => clock.now + skewMs(i) } });
+  // Timers on the driven clock: leases given back at their end fire as the test moves time.
+  const timers: { at: number; wake: () => void }[] = [];
+  const fire = async () => {
+    for (;;) {
+      const due = timers.filter((timer) => timer.at <= clock.now).sort((a, b) => a.at - b.at);
+      if (due.length === 0) return;
+      for (const timer of due) timers.splice(timers.indexOf(timer), 1);
+      for (const timer of due) timer.wake();
+      // The memory objects answer in microtasks: a turn of the event loop lets every give-back land.
+      await new Promise((settled) => setTimeout(settled, 0));
+    }
+  };
+  const sleep = async (ms: number, purpose: "request" | "background") => {
+    const at = clock.now + ms;
+    // A request told to wait for lent units: the client waits, so time moves on to its wake-up.
+    if (purpose === "request") {
+      clock.now = Math.max(clock.now, at);
+      return fire();
+    }
+    return new Promise<void>((wake) => timers.push({ at, wake }));
+  };
+  const make = (i: number) => createWorker({ clock: { now: () => clock.now + skewMs(i), sleep } });
   const gateways = Array.from({ length: k }, (_, i) => make(i));
   const apiKey = freshIdentity().apiKey;
   const seen: Seen[] = [];
@@ -50,10 +71,10 @@ function cluster(k: number, skewMs: (i: number) => number = () => 0, answerMs = 
     },
     /** Any request through isolate `i`. */
     async fetch(i: number, path: string, init: RequestInit = {}): Promise<Response> {
-      const ctx = createExecutionContext();
-      const res = await gateways[i % k]!.fetch(new Request(path.startsWith("https://") ? path : `https://gateway.test${path}`, init), testEnv, ctx);
-      await waitOnExecutionContext(ctx);
-      return res;
+      // Leases due back by now are given back first, as their timers would have.
+      await fire();
+      // Work after the response (leases given back at their end) waits on the driven clock: not awaited here.
+      return gateways[i % k]!.fetch(new Request(path.startsWith("https://") ? path : `https://gateway.test${path}`, init), testEnv, createExecutionContext());
     },
     /** One request of the client through isolate `i`. */
     async send(i: number): Promise<Seen> {

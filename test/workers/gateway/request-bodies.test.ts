@@ -12,7 +12,7 @@ import { loadRuleTable } from "../../../src/core/rules/load.ts";
 import { createWorker } from "../../../src/worker.ts";
 import rules from "../../../rules/hosted-api.json" with { type: "json" };
 import { freshIdentity, keyed } from "../support/requests.ts";
-import { recordingLimiter, recordingUpstreams } from "../support/custom-gateway.ts";
+import { giveBackAtOnce, recordingLimiter, recordingUpstreams } from "../support/custom-gateway.ts";
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 type Method = (typeof METHODS)[number];
@@ -67,7 +67,7 @@ function clientRequest(method: Method, framing: Framing, headers: Record<string,
 function gatewayCountingOne(overrides: Partial<Env>) {
   const table = structuredClone(rules);
   for (const row of table.rules) row.limits = { us: { count: 1, interval: 600 }, eu: { count: 1, interval: 600 } };
-  const app = createWorker({ classifier: compileClassifier(loadRuleTable(table)) });
+  const app = createWorker({ classifier: compileClassifier(loadRuleTable(table)), clock: giveBackAtOnce });
   const testEnv = { ...env, ...overrides } as Env;
   return async (request: Request) => {
     const ctx = createExecutionContext();

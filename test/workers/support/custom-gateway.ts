@@ -7,11 +7,22 @@ import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/counter
 import type { Classifier } from "../../../src/core/rules/classify.ts";
 
 /**
+ * The runtime's clock, except that work after a response waits for no timer: a lease is given
+ * back as soon as the response is out (lease.ts), so waiting on a request's execution context
+ * never waits for a lease's end. Tests of leases across isolates drive their own clock
+ * (isolates.test.ts).
+ */
+export const giveBackAtOnce: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, purpose) => (purpose === "background" ? Promise.resolve() : new Promise((wake) => setTimeout(wake, ms))),
+};
+
+/**
  * The gateway app with some bindings replaced (failing upstreams, recording namespaces...). The
  * returned function takes a path (sent to https://gateway.test) or a whole URL (another host).
  */
-export function gatewayWith(overrides: Partial<Env>, classifier?: Classifier, clock?: Clock) {
-  const app = createWorker({ ...(classifier && { classifier }), ...(clock && { clock }) });
+export function gatewayWith(overrides: Partial<Env>, classifier?: Classifier, clock: Clock = giveBackAtOnce) {
+  const app = createWorker({ ...(classifier && { classifier }), clock });
   const testEnv = { ...env, ...overrides } as Env;
   return async (path: string, init: RequestInit = {}) => {
     const ctx = createExecutionContext();
