@@ -298,7 +298,7 @@ export function executePlan(options: RunnerOptions): Execution {
     tick();
     await ticking;
     await Promise.all(retries);
-    while (pending.size > 0) await Promise.all([...pending]);
+    while (pending.size > 0) await Promise.all(pending);
     if (timer) clearTimeout(timer);
     finishedAt = now();
     await Promise.all([...pools.values()].map((p) => p.close()));

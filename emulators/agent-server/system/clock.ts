@@ -53,6 +53,6 @@ export class EmulatorClock {
   advance(ms: number): void {
     this.#offsetMs += ms;
     const now = this.now();
-    for (const sleeper of [...this.#sleepers]) if (sleeper.until <= now) sleeper.wake();
+    for (const sleeper of this.#sleepers) if (sleeper.until <= now) sleeper.wake();
   }
 }

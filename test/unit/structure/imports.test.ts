@@ -58,6 +58,19 @@ describe("the import structure", () => {
     expect(summary(found)).toEqual(["src/core/rules/a.ts: import(no-cycle) Dependency cycle detected", "src/core/rules/b.ts: import(no-cycle) Dependency cycle detected"]);
   }, 60_000);
 
+  it("catches what oxlint's correctness rules catch: an unused import, an expression with no effect", async () => {
+    const found = await lint(
+      tree({
+        "src/core/rules/a.ts": 'import { b } from "./b.ts";\nexport const a = 1;\n',
+        "src/core/rules/b.ts": "export const b = 2;\nexport function c(x: number): void {\n  x === b;\n}\n",
+      }),
+    );
+    expect(summary(found)).toEqual([
+      "src/core/rules/a.ts: eslint(no-unused-vars) Identifier 'b' is imported but never used.",
+      "src/core/rules/b.ts: eslint(no-unused-expressions) Expected expression to be used",
+    ]);
+  }, 60_000);
+
   it("catches each layer importing one above it, the pure core importing the runtime, and admin reaching past the gateway's public surface", async () => {
     const found = await lint(
       tree({

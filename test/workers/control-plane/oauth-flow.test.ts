@@ -116,7 +116,7 @@ describe("GET /v2/auth/wait/{auth_id}", () => {
     await runInDurableObject(stub, (instance: ControlPlaneWorkspace) => {
       instance.oauth().startTimer = () => {
         held++;
-        for (const told of [...onHeld]) told();
+        for (const told of onHeld) told();
         return () => void held--;
       };
     });

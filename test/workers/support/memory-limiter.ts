@@ -33,7 +33,10 @@ export function memoryLimiter(now: () => number, latency?: () => Promise<void>, 
         objectsInFlight.add(object);
         maxInFlight = Math.max(maxInFlight, ++inFlight);
         const names = batches.map((batch) => `${object}/${batch.key ?? ""}`);
-        for (const name of names) (busy.has(name) ? overlapping++ : busy.add(name));
+        for (const name of names) {
+          if (busy.has(name)) overlapping++;
+          else busy.add(name);
+        }
         await latency?.();
         inFlight--;
         objectsInFlight.delete(object);

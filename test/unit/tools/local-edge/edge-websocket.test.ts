@@ -1,7 +1,6 @@
 // The local edge passes WebSocket upgrades through (issue 31) with the client address taken from
 // the socket and the session's secret added (issue 32, finding 8), and drops a client's own.
 import http from "node:http";
-import net from "node:net";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
