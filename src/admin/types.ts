@@ -1,6 +1,7 @@
 import type { Env } from "../env.ts";
 import type { RuleTable } from "../core/rules/load.ts";
-import type { RegionRuntime, UpstreamName } from "../gateway/runtime.ts";
+import type { UpstreamName } from "../core/rules/upstreams.ts";
+import type { RegionRuntime } from "../gateway/runtime.ts";
 import type { AdminRole } from "./tokens.ts";
 
 /** Hono environment of the admin API. */
