@@ -7,6 +7,7 @@ import { emulatorWorkerOptions, localServices } from "./tools/emulator-workers.t
 import { LOCAL_BINDINGS } from "./tools/local-bindings.ts";
 import { localSecret } from "./tools/local-secret.ts";
 import { agentServerContract, controlPlaneContract } from "./test/workers/contract/documents.ts";
+import { REGION_BLIND } from "./test/setup/region-blind.ts";
 
 /**
  * The emulator Workers as the gateway projects run them beside the gateway: built once per vitest
@@ -49,7 +50,13 @@ const workersProject = (region: "us" | "eu") => ({
     // Requests through the gateway to the emulator Workers (test/workers/through-gateway/) included;
     // the emulators' own suites run in their own projects (emulatorProject).
     include: ["test/workers/**/*.test.ts"],
-    exclude: ["test/workers/agent-server/**", "test/workers/control-plane/**", "test/workers/emulator-*.test.ts"],
+    exclude: [
+      "test/workers/agent-server/**",
+      "test/workers/control-plane/**",
+      "test/workers/emulator-*.test.ts",
+      // Files the region cannot change run in the US project only (test/setup/region-blind.ts).
+      ...(region === "eu" ? REGION_BLIND : []),
+    ],
     // Real HTTP servers the Worker fetches (a redirecting origin, a WebSocket origin): node-side, shared by the tests.
     globalSetup: ["test/setup/redirecting-origin.ts", "test/setup/websocket-origin.ts"],
     testTimeout: 60_000,
@@ -73,6 +80,12 @@ const emulatorProject = (name: "control-plane" | "agent-server") => ({
   test: {
     name: `emulator-${name}`,
     include: [`test/workers/${name}/**/*.test.ts`, "test/workers/emulator-*.test.ts"],
+    // Files share a runner (one workerd and its storage per vitest worker) instead of starting one
+    // each: every emulator test works in a workspace of its own (freshWorkspace, freshCaller: a new
+    // key is a new workspace), so no file reads another's state (docs/testing.md, "Run time"). The
+    // gateway projects stay isolated: their tests read region-wide state (overrides, metrics) that
+    // a file sets for itself.
+    isolate: false,
     testTimeout: 60_000,
   },
 });
