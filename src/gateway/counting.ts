@@ -1,4 +1,4 @@
-import { Coalescer, DenyCache, GIVE_BACK_GRACE_MS, LeaseBook, LocalFallback, MAX_LEASE_MS, verdictOf, type Algorithm, type CounterAddress, type DecidedBy, type FallbackReport, type LeaseCall, type LeaseRequest, type Limit, type Verdict } from "../core/limiter/index.ts";
+import { Coalescer, DenyCache, GIVE_BACK_GRACE_MS, setBounded, LeaseBook, LocalFallback, MAX_LEASE_MS, verdictOf, type Algorithm, type CounterAddress, type DecidedBy, type FallbackReport, type LeaseCall, type LeaseRequest, type Limit, type Verdict } from "../core/limiter/index.ts";
 import type { Env } from "../env.ts";
 import type { Region } from "../core/rules/schema.ts";
 import { sleepOn, type Clock } from "./clock.ts";
@@ -43,6 +43,8 @@ export interface CountRequest {
  * span and the object's grace for it, twice over) before it is answered with the refusal.
  */
 const MAX_WAIT_MS = MAX_LEASE_MS + 2 * GIVE_BACK_GRACE_MS;
+/** Counters an isolate remembers to ask again later, at most. */
+const MAX_WAITING = 10_000;
 
 /**
  * Calls one counter object may have in flight from this isolate, each for other identities (a
@@ -81,6 +83,11 @@ export class Counting {
   /** `#leased`, bound once: the coalescer asks it for queued requests. */
   readonly #leasedFn = (queued: Queued) => this.#leased(queued);
   #failures = 0;
+  /**
+   * Counters the object said to ask again later (units lent elsewhere fill them), until when: a
+   * request for one meanwhile waits without a call, so a flood is not a call per request.
+   */
+  readonly #waits = new Map<string, number>();
   /** Counters with a renewal on its way, so a lease is renewed once. */
   readonly #renewing = new Set<string>();
   /** The last call's round trip (ms): a lease is renewed this long (thrice) before it ends. */
@@ -144,6 +151,11 @@ export class Counting {
     if (until !== undefined) {
       const wait = until - now;
       return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: wait, retryInMs: wait };
+    }
+    const askAt = this.#waits.get(name);
+    if (askAt !== undefined) {
+      if (askAt > now) return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: askAt - now, retryInMs: askAt - now, waitMs: askAt - now };
+      this.#waits.delete(name);
     }
     const item: Queued = { counter: name, key: address.key, limit, algorithm, cacheDenials, kind: "hits", background: request.background };
     const local = this.#leased(item);
@@ -264,6 +276,8 @@ export class Counting {
       // (never past it); telling a retry time measured from the answer (never before it). A
       // refusal that says to wait for lent units is asked again, never cached.
       if (!last.allowed && last.waitMs === undefined && part.cacheDenials) this.#denied.remember(counter, answeredAt + last.retryInMs, sentAt + (last.cacheForMs ?? last.retryInMs));
+      // Asked again no earlier than the object said, measured from the send (never later than it meant).
+      if (last.waitMs !== undefined) setBounded(this.#waits, counter, sentAt + last.waitMs, MAX_WAITING);
     });
     return queued.map(({ counter, kind }) => {
       if (kind !== "hits") return undefined;

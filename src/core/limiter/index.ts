@@ -13,6 +13,7 @@ export type { LeaseCall, LeaseGrant, LeaseRequest, LeaseReturn } from "./lease.t
 export { LocalFallback } from "./fallback.ts";
 export type { FallbackReport, Observed } from "./fallback.ts";
 export { DenyCache } from "./deny-cache.ts";
+export { setBounded } from "./bounded-map.ts";
 export { SlidingWindow } from "./sliding-window.ts";
 export { ReservationLedger, restoreAdmissions } from "./ledger.ts";
 export type { LedgerOptions, Reservation, Snapshot } from "./ledger.ts";

@@ -88,7 +88,7 @@ export class LeaseDesk {
     const real = times.length - lent;
     const units = Math.min(Math.floor(want), Math.floor(count / 16), Math.floor((count - real) * LENT_SHARE) - lent);
     if (units < 1) return undefined;
-    let spanMs = Math.min(Math.floor(intervalMs / 2), MAX_LEASE_MS);
+    let spanMs = Math.min(Math.floor((3 * intervalMs) / 4), MAX_LEASE_MS);
     // End the lease before more than MAX_EXPIRING entries leave the window, so the grant stays small.
     if (times.length > MAX_EXPIRING) spanMs = Math.min(spanMs, times[MAX_EXPIRING]! + intervalMs - now - 1);
     if (spanMs < MIN_LEASE_MS) return undefined;

@@ -24,7 +24,7 @@ import type { Limit, Verdict } from "./types.ts";
 
 /** Counters below this count are never leased: every request asks the object. */
 export const LEASE_MIN_COUNT = 20;
-/** A lease lasts half the interval, at most this long. */
+/** A lease lasts three quarters of the interval, at most this long. */
 export const MAX_LEASE_MS = 10_000;
 /** What an isolate asks for the first time, and at least afterwards. */
 const FIRST_WANT = 8;

@@ -88,14 +88,14 @@ describe("admission leases", () => {
     const limit = { count: 800, intervalMs: 10_000 };
     const counter = new Counter(store, "k");
     const { lease } = counter.decide(limit, 1, 1_000, { lease: { caller: "a", want: 8 } });
-    expect(lease).toMatchObject({ units: 8, spanMs: 5_000 });
-    // Restarted at 1,100; the isolate may use its 8 units until 6,000, so they count until 16,000.
+    expect(lease).toMatchObject({ units: 8, spanMs: 7_500 });
+    // Restarted at 1,100; the isolate may use its 8 units until 8,500, so they count until 18,500.
     const restarted = new Counter(store, "k");
     expect(restarted.size(limit, 1_100)).toBe(9);
-    expect(restarted.size(limit, 15_999)).toBe(8);
-    expect(restarted.size(limit, 16_000)).toBe(0);
+    expect(restarted.size(limit, 18_499)).toBe(8);
+    expect(restarted.size(limit, 18_500)).toBe(0);
     // The restarted object does not know the lease: given back, it stays counted in full.
-    restarted.decide(limit, 1, 1_200, { lease: { caller: "a", want: 0, heard: lease!.id, returned: [{ id: lease!.id, units: 8, spanMs: 5_000, usedAtMs: [10] }] } });
+    restarted.decide(limit, 1, 1_200, { lease: { caller: "a", want: 0, heard: lease!.id, returned: [{ id: lease!.id, units: 8, spanMs: 7_500, usedAtMs: [10] }] } });
     expect(restarted.size(limit, 1_200)).toBe(10);
   });
 
@@ -103,7 +103,7 @@ describe("admission leases", () => {
     const limit = { count: 800, intervalMs: 10_000 };
     const counter = new Counter(new MemoryCounterStore(), "k");
     const { lease } = counter.decide(limit, 1, 1_000, { lease: { caller: "a", want: 8 } });
-    const returned = [{ id: lease!.id, units: 8, spanMs: 5_000, usedAtMs: [100, 300] }];
+    const returned = [{ id: lease!.id, units: 8, spanMs: 7_500, usedAtMs: [100, 300] }];
     counter.decide(limit, 1, 1_500, { lease: { caller: "a", want: 0, heard: lease!.id, returned } });
     expect(counter.inspect(limit, 1_500).ages).toEqual([500, 400, 200, 0]);
     counter.decide(limit, 1, 1_600, { lease: { caller: "a", want: 0, heard: lease!.id, returned } });
@@ -131,19 +131,19 @@ describe("admission leases", () => {
     const limit = { count: 800, intervalMs: 10_000 };
     const counter = new Counter(new MemoryCounterStore(), "k");
     const lease = counter.decide(limit, 1, 0, { lease: { caller: "a", want: 8 } }).lease!;
-    expect(lease).toMatchObject({ units: 8, spanMs: 5_000 });
+    expect(lease).toMatchObject({ units: 8, spanMs: 7_500 });
     const verdicts = counter.decide(limit, 800, 100, { lease: { caller: "b", want: 0 } }).verdicts;
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(791);
     const waiting = verdicts.find((v) => !v.allowed)!;
-    // a's lease ends at 5,000: ask again just after, never from a cache.
-    expect(waiting).toMatchObject({ waitMs: 4_901, cacheForMs: 0 });
+    // a's lease ends at 7,500: ask again just after, never from a cache.
+    expect(waiting).toMatchObject({ waitMs: 7_401, cacheForMs: 0 });
     // Its own lease never makes a wait for a: a plain refusal (the window holds 800).
     const own = counter.decide(limit, 1, 200, { lease: { caller: "a", want: 0, heard: lease.id } }).verdicts[0]!;
     expect(own.allowed).toBe(false);
     expect(own.waitMs).toBeUndefined();
     // a gives its lease back at its end having used 2 units: 6 come back, and b is admitted 6 times.
-    counter.decide(limit, 0, 5_001, { lease: { caller: "a", want: 0, heard: lease.id, returned: [{ id: lease.id, units: 8, spanMs: 5_000, usedAtMs: [300, 400] }] } });
-    expect(counter.decide(limit, 7, 5_002, { lease: { caller: "b", want: 0 } }).verdicts.map((v) => v.allowed)).toEqual([true, true, true, true, true, true, false]);
+    counter.decide(limit, 0, 7_501, { lease: { caller: "a", want: 0, heard: lease.id, returned: [{ id: lease.id, units: 8, spanMs: 7_500, usedAtMs: [300, 400] }] } });
+    expect(counter.decide(limit, 7, 7_502, { lease: { caller: "b", want: 0 } }).verdicts.map((v) => v.allowed)).toEqual([true, true, true, true, true, true, false]);
   });
 
   it("a lease whose grant never reached its isolate (the answer lost) is taken back whole at that isolate's next call", () => {
