@@ -83,11 +83,4 @@ export interface GatewayOptions {
   readonly frontDoor?: FrontDoor;
 }
 
-/** The request's execution context, if it has one (a bare `app.fetch` in a test has none). */
-export function executionContext(c: Context): ExecutionContext | undefined {
-  try {
-    return c.executionCtx as ExecutionContext;
-  } catch {
-    return undefined;
-  }
-}
+export { executionContext } from "./execution-context.ts";

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { statusClass, type DecisionSample, type UpstreamSample } from "../core/metrics/aggregate.ts";
 import { telemetryCounter, type GatewaySettings } from "./settings.ts";
 import type { GatewayEnv } from "./types.ts";
+import { backgroundOf } from "./execution-context.ts";
 
 /** Counts one rate-limit decision (and writes it to Analytics Engine when bound). */
 export function countDecision(c: Context<GatewayEnv>, settings: GatewaySettings, sample: DecisionSample): void {
@@ -34,12 +35,6 @@ export function countUpstream(c: Context<GatewayEnv>, settings: GatewaySettings,
 function scheduleFlush(c: Context<GatewayEnv>, settings: GatewaySettings): void {
   const buffer = c.var.isolate.metrics;
   if (!buffer.flushDue(settings.metricsFlushMs)) return;
-  let waitUntil: (promise: Promise<unknown>) => void;
-  try {
-    const ctx = c.executionCtx;
-    waitUntil = (promise) => ctx.waitUntil(promise);
-  } catch {
-    return; // no execution context (a bare app.fetch): the admin API's read flushes instead
-  }
-  waitUntil(buffer.flush(c.env, settings));
+  // No execution context (a bare app.fetch): the admin API's read flushes instead.
+  backgroundOf(c)?.(buffer.flush(c.env, settings));
 }

@@ -13,6 +13,7 @@ import { identityBlocked, limiterUnavailable, quotaExceeded } from "./problem.ts
 import { ceilSeconds, policyHeader, rateLimitHeader } from "./rate-limit-headers.ts";
 import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
+import { backgroundOf } from "./execution-context.ts";
 
 /**
  * Classifies every request against the rule table, counts it on its (region, rule, identity)
@@ -60,6 +61,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
         cacheDenials: enforce,
         algorithm: settings.algorithm,
         failMode: settings.failMode,
+        background: backgroundOf(c),
       });
     } catch (error) {
       if (!(error instanceof CounterUnavailable)) throw error;
@@ -100,3 +102,4 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
 function log(fields: Record<string, unknown>): void {
   console.log(JSON.stringify(fields));
 }
+

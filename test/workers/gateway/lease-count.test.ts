@@ -209,6 +209,53 @@ describe("one call per counter object, for every counter it holds", () => {
   });
 });
 
+describe("leases across isolates through count()", () => {
+  it("a request refused only because another isolate holds lent units waits for them, its isolate asking once meanwhile, and is admitted when they come back", async () => {
+    let now = 3_000_000;
+    // Timers on the driven clock: a lease given back at its end fires as time moves.
+    const timers: { at: number; wake: () => void }[] = [];
+    const fire = async () => {
+      for (const timer of timers.filter((t) => t.at <= now).sort((a, b) => a.at - b.at)) {
+        timers.splice(timers.indexOf(timer), 1);
+        timer.wake();
+      }
+      await new Promise((settled) => setTimeout(settled, 0));
+    };
+    const clock = {
+      now: () => now,
+      sleep: async (ms: number, purpose: "request" | "background") => {
+        if (purpose === "request") {
+          now += ms;
+          return fire();
+        }
+        return new Promise<void>((wake) => timers.push({ at: now + ms, wake }));
+      },
+    };
+    const a = new Counting("isolate-a", clock);
+    const b = new Counting("isolate-b", clock);
+    const limiter = memoryLimiter(() => now);
+    const limit = { count: 320, intervalMs: 10_000 };
+    const address = { name: `lease-wait-${run++}`, object: "o", key: "wait" };
+    const count = (counting: Counting) => counting.count(limiter.env, { jurisdiction: undefined, address, limit, timeoutMs: 300_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed", background: (work) => void work.catch(() => {}) });
+    // A is lent 8 units on its second call (lease.ts), and uses none of them.
+    await count(a);
+    await count(a);
+    // Other requests fill what is left of the window: its last 8 places are A's lent units.
+    const [filled] = await limiter.env.COUNTERS.getByName("o").decide([{ key: "wait", limit, hits: 318 }]);
+    expect(filled!.verdicts.filter((v) => v.allowed)).toHaveLength(310);
+    const callsBefore = limiter.calls();
+    const started = now;
+    // Two more of B's at once: the first is told to wait for A's lease (ends 7.5 s on), the second
+    // waits with it without a call of its own; A gives its 8 units back at its lease's end.
+    const [first, second] = await Promise.all([count(b), count(b)]);
+    expect(first).toMatchObject({ allowed: true });
+    expect(second).toMatchObject({ allowed: true });
+    expect(now - started).toBeGreaterThanOrEqual(7_400);
+    // B's call that was told to wait, A's give-back, and B's calls once they came back: not one per request meanwhile.
+    expect(limiter.calls() - callsBefore).toBeLessThanOrEqual(4);
+  });
+});
+
 describe("admission leases through the gateway and the real counter object", () => {
   it("a warm key's requests are decided on leases: few object calls, every RateLimit header exact", async () => {
     const limiter = recordingLimiter();

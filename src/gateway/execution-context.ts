@@ -1,0 +1,16 @@
+import type { Context } from "hono";
+
+/** The request's execution context, if it has one (a bare `app.fetch` in a test has none). */
+export function executionContext(c: Context): ExecutionContext | undefined {
+  try {
+    return c.executionCtx as ExecutionContext;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request's `waitUntil`, for work after the response, if it has an execution context. */
+export function backgroundOf(c: Context): ((work: Promise<unknown>) => void) | undefined {
+  const ctx = executionContext(c);
+  return ctx && ((work) => ctx.waitUntil(work));
+}
