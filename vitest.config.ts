@@ -104,6 +104,10 @@ export default defineConfig({
         test: {
           name: "unit",
           environment: "node",
+          // Files share a worker process instead of starting one each (docs/testing.md, "Run time"):
+          // no unit test mocks a module, stubs a global or leaves fake timers on, and each server a
+          // test starts is closed by that file.
+          isolate: false,
           // A ceiling, not a speed check: commands spawned by tests start slowly on a busy machine.
           testTimeout: 30_000,
           include: ["test/unit/**/*.test.ts"],
