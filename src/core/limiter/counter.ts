@@ -1,5 +1,6 @@
 import { returnsOf, type LeaseGrant, type LeaseRequest } from "./lease.ts";
 import { LeaseDesk } from "./lease-desk.ts";
+import { ReportInbox } from "./report-inbox.ts";
 import { ReservationLedger, restoreAdmissions, type LedgerOptions, type Reservation, type Snapshot } from "./ledger.ts";
 import { SlidingWindow } from "./sliding-window.ts";
 import type { FallbackReport } from "./fallback.ts";
@@ -92,16 +93,8 @@ export class Counter {
   #lastWrite = Number.NEGATIVE_INFINITY;
   /** Leases granted by this instance and not given back (lease-desk.ts). */
   readonly #desk = new LeaseDesk();
-  /** Fallback reports already counted, until they can no longer matter (a report may come twice). */
-  #reports: Map<string, number> | undefined;
-  /**
-   * What recent calls admitted, by call id, oldest first: when a call's answer is lost (it outlived
-   * the isolate's timeout), the isolate's fallback decides its requests and reports them naming the
-   * call; its admissions here then give way to the reported ones, or each request would count twice.
-   */
-  readonly #calls = new Map<string, { at: number; admitted: number }>();
-  /** When the last new fallback report came: other isolates' may still be on their way. */
-  #reportedAt = Number.NEGATIVE_INFINITY;
+  /** Admissions reported by isolates' fallback windows (report-inbox.ts). */
+  readonly #inbox = new ReportInbox();
   /** A lease came back since the last snapshot: memory holds its uses, storage its units at `until`. */
   #takenBack = false;
 
@@ -126,7 +119,9 @@ export class Counter {
     for (const returned of returnsOf(lease)) if (this.#desk.takeBack(returned, window)) tookBack = true;
     if (caller && this.#desk.forgetUnheard(caller, lease?.heard, window)) tookBack = true;
     if (tookBack) this.#takenBack = true;
-    const elsewhere = this.#newReports(recorded, limit, now, window);
+    const { times: elsewhere, released } = this.#inbox.take(recorded, limit, now, window);
+    // Storage still holds the released ones, as reservations: a snapshot once idle makes it exact.
+    if (released) this.#takenBack = true;
     if (elsewhere.length > 0) {
       window.seed(elsewhere);
       // Reserved as if made now: later than the truth, so a restart can only over-count them.
@@ -138,7 +133,7 @@ export class Counter {
       if (decision.allowed && ledger.onAdmit(now)) reserved = true;
       verdicts.push(this.#verdict(decision, now, caller, limit, window));
     }
-    if (typeof call === "string") this.#noteCall(call, verdicts, now, limit);
+    if (typeof call === "string") this.#inbox.noteCall(call, verdicts, now, limit);
     let granted: LeaseGrant | undefined;
     if (lease && caller && lease.want > 0 && verdicts.every((v) => v.allowed)) {
       const plan = this.#desk.grant(limit, window, now, caller, lease.want);
@@ -174,45 +169,8 @@ export class Counter {
     const verdict = verdictOf(decision, now);
     if (verdict.allowed) return verdict;
     const answer = this.#desk.refusal(verdict, caller, window.size(now), limit, now);
-    if (answer.waitMs === undefined && now - this.#reportedAt < limit.intervalMs) return { ...answer, cacheForMs: 0 };
+    if (answer.waitMs === undefined && this.#inbox.recent(now, limit)) return { ...answer, cacheForMs: 0 };
     return answer;
-  }
-
-  /** Remembers what call `call` admitted, for a fallback report that may name it (`#calls`). */
-  #noteCall(call: string, verdicts: readonly Verdict[], now: number, limit: Limit): void {
-    const admitted = verdicts.reduce((n, v) => n + (v.allowed ? 1 : 0), 0);
-    if (admitted > 0) this.#calls.set(call, { at: now, admitted });
-    for (const [id, { at }] of this.#calls) {
-      if (this.#calls.size <= MAX_CALLS_KEPT && at > now - limit.intervalMs) break;
-      this.#calls.delete(id);
-    }
-  }
-
-  /**
-   * The admission times of reports not counted yet, at the object's clock (their ages are
-   * durations). A report naming a call this counter decided takes the place of that call's
-   * admissions: the requests are the same, and the reported times are the later ones.
-   */
-  #newReports(reports: readonly FallbackReport[], limit: Limit, now: number, window: SlidingWindow): number[] {
-    const times: number[] = [];
-    if (reports.length === 0) return times;
-    const seen = (this.#reports ??= new Map());
-    for (const [id, until] of seen) if (until <= now) seen.delete(id);
-    for (const { id, agesMs, call } of reports) {
-      if (seen.has(id) || !Array.isArray(agesMs)) continue;
-      seen.set(id, now + limit.intervalMs);
-      this.#reportedAt = now;
-      const decided = typeof call === "string" ? this.#calls.get(call) : undefined;
-      if (decided) {
-        this.#calls.delete(call!);
-        // Storage still holds them, as reservations: a snapshot once idle makes it exact.
-        if (window.release(decided.at, decided.admitted) > 0) this.#takenBack = true;
-      }
-      // An age is measured up to when the call was sent, before `now`: the time it gives is no
-      // earlier than the admission was made, so it leaves the window no earlier.
-      for (const age of agesMs) if (Number.isFinite(age) && age >= 0 && age < limit.intervalMs) times.push(now - age);
-    }
-    return times;
   }
 
   /** Whether a restart now would rebuild exactly the window in memory (no snapshot needed). */
@@ -319,9 +277,6 @@ export class Counter {
     return { window: this.#window, ledger: this.#ledger };
   }
 }
-
-/** Recent calls a counter remembers what it admitted for (`#calls`), within one interval. */
-const MAX_CALLS_KEPT = 64;
 
 /** The last moment anything stored can still count against a request. */
 function staleAt(reservations: readonly Reservation[], snapshot: Snapshot | undefined, limit: Limit): number {
