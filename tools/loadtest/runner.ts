@@ -63,17 +63,23 @@ export const steadyInFlightCap = (rule: RulePlan): number => Math.min(2048, Math
 /** The client an answer's request came from. */
 const phaseOf = (kind: Answer["kind"]): Phase => (kind === "fill" || kind === "probe" ? "retry" : kind);
 
+/** A steady client keeps this many seconds of its rate on the wire at most (at least 4 requests). */
+export const STEADY_WIRE_S = 1;
+
 /**
- * A client's connections: as many as it may have in flight (the steady client's cap, a burst's
- * size, the fill's lanes), so its requests go out when due, as independent clients' would.
- * A fixed pool per gateway passes at most connections / latency requests per second: once the
- * machine slowed answers, busy rows sharing a gateway queued in the tool behind each other's
- * requests (their send times stamped before the wait), hit the in-flight cap, skipped sends and
- * proved fewer than count in a window, while a row alone on another gateway of the same workerd
- * held (docs/loadtest.md, "Why rows stopped short"). Connections open only as needed.
+ * A client's connections, its own, as independent clients have: a burst's size and the fill's
+ * lanes, so they go out at once; the steady client a second of its rate (up to its in-flight cap),
+ * so it keeps its rate while answers take up to a second. A pool per gateway passes at most
+ * connections / latency requests per second, and busy rows sharing one queued in the tool behind
+ * each other's requests, hit the in-flight cap and proved fewer than count in a window while a row
+ * alone on another gateway of the same workerd held (docs/loadtest.md, "Why rows stopped short").
+ * Bounded, not as many as may be in flight: on an overloaded machine thousands of connections
+ * drove answers past the headers timeout and the gateway's socket refused connections, errors
+ * where a bounded client waits, and its row is unjudged with the reason. Connections open only as
+ * needed.
  */
 export function clientConnections(rule: RulePlan, phase: Phase, steadyCap: number): number {
-  if (phase === "steady") return steadyCap;
+  if (phase === "steady") return Math.min(steadyCap, Math.max(4, Math.ceil(rule.steady.rate * STEADY_WIRE_S)));
   if (phase === "burst") return Math.max(1, rule.bursts.size);
   return rule.retry.kind === "run" ? Math.max(1, rule.retry.concurrency) : 1;
 }
@@ -108,7 +114,8 @@ export function executePlan(options: RunnerOptions): Execution {
       pool = new Pool(stream.origin, {
         connections: clientConnections(stream.rule, phase, stream.maxInFlight),
         pipelining: options.pipelining,
-        keepAliveTimeout: 30_000,
+        // A row's clients fall idle when it ends: their sockets go soon after, not at the run's end.
+        keepAliveTimeout: 4_000,
         headersTimeout: 30_000,
         bodyTimeout: 30_000,
         ...(localAddress ? { localAddress } : {}),

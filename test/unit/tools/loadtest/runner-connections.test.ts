@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { hostedApiClassifier } from "../../../../src/core/rules/hosted-api.ts";
 import { DEFAULTS } from "../../../../tools/loadtest/args.ts";
 import { planRun, type Plan, type PlanOptions } from "../../../../tools/loadtest/plan.ts";
-import { clientConnections, executePlan, steadyInFlightCap } from "../../../../tools/loadtest/runner.ts";
+import { clientConnections, executePlan, STEADY_WIRE_S, steadyInFlightCap } from "../../../../tools/loadtest/runner.ts";
 import { publishedRow } from "../../../support/rows.ts";
 
 /** In this engineer's port range. */
@@ -43,10 +43,17 @@ function twoRowsOnOneGateway(): Plan {
 }
 
 describe("each client's own connections", () => {
-  it("sizes them by what the client may have in flight", () => {
+  it("sizes them by what the client sends at once, a steady client's by a second of its rate", () => {
     const [row5, row12] = twoRowsOnOneGateway().rules;
     expect(clientConnections(row5!, "burst", 0)).toBe(BURST);
-    expect(clientConnections(row12!, "steady", steadyInFlightCap(row12!))).toBe(steadyInFlightCap(row12!));
+    // Row 12 sends 2.1/s: at least 4 connections, within its in-flight cap.
+    expect(row12!.steady.rate).toBeCloseTo(2.1);
+    expect(clientConnections(row12!, "steady", steadyInFlightCap(row12!))).toBe(4);
+    expect(clientConnections(row12!, "steady", 3)).toBe(3);
+    // Row 16 at scale 1: 10000 per 60 s at load 1.4 is 233/s: 234 connections, not its in-flight cap of 2048.
+    const busy = planRun([publishedRow(16)], { ...options, ruleRateCap: 400 }, hostedApiClassifier).rules[0]!;
+    expect(steadyInFlightCap(busy)).toBe(2048);
+    expect(clientConnections(busy, "steady", steadyInFlightCap(busy))).toBe(Math.ceil(busy.steady.rate * STEADY_WIRE_S));
     const filled = planRun([publishedRow(12)], options, hostedApiClassifier).rules[0]!;
     expect(filled.retry).toMatchObject({ kind: "run", concurrency: 17 });
     expect(clientConnections(filled, "retry", 0)).toBe(17);
