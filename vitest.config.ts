@@ -80,12 +80,13 @@ const emulatorProject = (name: "control-plane" | "agent-server") => ({
   test: {
     name: `emulator-${name}`,
     include: [`test/workers/${name}/**/*.test.ts`, "test/workers/emulator-*.test.ts"],
-    // Files share a runner (one workerd and its storage per vitest worker) instead of starting one
-    // each: every emulator test works in a workspace of its own (freshWorkspace, freshCaller: a new
-    // key is a new workspace), so no file reads another's state (docs/testing.md, "Run time"). The
-    // gateway projects stay isolated: their tests read region-wide state (overrides, metrics) that
-    // a file sets for itself.
-    isolate: false,
+    // The control plane's files share a runner (one workerd and its storage per vitest worker)
+    // instead of starting one each: every test works in a workspace of its own (freshWorkspace), so
+    // no file reads another's state (docs/testing.md, "Run time"). The agent server keeps one state
+    // object for every caller (its threads, runs, crons and their one alarm), which its files read
+    // as their own, so they stay isolated, as do the gateway projects (region-wide overrides and
+    // metrics).
+    isolate: name === "agent-server",
     testTimeout: 60_000,
   },
 });
