@@ -1,6 +1,6 @@
 import type { Env } from "../env.ts";
-import { SlidingWindow, type Limit } from "../core/limiter/index.ts";
-import { setBounded } from "../core/limiter/bounded-map.ts";
+import { SlidingWindow, type Limit, type WindowAnswer } from "../core/limiter/index.ts";
+import { LocalWindows, type Windowed } from "../core/limiter/local-windows.ts";
 import type { Clock } from "./clock.ts";
 import { withDeadline } from "./deadline.ts";
 import { inJurisdiction } from "./objects.ts";
@@ -18,7 +18,7 @@ export interface Standing {
 }
 
 /** Clients an isolate counts on its own at most (the least recently seen go first). */
-const LOCAL_CLIENTS = 10_000;
+export const LOCAL_CLIENTS = 10_000;
 
 /** What a timed-out throttle call is called in its error. */
 const THROTTLE = "the authentication throttle";
@@ -34,13 +34,14 @@ const THROTTLE = "the authentication throttle";
  * lock every operator out whenever the counter objects fail, when the admin API is needed most.
  * Counting locally keeps both: a client gets the allowance per window in each isolate it reaches
  * (K isolates: K times as many), and a valid token still works. Nothing is reported to the object
- * afterwards: the bound holds for the outage, and the object's own count resumes after it. (Not
- * the request path's LocalFallback: that one reports every local admission to the object and
- * keeps a window until it has, and cannot read a window without counting, which `standing` needs.)
+ * afterwards: the bound holds for the outage, and the object's own count resumes after it. The
+ * windows are the request path's kind (LocalWindows, which its LocalFallback builds on) under a
+ * hard bound: past LOCAL_CLIENTS the least recently seen client goes, since nothing here waits to
+ * be reported; `standing` reads a window without counting and opens none.
  */
 export class AdminThrottle {
   readonly #clock: Clock;
-  readonly #windows = new Map<string, SlidingWindow>();
+  readonly #windows = new LocalWindows<Windowed>({ max: LOCAL_CLIENTS, open: (_client, allowance) => ({ window: new SlidingWindow(allowance) }) });
   #failing = false;
 
   constructor(clock: Clock) {
@@ -54,27 +55,35 @@ export class AdminThrottle {
    */
   async recordFailure(env: Env, settings: GatewaySettings, address: ThrottleAddress, allowance: Limit): Promise<Standing> {
     try {
-      const [answer] = await withDeadline(this.#stub(env, settings, address).decide([{ key: address.key, limit: allowance, hits: 1 }]), settings.counterTimeoutMs, THROTTLE);
+      const [answer] = await withDeadline(
+        this.#stub(env, settings, address).decide([{ key: address.key, limit: allowance, hits: 1 }]),
+        settings.counterTimeoutMs,
+        THROTTLE,
+      );
       this.#recovered(settings);
       const verdict = answer!.verdicts[0]!;
       return { retryInMs: verdict.allowed ? 0 : Math.max(1, verdict.retryInMs) };
     } catch (error) {
+      this.#unavailable(settings, error);
       const now = this.#clock.now();
-      const decision = this.#localWindow(settings, address, allowance, error).hit(now);
-      return { retryInMs: decision.allowed ? 0 : Math.max(1, decision.retryAt - now) };
+      return standingOf(this.#windows.hit(address.key, allowance, now), now);
     }
   }
 
   /** Whether the client has used up its allowance, without counting anything (a valid token is no failure). */
   async standing(env: Env, settings: GatewaySettings, address: ThrottleAddress, allowance: Limit): Promise<Standing> {
     try {
-      const inspection = await withDeadline(this.#stub(env, settings, address).inspect({ key: address.key, limit: allowance }), settings.counterTimeoutMs, THROTTLE);
+      const inspection = await withDeadline(
+        this.#stub(env, settings, address).inspect({ key: address.key, limit: allowance }),
+        settings.counterTimeoutMs,
+        THROTTLE,
+      );
       this.#recovered(settings);
       return { retryInMs: inspection.remaining > 0 ? 0 : Math.max(1, inspection.retryInMs) };
     } catch (error) {
+      this.#unavailable(settings, error);
       const now = this.#clock.now();
-      const decision = this.#localWindow(settings, address, allowance, error).peek(now);
-      return { retryInMs: decision.allowed ? 0 : Math.max(1, decision.retryAt - now) };
+      return standingOf(this.#windows.peek(address.key, allowance, now), now);
     }
   }
 
@@ -83,15 +92,11 @@ export class AdminThrottle {
     return inJurisdiction(env.COUNTERS, settings.jurisdiction).getByName(address.object);
   }
 
-  #localWindow(settings: GatewaySettings, address: ThrottleAddress, allowance: Limit, error: unknown): SlidingWindow {
-    if (!this.#failing) {
-      // Once per outage and isolate: a flood of guesses must not become a flood of log lines.
-      console.log(JSON.stringify({ event: "admin_auth_throttle_unavailable", region: settings.region, error: String(error), decidedBy: "local-fallback" }));
-      this.#failing = true;
-    }
-    const window = this.#windows.get(address.key) ?? new SlidingWindow(allowance);
-    setBounded(this.#windows, address.key, window, LOCAL_CLIENTS);
-    return window;
+  #unavailable(settings: GatewaySettings, error: unknown): void {
+    if (this.#failing) return;
+    // Once per outage and isolate: a flood of guesses must not become a flood of log lines.
+    console.log(JSON.stringify({ event: "admin_auth_throttle_unavailable", region: settings.region, error: String(error), decidedBy: "local-fallback" }));
+    this.#failing = true;
   }
 
   #recovered(settings: GatewaySettings): void {
@@ -99,4 +104,9 @@ export class AdminThrottle {
     this.#failing = false;
     console.log(JSON.stringify({ event: "admin_auth_throttle_recovered", region: settings.region }));
   }
+}
+
+/** A client's standing by this isolate's own window, answered at `now`. */
+function standingOf(answer: WindowAnswer, now: number): Standing {
+  return { retryInMs: answer.allowed ? 0 : Math.max(1, answer.retryAt - now) };
 }

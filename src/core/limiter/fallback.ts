@@ -1,6 +1,7 @@
 import { setBounded } from "./bounded-map.ts";
+import { LocalWindows, type Windowed } from "./local-windows.ts";
 import { SlidingWindow } from "./sliding-window.ts";
-import type { Decision, Limit } from "./types.ts";
+import type { Limit, WindowAnswer } from "./types.ts";
 
 /**
  * Admissions an isolate made on its own, as it reports them to the counter's object: an id, so
@@ -41,6 +42,8 @@ export interface Observed {
  * is K x `count` (each only knows its own admissions). Every local admission is reported to the
  * object with the calls that follow, and forgotten only once a call carrying it was answered
  * (`delivered`): a report lost with a cancelled request is sent again, and counted once.
+ * The windows are LocalWindows (local-windows.ts), as the admin throttle's; the reports, and the
+ * rule that a window holding admissions stays, are this class's.
  */
 export class LocalFallback {
   readonly #seen = new Map<string, Observed>();
@@ -48,7 +51,7 @@ export class LocalFallback {
    * The counters decided locally: each one's window, its admissions not yet in a report (`open`)
    * and its reports sent (or about to be) and not yet acknowledged (`pending`).
    */
-  readonly #local = new Map<string, Local>();
+  readonly #local: LocalWindows<Local>;
   readonly #maxCounters: number;
   readonly #prefix: string;
   #seq = 0;
@@ -57,6 +60,14 @@ export class LocalFallback {
   constructor(options: { caller?: string; maxCounters?: number } = {}) {
     this.#prefix = options.caller ?? Math.random().toString(36).slice(2, 12);
     this.#maxCounters = options.maxCounters ?? 10_000;
+    this.#local = new LocalWindows<Local>({
+      max: this.#maxCounters,
+      open: (key, limit, now) => ({ window: this.#seeded(key, limit, now), open: [], pending: [] }),
+      // A window forgotten while it holds admissions would start again empty and admit `count`
+      // more in the same window (issue 32): only windows with nothing left in them make room, so
+      // past the bound memory follows the counters with local admissions in the last interval.
+      keep: (local, now) => !local.window.isIdle(now),
+    });
   }
 
   /** Notes what the object answered (the seed of a later local window). */
@@ -71,24 +82,11 @@ export class LocalFallback {
    * Decides one request locally, recording it when admitted. `call`: the call the request went out
    * in, when it did (its answer failed to come), reported with the admission.
    */
-  decide(key: string, limit: Limit, now: number, call?: string): Decision {
-    let local = this.#local.get(key);
-    if (!local) {
-      const window = new SlidingWindow(limit);
-      const seen = this.#seen.get(key);
-      if (seen && seen.at > now - limit.intervalMs) {
-        const { used, at, leased } = seen;
-        const units = leased && leased.until + limit.intervalMs > now ? Math.min(leased.units, used) : 0;
-        window.seed([...new Array<number>(used - units).fill(at), ...new Array<number>(units).fill(Math.max(at, leased?.until ?? at))]);
-      }
-      this.#makeRoom(now);
-      this.#local.set(key, (local = { window, open: [], pending: [] }));
-    } else {
-      local.window.setLimit(limit);
-    }
-    const decision = local.window.hit(now);
-    if (decision.allowed) local.open.push({ at: now, call });
-    return decision;
+  decide(key: string, limit: Limit, now: number, call?: string): WindowAnswer {
+    const local = this.#local.entry(key, limit, now);
+    const answer = local.window.hit(now);
+    if (answer.allowed) local.open.push({ at: now, call });
+    return answer;
   }
 
   /**
@@ -129,30 +127,23 @@ export class LocalFallback {
     return this.#local.size;
   }
 
-  /**
-   * Keeps the local windows bounded without forgetting an admission: a window forgotten while it
-   * holds admissions would start again empty and admit `count` more in the same window (issue 32).
-   * So only windows with nothing left in them make room (a few of the oldest looked at per new
-   * one); past the bound, memory follows the counters with local admissions in the last interval.
-   */
-  #makeRoom(now: number): void {
-    if (this.#local.size < this.#maxCounters) return;
-    let looked = 0;
-    for (const [key, { window }] of this.#local) {
-      if (++looked > ROOM_LOOK) return;
-      if (window.isIdle(now)) this.#local.delete(key);
+  /** A new local window for `key`, holding what the object last said of it (its admissions and this isolate's lease). */
+  #seeded(key: string, limit: Limit, now: number): SlidingWindow {
+    const window = new SlidingWindow(limit);
+    const seen = this.#seen.get(key);
+    if (seen && seen.at > now - limit.intervalMs) {
+      const { used, at, leased } = seen;
+      const units = leased && leased.until + limit.intervalMs > now ? Math.min(leased.units, used) : 0;
+      window.seed([...new Array<number>(used - units).fill(at), ...new Array<number>(units).fill(Math.max(at, leased?.until ?? at))]);
     }
+    return window;
   }
 }
 
-/** One counter decided locally (LocalFallback). */
-interface Local {
-  readonly window: SlidingWindow;
+/** One counter decided locally (LocalFallback): its window and its reports. */
+interface Local extends Windowed {
   /** Local admissions not yet in a report, with the call each request went out in. */
   readonly open: { at: number; call: string | undefined }[];
   /** Reports sent (or about to be) and not yet acknowledged; a sealed one has been sent and never changes. */
   pending: { id: string; times: number[]; call?: string; sealed?: boolean }[];
 }
-
-/** Oldest local windows looked at for one that may go, per new window past the bound. */
-const ROOM_LOOK = 64;
