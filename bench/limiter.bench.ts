@@ -1,17 +1,17 @@
 import { test } from "vitest";
 import { SlidingWindow } from "../src/core/limiter/sliding-window.ts";
-import type { Decision, Limit } from "../src/core/limiter/types.ts";
+import type { Limit, WindowAnswer } from "../src/core/limiter/types.ts";
 
 /**
  * SlidingWindow.hit vs the naive sliding log (an array of timestamps,
  * `filter`ed on every request), fed the same arrival pattern. One benchmark
  * iteration = one request; the simulated clock advances per request, and both
  * limiters are warmed up to steady state first so a full window is measured.
- * Both return the same Decision, so the comparison is like for like.
+ * Both return the same WindowAnswer, so the comparison is like for like.
  */
 
 /** A limiter under test: decide one request at `now`. */
-type Hit = (now: number) => Decision;
+type Hit = (now: number) => WindowAnswer;
 
 /** The textbook sliding log: obviously correct, but O(count) work per request. */
 function naiveSlidingLog({ count, intervalMs }: Limit): Hit {

@@ -7,7 +7,7 @@
 // - a 429 is early only if fewer than `count` admissions could possibly lie in its window.
 
 /** One request as the client saw it (client clock, milliseconds). */
-export interface Outcome {
+export interface Observation {
   readonly isolate: number;
   readonly sentAt: number;
   readonly receivedAt: number;
@@ -46,7 +46,7 @@ export interface Timeline {
   readonly limit: Limit;
   readonly changes?: readonly LimitChange[];
   readonly outages?: readonly Outage[];
-  readonly outcomes: readonly Outcome[];
+  readonly observations: readonly Observation[];
   readonly isolates: number;
 }
 
@@ -78,7 +78,7 @@ export interface Figures {
 /** Slack for the counter's millisecond clock against the client's sub-millisecond one. */
 export const CLOCK_SLACK_MS = 2;
 
-const isAdmitted = (o: Outcome) => o.status >= 200 && o.status < 400;
+const isAdmitted = (o: Observation) => o.status >= 200 && o.status < 400;
 
 /**
  * The limits that may be in force for a decision made in [s, r]: each change may apply from when
@@ -99,7 +99,7 @@ export function limitsPossibleIn(timeline: Pick<Timeline, "limit" | "changes">, 
 }
 
 /** Admissions b certainly decided before a and certainly within a's window under `limit`. */
-function certainlyBefore(a: Outcome, admissions: readonly Outcome[], limit: Limit): number {
+function certainlyBefore(a: Observation, admissions: readonly Observation[], limit: Limit): number {
   let n = 0;
   for (const b of admissions) {
     if (b === a) continue;
@@ -109,7 +109,7 @@ function certainlyBefore(a: Outcome, admissions: readonly Outcome[], limit: Limi
 }
 
 /** Admissions b that could lie in the window of a decision made in [s, r] under `limit`. */
-function possiblyInWindow(s: number, r: number, admissions: readonly Outcome[], limit: Limit): number {
+function possiblyInWindow(s: number, r: number, admissions: readonly Observation[], limit: Limit): number {
   let n = 0;
   for (const b of admissions) {
     if (b.receivedAt > s - limit.intervalMs - CLOCK_SLACK_MS && b.sentAt < r + CLOCK_SLACK_MS) n++;
@@ -118,19 +118,19 @@ function possiblyInWindow(s: number, r: number, admissions: readonly Outcome[], 
 }
 
 /** Over under every limit that may have been in force: over is never claimed on a guess. */
-export function isOverAdmission(a: Outcome, admissions: readonly Outcome[], timeline: Pick<Timeline, "limit" | "changes">): boolean {
+export function isOverAdmission(a: Observation, admissions: readonly Observation[], timeline: Pick<Timeline, "limit" | "changes">): boolean {
   return limitsPossibleIn(timeline, a.sentAt, a.receivedAt).every((limit) => certainlyBefore(a, admissions, limit) >= limit.count);
 }
 
 /** Early under every limit that may have been in force. */
-export function isEarly429(d: Outcome, admissions: readonly Outcome[], timeline: Pick<Timeline, "limit" | "changes">): boolean {
+export function isEarly429(d: Observation, admissions: readonly Observation[], timeline: Pick<Timeline, "limit" | "changes">): boolean {
   return limitsPossibleIn(timeline, d.sentAt, d.receivedAt).every((limit) => possiblyInWindow(d.sentAt, d.receivedAt, admissions, limit) < limit.count);
 }
 
-const inOutage = (o: Outcome, outages: readonly Outage[]) => outages.some((w) => o.receivedAt >= w.from && o.sentAt <= w.to);
+const inOutage = (o: Observation, outages: readonly Outage[]) => outages.some((w) => o.receivedAt >= w.from && o.sentAt <= w.to);
 
 /** The most admissions certainly within one window: those certainly before each, plus itself. */
-function fullest(admissions: readonly Outcome[], timeline: Pick<Timeline, "limit" | "changes">): number {
+function fullest(admissions: readonly Observation[], timeline: Pick<Timeline, "limit" | "changes">): number {
   let most = 0;
   for (const a of admissions) {
     const limits = limitsPossibleIn(timeline, a.sentAt, a.receivedAt);
@@ -141,10 +141,10 @@ function fullest(admissions: readonly Outcome[], timeline: Pick<Timeline, "limit
 }
 
 export function analyze(timeline: Timeline): Figures {
-  const { outcomes, limit } = timeline;
+  const { observations, limit } = timeline;
   const outages = timeline.outages ?? [];
-  const admissions = outcomes.filter(isAdmitted);
-  const denials = outcomes.filter((o) => o.status === 429);
+  const admissions = observations.filter(isAdmitted);
+  const denials = observations.filter((o) => o.status === 429);
   // Local decisions in a declared outage are judged against the outage's own bound, not the
   // window's: the object is counted without them until each isolate reports them.
   const local = admissions.filter((o) => o.localFallback && inOutage(o, outages));
@@ -153,17 +153,17 @@ export function analyze(timeline: Timeline): Figures {
   // A 429 from a local window is that window's verdict: an outage denial, not an early one.
   const early429s = denials.filter((d) => !(d.localFallback && inOutage(d, outages)) && isEarly429(d, admissions, timeline)).length;
 
-  const firstIndex = outcomes.findIndex((o) => o.status === 429);
-  const first = outcomes[firstIndex];
-  const start = Math.min(...outcomes.map((o) => o.sentAt));
-  const retries = outcomes.filter((o) => o.retryOf !== undefined && o.cleanRetry && outcomes[o.retryOf]?.status === 429);
+  const firstIndex = observations.findIndex((o) => o.status === 429);
+  const first = observations[firstIndex];
+  const start = Math.min(...observations.map((o) => o.sentAt));
+  const retries = observations.filter((o) => o.retryOf !== undefined && o.cleanRetry && observations[o.retryOf]?.status === 429);
   const perIsolate = Array.from({ length: timeline.isolates }, (_, i) => local.filter((o) => o.isolate === i));
   return {
-    requests: outcomes.length,
+    requests: observations.length,
     admitted: admissions.length,
     admittedInFirstWindow: admissions.filter((a) => a.receivedAt - start < limit.intervalMs - CLOCK_SLACK_MS).length,
     denied: denials.length,
-    other: outcomes.length - admissions.length - denials.length,
+    other: observations.length - admissions.length - denials.length,
     ...(first && { first429At: firstIndex + 1, first429RetryAfterMs: first.retryAfterMs }),
     fullestWindow: fullest(admissions, timeline),
     overAdmissions,

@@ -1,6 +1,6 @@
 // The one client of a scenario: sends its requests to chosen isolates, timing each on the
 // client's clock, and keeps them in the order sent (a retry names the 429 it retries by index).
-import type { Outcome } from "./analysis.ts";
+import type { Observation } from "./analysis.ts";
 import type { Cluster } from "./cluster.ts";
 import type { Target } from "./target.ts";
 
@@ -14,7 +14,7 @@ export async function sleepUntil(at: number): Promise<void> {
 }
 
 export class Client {
-  readonly outcomes: Outcome[] = [];
+  readonly observations: Observation[] = [];
   #inFlight = 0;
 
   readonly cluster: Cluster;
@@ -28,20 +28,20 @@ export class Client {
     this.apiKey = apiKey;
   }
 
-  /** One request to isolate `isolate`; resolves to its index and outcome. */
-  async send(isolate: number, retry?: { of: number; clean: boolean }): Promise<{ index: number; outcome: Outcome }> {
-    const index = this.outcomes.length;
-    // Reserve the slot now: outcomes stay in the order sent.
-    this.outcomes.push(undefined as unknown as Outcome);
+  /** One request to isolate `isolate`; resolves to its index and observation. */
+  async send(isolate: number, retry?: { of: number; clean: boolean }): Promise<{ index: number; observation: Observation }> {
+    const index = this.observations.length;
+    // Reserve the slot now: observations stay in the order sent.
+    this.observations.push(undefined as unknown as Observation);
     this.#inFlight++;
     const sentAt = clientNow();
-    let outcome: Outcome;
+    let observation: Observation;
     try {
       const response = await this.cluster.fetch(isolate, this.target.path, { method: this.target.method, headers: { "x-api-key": this.apiKey } });
       await response.arrayBuffer();
       const receivedAt = clientNow();
       const retryAfter = response.headers.get("retry-after");
-      outcome = {
+      observation = {
         isolate,
         sentAt,
         receivedAt,
@@ -53,12 +53,12 @@ export class Client {
       };
     } catch {
       // A request that got no answer: neither admitted nor denied (status 0).
-      outcome = { isolate, sentAt, receivedAt: clientNow(), status: 0 };
+      observation = { isolate, sentAt, receivedAt: clientNow(), status: 0 };
     } finally {
       this.#inFlight--;
     }
-    this.outcomes[index] = outcome;
-    return { index, outcome };
+    this.observations[index] = observation;
+    return { index, observation };
   }
 
   /**
@@ -66,11 +66,11 @@ export class Client {
    * `isolate`. The retry is judged only if nothing is in flight and no other admission can have
    * been decided after the 429: then nobody else can have spent the room it was promised.
    */
-  async retry(index: number, isolate: number): Promise<Outcome | undefined> {
-    const denied = this.outcomes[index];
+  async retry(index: number, isolate: number): Promise<Observation | undefined> {
+    const denied = this.observations[index];
     if (!denied || denied.status !== 429 || denied.retryAfterMs === undefined) return undefined;
     await sleepUntil(denied.receivedAt + denied.retryAfterMs);
-    const clean = this.#inFlight === 0 && !this.outcomes.some((o, i) => i !== index && o.status >= 200 && o.status < 400 && o.receivedAt > denied.sentAt);
-    return (await this.send(isolate, { of: index, clean })).outcome;
+    const clean = this.#inFlight === 0 && !this.observations.some((o, i) => i !== index && o.status >= 200 && o.status < 400 && o.receivedAt > denied.sentAt);
+    return (await this.send(isolate, { of: index, clean })).observation;
   }
 }

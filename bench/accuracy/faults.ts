@@ -42,9 +42,9 @@ function outage(name: string, mode: "slow" | "fail", does: string): Scenario {
       if (k > 1) for (let i = 0; i < k; i++) await client.send(i);
       await retryLast429(client, undefined, 0, k > 1 ? 1 : 0);
       const outages: Outage[] = [{ from, to }];
-      const local = client.outcomes.filter((o) => o.localFallback).length;
+      const local = client.observations.filter((o) => o.localFallback).length;
       const how = mode === "slow" ? `answered after ${slowMs} ms (limiter timeout ${counterTimeoutMs} ms)` : `threw (${failedCalls} calls)`;
-      return { timeline: { limit, outages, outcomes: client.outcomes, isolates: k }, notes: [`object ${how} for ${Math.round(to - from)} ms; ${local} answers said x-tollgate-counter: local-fallback`] };
+      return { timeline: { limit, outages, observations: client.observations, isolates: k }, notes: [`object ${how} for ${Math.round(to - from)} ms; ${local} answers said x-tollgate-counter: local-fallback`] };
     },
     problems(f, limit, isolates) {
       const problems = commonProblems(f);
@@ -77,11 +77,11 @@ export const objectRestart: Scenario = {
     const { object } = counterAddress("us", target.row, identityDigest({ kind: "api-key", apiKey: client.apiKey }, localSecret()));
     const { error } = await cluster.restartObject(object);
     const after = await inspect(context);
-    const denied = await oneAtATime(client, rr, 2 * limit.count, client.outcomes.length);
-    const n = client.outcomes.length;
+    const denied = await oneAtATime(client, rr, 2 * limit.count, client.observations.length);
+    const n = client.observations.length;
     await retryLast429(client, denied, n % k, (n + 1) % k);
     return {
-      timeline: { limit, outcomes: client.outcomes, isolates: k },
+      timeline: { limit, observations: client.observations, isolates: k },
       notes: [`restart (${error || "no error"}): the counter was read from ${before.source} with ${before.admissions} admissions, after it from ${after.source} with ${after.admissions}`],
     };
   },
@@ -102,10 +102,10 @@ export const eviction: Scenario = {
     await client.send(0);
     const after = await cluster.control(0, "/state");
     const denied = await oneAtATime(client, rr, 2 * limit.count, 1);
-    const n = client.outcomes.length;
+    const n = client.observations.length;
     await retryLast429(client, denied, n % k, (n + 1) % k);
     return {
-      timeline: { limit, outcomes: client.outcomes, isolates: k },
+      timeline: { limit, observations: client.observations, isolates: k },
       notes: [`isolate-0 evicted: gateway copy ${before.copy} -> ${after.copy}, object calls ${before.calls} -> ${after.calls} for its next request`],
     };
   },
@@ -146,11 +146,11 @@ export const limitRaise: Scenario = {
     await oneAtATime(client, rr, 2 * limit.count);
     const { id, change } = await changeLimit(context, 2 * limit.count, "accuracy bench: raise mid-window");
     await sleepUntil(change.settledBy);
-    const denied = await oneAtATime(client, rr, 3 * limit.count, client.outcomes.length);
-    const n = client.outcomes.length;
+    const denied = await oneAtATime(client, rr, 3 * limit.count, client.observations.length);
+    const n = client.observations.length;
     await retryLast429(client, denied, n % k, (n + 1) % k);
     await endOverride(context, id);
-    return { timeline: { limit, changes: [change], outcomes: client.outcomes, isolates: k }, notes: [`limit ${limit.count} -> ${change.limit.count}`] };
+    return { timeline: { limit, changes: [change], observations: client.observations, isolates: k }, notes: [`limit ${limit.count} -> ${change.limit.count}`] };
   },
   problems(f, limit) {
     const problems = commonProblems(f);
@@ -172,13 +172,13 @@ export const limitLower: Scenario = {
     await sleepUntil(change.settledBy);
     let last: number | undefined;
     for (let n = 0; n < Math.ceil(0.2 * limit.count); n++) {
-      const { index, outcome } = await client.send(rr(client.outcomes.length));
-      last = outcome.status === 429 ? index : undefined;
+      const { index, observation } = await client.send(rr(client.observations.length));
+      last = observation.status === 429 ? index : undefined;
     }
-    const n = client.outcomes.length;
+    const n = client.observations.length;
     await retryLast429(client, last, n % k, (n + 1) % k);
     await endOverride(context, id);
-    return { timeline: { limit, changes: [change], outcomes: client.outcomes, isolates: k }, notes: [`limit ${limit.count} -> ${change.limit.count}`] };
+    return { timeline: { limit, changes: [change], observations: client.observations, isolates: k }, notes: [`limit ${limit.count} -> ${change.limit.count}`] };
   },
   problems: (f) => commonProblems(f),
 };
@@ -194,13 +194,13 @@ export const clockSkew: Scenario = {
     const states = await everyIsolate(cluster, "/skew", (i) => ({ ms: i % 2 === 0 ? SKEW_MS : -SKEW_MS }));
     try {
       const denied = await oneAtATime(client, roundRobin(k), 3 * limit.count);
-      const n = client.outcomes.length;
+      const n = client.observations.length;
       await retryLast429(client, denied, n % k, (n + 1) % k);
     } finally {
       await everyIsolate(cluster, "/skew", () => ({ ms: 0 }));
     }
     const offsets = [...new Set(states.map((s) => s.clockOffset))].join(", ");
-    return { timeline: { limit, outcomes: client.outcomes, isolates: k }, notes: [`isolate clock offsets seen: ${offsets} ms`] };
+    return { timeline: { limit, observations: client.observations, isolates: k }, notes: [`isolate clock offsets seen: ${offsets} ms`] };
   },
   problems(f, limit) {
     const problems = commonProblems(f);

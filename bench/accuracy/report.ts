@@ -10,7 +10,7 @@ import { SCENARIOS } from "./run.ts";
 
 /** Client-observed latency of the answered requests (status 0 got no answer), in ms. */
 export function latencies(r: Pick<ScenarioResult, "timeline">): { p50: string; p99: string } {
-  const answered = r.timeline.outcomes.filter((o) => o.status !== 0).map((o) => o.receivedAt - o.sentAt);
+  const answered = r.timeline.observations.filter((o) => o.status !== 0).map((o) => o.receivedAt - o.sentAt);
   const { p50, p99 } = percentiles(answered);
   const ms = (v: number | null) => (v === null ? "-" : String(+v.toFixed(1)));
   return { p50: ms(p50), p99: ms(p99) };

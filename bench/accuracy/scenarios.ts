@@ -18,9 +18,9 @@ export const sequential: Scenario = {
   async run({ client, cluster, limit }) {
     const k = cluster.isolates;
     const denied = await oneAtATime(client, roundRobin(k), 3 * limit.count);
-    const n = client.outcomes.length;
+    const n = client.observations.length;
     await retryLast429(client, denied, n % k, (n + 1) % k);
-    return { timeline: { limit, outcomes: client.outcomes, isolates: k }, notes: [] };
+    return { timeline: { limit, observations: client.observations, isolates: k }, notes: [] };
   },
   problems(f, limit) {
     const problems = commonProblems(f);
@@ -39,7 +39,7 @@ export const concurrent: Scenario = {
     const pick = randomIsolate(k, random);
     await inFlight(client, pick, 2 * limit.count, CONCURRENCY);
     await retryLast429(client, undefined, pick(0), pick(0));
-    return { timeline: { limit, outcomes: client.outcomes, isolates: k }, notes: [] };
+    return { timeline: { limit, observations: client.observations, isolates: k }, notes: [] };
   },
   problems(f, limit) {
     const problems = commonProblems(f);
@@ -56,7 +56,7 @@ export const steady: Scenario = {
     const k = cluster.isolates;
     const perWindow = STEADY_SHARE * limit.count;
     await paced(client, roundRobin(k), Math.ceil(STEADY_INTERVALS * perWindow), limit.intervalMs / perWindow);
-    return { timeline: { limit, outcomes: client.outcomes, isolates: k }, notes: [] };
+    return { timeline: { limit, observations: client.observations, isolates: k }, notes: [] };
   },
   problems(f) {
     const problems = commonProblems(f);
@@ -75,7 +75,7 @@ export const warmMany: Scenario = {
     await oneAtATime(client, roundRobin(k), warm * k);
     const denied = await oneAtATime(client, () => 0, 2 * limit.count);
     await retryLast429(client, denied, 0, k > 1 ? 1 : 0);
-    return { timeline: { limit, outcomes: client.outcomes, isolates: k }, notes: [`${warm} request(s) per isolate first`] };
+    return { timeline: { limit, observations: client.observations, isolates: k }, notes: [`${warm} request(s) per isolate first`] };
   },
   problems(f, limit) {
     const problems = commonProblems(f, { early: false });

@@ -26,8 +26,8 @@ export const randomIsolate = (isolates: number, random: () => number): Pick => (
  */
 export async function oneAtATime(client: Client, pick: Pick, max: number, from = 0): Promise<number | undefined> {
   for (let n = from; n < from + max; n++) {
-    const { index, outcome } = await client.send(pick(n));
-    if (outcome.status === 429) return index;
+    const { index, observation } = await client.send(pick(n));
+    if (observation.status === 429) return index;
   }
   return undefined;
 }
@@ -60,7 +60,7 @@ export async function retryLast429(client: Client, index: number | undefined, is
   let denied = index;
   if (denied === undefined) {
     const probe = await client.send(isolate);
-    if (probe.outcome.status !== 429) return;
+    if (probe.observation.status !== 429) return;
     denied = probe.index;
   }
   await client.retry(denied, next);

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { Counter, FixedWindow, verdictOf } from "../core/limiter/index.ts";
-import type { Algorithm, CounterStore, FallbackReport, Inspection, LeaseGrant, LeaseRequest, Limit, StoredCounter, Verdict } from "../core/limiter/index.ts";
+import type { Algorithm, CounterAnswer, CounterStore, FallbackReport, Inspection, LeaseRequest, Limit, StoredCounter } from "../core/limiter/index.ts";
 
 /** Requests for one counter that arrived together at an isolate, decided in one call. */
 export interface HitBatch {
@@ -22,12 +22,6 @@ export interface HitBatch {
   readonly lease?: LeaseRequest;
   /** The call's id (unique per isolate), which a later fallback report may name (src/core/limiter/fallback.ts). */
   readonly call?: string;
-}
-
-/** The answer to a HitBatch: a verdict per hit, in order, and the units leased, if any. */
-export interface BatchAnswer {
-  readonly verdicts: Verdict[];
-  readonly lease?: LeaseGrant;
 }
 
 /** Most requests one call decides; a gateway batch is bounded by what arrives during one call. */
@@ -64,7 +58,7 @@ export class CounterObject extends DurableObject {
    * each decided in order at one instant, exactly as that many single requests one after another
    * would be. One call, one storage commit and at most one alarm write for them all.
    */
-  decide(batches: readonly HitBatch[]): BatchAnswer[] {
+  decide(batches: readonly HitBatch[]): CounterAnswer[] {
     if (!Array.isArray(batches) || batches.length < 1) throw new RangeError("batches must be a non-empty list");
     let total = 0;
     for (const { hits, lease } of batches) {
@@ -76,7 +70,7 @@ export class CounterObject extends DurableObject {
     if (total > MAX_BATCH) throw new RangeError(`a call decides at most ${MAX_BATCH} hits`);
     const now = this.now();
     let settleAt = Number.POSITIVE_INFINITY;
-    const answers = batches.map((batch): BatchAnswer => {
+    const answers = batches.map((batch): CounterAnswer => {
       const answer = this.#decideOne(batch, now);
       if (answer.settleAt !== undefined) settleAt = Math.min(settleAt, answer.settleAt);
       return answer.lease ? { verdicts: answer.verdicts, lease: answer.lease } : { verdicts: answer.verdicts };
@@ -90,7 +84,7 @@ export class CounterObject extends DurableObject {
   }
 
   /** One counter's batch; `settleAt` when it wrote storage (the counter must settle by then). */
-  #decideOne({ key = "", limit, algorithm = "sliding-window", hits, recorded = [], lease, call }: HitBatch, now: number): BatchAnswer & { settleAt?: number } {
+  #decideOne({ key = "", limit, algorithm = "sliding-window", hits, recorded = [], lease, call }: HitBatch, now: number): CounterAnswer & { settleAt?: number } {
     if (algorithm === "fixed-window") {
       let fixed = this.#fixed.get(key);
       if (!fixed) this.#fixed.set(key, (fixed = new FixedWindow(limit)));

@@ -6,11 +6,12 @@ import { withDeadline } from "./deadline.ts";
 import { inJurisdiction } from "./objects.ts";
 
 /**
- * The counter's answer for one request, and who gave it: the counter object, this isolate's lease
- * or deny cache, or this isolate's local fallback window (the object failed, was overloaded or too
- * slow; `failure` says how). The one decision type from the counter to the headers.
+ * A request's verdict and who gave it: the counter object, this isolate's lease or deny cache, or
+ * this isolate's local fallback window (the object failed, was overloaded or too slow; `failure`
+ * says how). What the request path reads, from the counter to the headers, the decision log and
+ * the metrics.
  */
-export interface Counted extends Verdict {
+export interface AttributedVerdict extends Verdict {
   readonly decidedBy: DecidedBy;
   readonly failure?: string;
 }
@@ -79,7 +80,7 @@ export class Counting {
   readonly #denied = new DenyCache();
   readonly #fallback: LocalFallback;
   readonly #leases: LeaseBook;
-  readonly #coalescer: Coalescer<Queued, Counted | undefined>;
+  readonly #coalescer: Coalescer<Queued, AttributedVerdict | undefined>;
   /** `#leased`, bound once: the coalescer asks it for queued requests. */
   readonly #leasedFn = (queued: Queued) => this.#leased(queued);
   #failures = 0;
@@ -103,7 +104,7 @@ export class Counting {
     this.#fallback = new LocalFallback({ caller });
     this.#leases = new LeaseBook({ caller });
     // Deadlines on this isolate's clock; the runtime's timers wake a request waiting for one.
-    this.#coalescer = new Coalescer<Queued, Counted | undefined>({ now: () => clock.now(), maxCallsInFlight: MAX_CALLS_PER_OBJECT });
+    this.#coalescer = new Coalescer<Queued, AttributedVerdict | undefined>({ now: () => clock.now(), maxCallsInFlight: MAX_CALLS_PER_OBJECT });
   }
 
   /** Counter calls that failed in this isolate (also logged one by one). */
@@ -130,20 +131,20 @@ export class Counting {
    *
    * @throws CounterUnavailable when the call failed and the gateway fails closed.
    */
-  async count(env: Env, request: CountRequest): Promise<Counted> {
+  async count(env: Env, request: CountRequest): Promise<AttributedVerdict> {
     // A refusal only because units lent to other isolates fill the window is no 429: those units
     // come back by their lease's end (lease-desk.ts), so the request asks again then.
     let waited = 0;
     for (;;) {
-      const counted = await this.#countOnce(env, request);
-      const wait = counted.waitMs;
-      if (wait === undefined || waited + wait > MAX_WAIT_MS) return counted;
+      const verdict = await this.#countOnce(env, request);
+      const wait = verdict.waitMs;
+      if (wait === undefined || waited + wait > MAX_WAIT_MS) return verdict;
       waited += wait;
       await sleepOn(this.#clock, wait, "request");
     }
   }
 
-  async #countOnce(env: Env, request: CountRequest): Promise<Counted> {
+  async #countOnce(env: Env, request: CountRequest): Promise<AttributedVerdict> {
     const { address, limit, cacheDenials, algorithm } = request;
     const { name } = address;
     const now = this.#clock.now();
@@ -164,9 +165,9 @@ export class Counting {
       return local;
     }
     try {
-      const counted = await this.#join(env, request, item);
-      if (!counted) throw new Error("counter answered no verdict");
-      return counted;
+      const verdict = await this.#join(env, request, item);
+      if (!verdict) throw new Error("counter answered no verdict");
+      return verdict;
     } catch (error) {
       this.#failures++;
       const message = error instanceof Error ? error.message : String(error);
@@ -180,7 +181,7 @@ export class Counting {
    * The item's answer from a call to its counter object: requests for every counter the object
    * holds share its calls; those queued behind the call that brought a lease are decided on it.
    */
-  #join(env: Env, request: CountRequest, item: Queued): Promise<Counted | undefined> {
+  #join(env: Env, request: CountRequest, item: Queued): Promise<AttributedVerdict | undefined> {
     const { jurisdiction, address, timeoutMs } = request;
     return this.#coalescer.join(
       `${jurisdiction ?? ""}/${address.object}`,
@@ -217,7 +218,7 @@ export class Counting {
   }
 
   /** The request decided on this isolate's lease on its counter, if it holds one that can. */
-  #leased({ counter, limit, algorithm, kind }: Queued): Counted | undefined {
+  #leased({ counter, limit, algorithm, kind }: Queued): AttributedVerdict | undefined {
     if (algorithm !== "sliding-window" || kind !== "hits") return undefined;
     const verdict = this.#leases.admit(counter, limit, this.#clock.now());
     return verdict && { ...verdict, decidedBy: "lease" };
@@ -231,7 +232,7 @@ export class Counting {
    * fail later, and a denial is remembered in the deny cache. Each request gets its counter's
    * verdicts in order.
    */
-  async #call(env: Env, request: CountRequest, stub: ReturnType<Env["COUNTERS"]["getByName"]>, queued: readonly Queued[], timeoutMs: number): Promise<(Counted | undefined)[]> {
+  async #call(env: Env, request: CountRequest, stub: ReturnType<Env["COUNTERS"]["getByName"]>, queued: readonly Queued[], timeoutMs: number): Promise<(AttributedVerdict | undefined)[]> {
     const sentAt = this.#clock.now();
     const call = `${this.#caller}-${++this.#calls}`;
     // One part per counter, in order of first arrival; its verdicts go to its requests in order.

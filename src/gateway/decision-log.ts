@@ -4,13 +4,13 @@ import type { DecidedBy } from "../core/limiter/index.ts";
 import type { Rule } from "../core/rules/load.ts";
 import type { PublishedLimit } from "../core/rules/schema.ts";
 import { telemetryCounter, type GatewaySettings } from "./settings.ts";
-import type { Counted } from "./counting.ts";
+import type { AttributedVerdict } from "./counting.ts";
 import { countDecision } from "./metrics.ts";
 import { ceilSeconds } from "./rate-limit-headers.ts";
 import type { GatewayEnv } from "./types.ts";
 import type { Override } from "../core/overrides/types.ts";
 
-/** One decision as logged: hashed counter names only, never a raw key, user id or header. */
+/** A decision as its log line says it: hashed counter names only, never a raw key, user id or header. */
 export interface DecisionLine {
   readonly event: Disposition;
   readonly region: string;
@@ -33,31 +33,32 @@ export interface DecisionLine {
 }
 
 /**
- * What the rate-limit middleware knows once a request is decided: what the decision log and the
- * metrics record (the limiter's own answer is `Verdict`, src/core/limiter/types.ts).
+ * What the gateway made of one request on its rule, as the rate-limit middleware knows it once the
+ * request is decided: its disposition, its verdict when it was counted, the limit and the override.
+ * The decision log writes it as a DecisionLine, the metrics count it as a DecisionSample.
  */
-export interface DecisionRecord {
+export interface Decision {
   readonly rule: Rule;
   readonly region: string;
   /** The counter's name (hashed identity): for the region's metrics object; logs carry it only where allowed. */
   readonly counter: string;
   readonly outcome: Disposition;
-  readonly counted?: Counted;
+  readonly verdict?: AttributedVerdict;
   readonly limit?: PublishedLimit;
   readonly counterMs?: number;
   readonly override?: Override;
 }
 
 /** Everything one decision leaves behind: its metrics (metrics.ts) and its log line. */
-export function observeDecision(c: Context<GatewayEnv>, settings: GatewaySettings, d: DecisionRecord): void {
-  const { counted } = d;
+export function observeDecision(c: Context<GatewayEnv>, settings: GatewaySettings, d: Decision): void {
+  const { verdict } = d;
   countDecision(c, settings, {
     rule: d.rule.id,
     ruleName: d.rule.name,
     outcome: d.outcome,
-    decidedBy: counted?.decidedBy,
-    failed: counted?.decidedBy === "local-fallback",
-    used: counted && counted.limit - counted.remaining,
+    decidedBy: verdict?.decidedBy,
+    failed: verdict?.decidedBy === "local-fallback",
+    used: verdict && verdict.limit - verdict.remaining,
     counterMs: d.counterMs,
     limit: d.limit,
     counter: d.counter,
@@ -71,23 +72,23 @@ export function observeDecision(c: Context<GatewayEnv>, settings: GatewaySetting
  * deny cache (a flood would otherwise cost a line per request), are logged with probability
  * `sample` (DECISION_LOG_SAMPLE), and say so (`sampled`). A line not written is never built.
  */
-export function logDecision(d: DecisionRecord, sample: number, settings: Pick<GatewaySettings, "identitiesInTelemetry">, random: () => number = Math.random): void {
-  const sampled = d.outcome === "admitted" || d.counted?.decidedBy === "deny-cache";
+export function logDecision(d: Decision, sample: number, settings: Pick<GatewaySettings, "identitiesInTelemetry">, random: () => number = Math.random): void {
+  const sampled = d.outcome === "admitted" || d.verdict?.decidedBy === "deny-cache";
   if (sampled && !(random() < sample)) return;
   console.log(JSON.stringify(decisionLine(d, sampled ? sample : undefined, settings)));
 }
 
-function decisionLine(d: DecisionRecord, sampled: number | undefined, settings: Pick<GatewaySettings, "identitiesInTelemetry">): DecisionLine {
-  const { counted } = d;
+function decisionLine(d: Decision, sampled: number | undefined, settings: Pick<GatewaySettings, "identitiesInTelemetry">): DecisionLine {
+  const { verdict } = d;
   // Keys in this order, absent ones left out (JSON.stringify drops undefined).
   return {
     event: d.outcome,
     region: d.region,
     rule: d.rule.id,
     counter: telemetryCounter(settings, d.counter),
-    decidedBy: counted?.decidedBy,
-    remaining: counted?.remaining,
-    retryAfter: counted && !counted.allowed ? ceilSeconds(counted.retryInMs) : undefined,
+    decidedBy: verdict?.decidedBy,
+    remaining: verdict?.remaining,
+    retryAfter: verdict && !verdict.allowed ? ceilSeconds(verdict.retryInMs) : undefined,
     limit: d.limit && `${d.limit.count}/${d.limit.interval}`,
     counterMs: d.counterMs,
     override: telemetryOverride(settings, d.override),

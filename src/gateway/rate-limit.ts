@@ -4,7 +4,7 @@ import { identityDigest } from "../core/rules/identity.ts";
 import type { Classifier } from "../core/rules/classify.ts";
 import { describeMatcher } from "../core/rules/match.ts";
 import { telemetryCounter, type GatewaySettings } from "./settings.ts";
-import { CounterUnavailable, type Counted } from "./counting.ts";
+import { CounterUnavailable, type AttributedVerdict } from "./counting.ts";
 import { observeDecision } from "./decision-log.ts";
 import { countFailure } from "./metrics.ts";
 import { countedCounter } from "./counted-counter.ts";
@@ -51,9 +51,9 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
 
     const { clock, counting } = isolate;
     const started = clock.now();
-    let counted: Counted;
+    let verdict: AttributedVerdict;
     try {
-      counted = await counting.count(c.env, {
+      verdict = await counting.count(c.env, {
         jurisdiction: settings.jurisdiction,
         address: countedAt,
         limit: limiterLimitOf,
@@ -69,16 +69,16 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
       countFailure(c, settings, rule);
       throw limiterUnavailable(rule, { "ratelimit-policy": policy });
     }
-    if (counted.decidedBy === "local-fallback") {
-      log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, counterOf.name), error: counted.failure, failures: counting.failures, fallbackCounters: counting.fallbackCounters, failMode: settings.failMode, decidedBy: "local-fallback" });
+    if (verdict.decidedBy === "local-fallback") {
+      log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, counterOf.name), error: verdict.failure, failures: counting.failures, fallbackCounters: counting.fallbackCounters, failMode: settings.failMode, decidedBy: "local-fallback" });
     }
 
-    const headers: Record<string, string> = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, counted) };
+    const headers: Record<string, string> = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, verdict) };
     if (settings.timeScale !== 1) headers["x-tollgate-time-scale"] = String(settings.timeScale);
     // The counter object failed: this isolate's local window decided (docs/counting.md).
-    if (counted.decidedBy === "local-fallback") headers["x-tollgate-counter"] = "local-fallback";
+    if (verdict.decidedBy === "local-fallback") headers["x-tollgate-counter"] = "local-fallback";
     // One log line (denials always, admissions sampled) and the metrics: decision-log.ts.
-    const outcome = counted.allowed ? "admitted" : enforce ? "denied" : "shadow_denied";
+    const outcome = verdict.allowed ? "admitted" : enforce ? "denied" : "shadow_denied";
     observeDecision(c, settings, {
       rule,
       region: settings.region,
@@ -86,11 +86,11 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
       limit,
       override: effective.limitBy ?? effective.modeBy,
       outcome,
-      counted,
-      counterMs: counted.decidedBy === "deny-cache" || counted.decidedBy === "lease" ? undefined : clock.now() - started,
+      verdict,
+      counterMs: verdict.decidedBy === "deny-cache" || verdict.decidedBy === "lease" ? undefined : clock.now() - started,
     });
-    if (!counted.allowed && enforce) {
-      const retryAfter = ceilSeconds(counted.retryInMs);
+    if (!verdict.allowed && enforce) {
+      const retryAfter = ceilSeconds(verdict.retryInMs);
       const matched = describeMatcher(matcher, root);
       throw quotaExceeded({ rule, matched, identity: identity.kind, limit, region: settings.region, retryAfter }, headers);
     }

@@ -4,10 +4,10 @@
 
 /** Every outcome, in the order legends and tallies list them. */
 export const OUTCOMES = ["held", "failed", "error", "unjudged", "skipped"] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+export type Ruling = (typeof OUTCOMES)[number];
 
 /** What each word means, for the legends of the summary and the report. */
-export const OUTCOME_MEANINGS: Readonly<Record<Outcome, string>> = {
+export const OUTCOME_MEANINGS: Readonly<Record<Ruling, string>> = {
   held: "judged, and the gateway kept the limit (or its Retry-After promise)",
   failed: "judged, and the gateway broke it",
   unjudged: "this run could not decide it; the reason says what was missing",
@@ -16,7 +16,7 @@ export const OUTCOME_MEANINGS: Readonly<Record<Outcome, string>> = {
 };
 
 export interface Judgement {
-  readonly outcome: Outcome;
+  readonly outcome: Ruling;
   /** What was measured, in the rule's own terms: "at most 15 admitted in any 10 s window, limit 15". */
   readonly finding: string;
   /** Why the finding gets this word, when the finding alone does not say it. */
@@ -24,7 +24,7 @@ export interface Judgement {
 }
 
 /** The outcome's word and its reason, for a table cell and what goes beside it. */
-export function describeOutcome(j: Judgement): { readonly word: Outcome; readonly reason: string } {
+export function describeOutcome(j: Judgement): { readonly word: Ruling; readonly reason: string } {
   return { word: j.outcome, reason: j.why ? `${j.finding}, because ${j.why}` : j.finding };
 }
 
@@ -34,7 +34,7 @@ export function verdictLine(j: Judgement): string {
 }
 
 /** How many of each outcome, in vocabulary order, leaving out those that did not occur: "2 held, 1 unjudged". */
-export function tally(outcomes: readonly Outcome[]): string {
+export function tally(outcomes: readonly Ruling[]): string {
   return OUTCOMES.map((o) => [o, outcomes.filter((x) => x === o).length] as const)
     .filter(([, n]) => n > 0)
     .map(([o, n]) => `${n} ${o}`)
@@ -49,4 +49,4 @@ export type UnjudgedPolicy = (typeof UNJUDGED_POLICIES)[number];
  * Whether an outcome makes the run exit 1: the gateway broke a check, or answered with errors; and
  * under `--unjudged fail`, a row the run could not judge (it proved too little).
  */
-export const failsRun = (o: Outcome, unjudged: UnjudgedPolicy = "pass"): boolean => o === "failed" || o === "error" || (unjudged === "fail" && o === "unjudged");
+export const failsRun = (o: Ruling, unjudged: UnjudgedPolicy = "pass"): boolean => o === "failed" || o === "error" || (unjudged === "fail" && o === "unjudged");

@@ -40,7 +40,7 @@ export class Coalescer<I extends CoalescedItem, R> {
   readonly #maxCallsInFlight: number;
 
   /**
-   * @example new Coalescer<Queued, Counted>({ now: () => clock.now(), setTimeout: (wake, ms) => setTimeout(wake, ms), clearTimeout: (timer) => clearTimeout(timer as number), maxCallsInFlight: 4 })
+   * @example new Coalescer<Queued, AttributedVerdict>({ now: () => clock.now(), setTimeout: (wake, ms) => setTimeout(wake, ms), clearTimeout: (timer) => clearTimeout(timer as number), maxCallsInFlight: 4 })
    */
   constructor(options: CoalescerOptions) {
     this.#now = options.now;

@@ -4,7 +4,7 @@ import { ReportInbox } from "./report-inbox.ts";
 import { ReservationLedger, restoreAdmissions, type LedgerOptions, type Reservation, type Snapshot } from "./ledger.ts";
 import { SlidingWindow } from "./sliding-window.ts";
 import type { FallbackReport } from "./fallback.ts";
-import { verdictOf, type Decision, type Limit, type Verdict } from "./types.ts";
+import { verdictOf, type Limit, type Verdict, type WindowAnswer } from "./types.ts";
 
 /** What storage holds for one counter: its reservations and, once it went idle, its exact window. */
 export interface StoredCounter {
@@ -57,11 +57,19 @@ export interface DecideExtras {
   readonly call?: string;
 }
 
-/** The outcome of `decide`: the verdicts in order, and whether storage was written. */
-export interface Decided {
+/**
+ * A counter's answer to one call: a verdict per hit, in order, and the units leased to the caller,
+ * if any. The counter object answers one per batch, in this shape (its RPC: isolates and objects of
+ * different versions exchange it).
+ */
+export interface CounterAnswer {
   readonly verdicts: Verdict[];
   /** Units leased to the caller, if any. */
   readonly lease?: LeaseGrant;
+}
+
+/** What `decide` tells the object besides its answer: whether storage was written, and when to settle. */
+export interface Upkeep {
   /**
    * True when a reservation was written or a lease taken back (storage then over-counts until a
    * snapshot): the caller arranges a `settle` no later than `settleAt`.
@@ -110,7 +118,7 @@ export class Counter {
    * a returned lease. Records the admitted ones, writing a reservation first when one is needed,
    * then leases the caller some units when it asks and the window has room to spare (lease.ts).
    */
-  decide(limit: Limit, hits: number, now: number, { recorded = [], lease, call }: DecideExtras = {}): Decided {
+  decide(limit: Limit, hits: number, now: number, { recorded = [], lease, call }: DecideExtras = {}): CounterAnswer & Upkeep {
     const { window, ledger } = this.#load(limit, now);
     let reserved = false;
     // A caller that does not say who it is (an isolate of an older version) may be anyone.
@@ -129,9 +137,9 @@ export class Counter {
     }
     const verdicts: Verdict[] = [];
     for (let i = 0; i < hits; i++) {
-      const decision = window.hit(now);
-      if (decision.allowed && ledger.onAdmit(now)) reserved = true;
-      verdicts.push(this.#verdict(decision, now, caller, limit, window));
+      const answer = window.hit(now);
+      if (answer.allowed && ledger.onAdmit(now)) reserved = true;
+      verdicts.push(this.#verdict(answer, now, caller, limit, window));
     }
     if (typeof call === "string") this.#inbox.noteCall(call, verdicts, now, limit);
     let granted: LeaseGrant | undefined;
@@ -165,12 +173,12 @@ export class Counter {
    * isolates' reports of the same outage may still arrive and push the retry time back, so each
    * denial must ask again to tell a true Retry-After).
    */
-  #verdict(decision: Decision, now: number, caller: string | undefined, limit: Limit, window: SlidingWindow): Verdict {
-    const verdict = verdictOf(decision, now);
+  #verdict(answer: WindowAnswer, now: number, caller: string | undefined, limit: Limit, window: SlidingWindow): Verdict {
+    const verdict = verdictOf(answer, now);
     if (verdict.allowed) return verdict;
-    const answer = this.#desk.refusal(verdict, caller, window.size(now), limit, now);
-    if (answer.waitMs === undefined && this.#inbox.recent(now, limit)) return { ...answer, cacheForMs: 0 };
-    return answer;
+    const refusal = this.#desk.refusal(verdict, caller, window.size(now), limit, now);
+    if (refusal.waitMs === undefined && this.#inbox.recent(now, limit)) return { ...refusal, cacheForMs: 0 };
+    return refusal;
   }
 
   /** Whether a restart now would rebuild exactly the window in memory (no snapshot needed). */

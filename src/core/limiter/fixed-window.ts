@@ -1,4 +1,4 @@
-import type { Decision, Limit } from "./types.ts";
+import type { Limit, WindowAnswer } from "./types.ts";
 import { assertLimit } from "./validate.ts";
 
 /**
@@ -18,7 +18,7 @@ export class FixedWindow {
     this.#limit = limit;
   }
 
-  hit(now: number): Decision {
+  hit(now: number): WindowAnswer {
     const { count, intervalMs } = this.#limit;
     const start = Math.floor(now / intervalMs) * intervalMs;
     if (start !== this.#windowStart) {

@@ -3,10 +3,10 @@
  * policy that lets a Durable Object survive restarts without over-admitting.
  * No platform imports, no clock: callers pass `now` in.
  */
-export type { DecidedBy, Decision, Limit, Verdict } from "./types.ts";
+export type { DecidedBy, Limit, Verdict, WindowAnswer } from "./types.ts";
 export { verdictOf } from "./types.ts";
 export { Counter, MemoryCounterStore, SETTLE_MS } from "./counter.ts";
-export type { CounterStore, Decided, DecideExtras, Inspection, StoredCounter } from "./counter.ts";
+export type { CounterAnswer, CounterStore, DecideExtras, Inspection, StoredCounter, Upkeep } from "./counter.ts";
 export { LeaseBook, LEASE_MIN_COUNT, MAX_LEASE_MS, returnsOf } from "./lease.ts";
 export { LeaseDesk, GIVE_BACK_GRACE_MS } from "./lease-desk.ts";
 export type { LeaseCall, LeaseGrant, LeaseRequest, LeaseReturn } from "./lease.ts";

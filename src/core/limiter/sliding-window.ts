@@ -1,5 +1,5 @@
 import { TimestampRing } from "./timestamp-ring.ts";
-import type { Decision, Limit } from "./types.ts";
+import type { Limit, WindowAnswer } from "./types.ts";
 import { assertLimit, assertTime } from "./validate.ts";
 
 /**
@@ -43,7 +43,7 @@ export class SlidingWindow {
    * Decides the request at `now` and records it if admitted.
    * O(log n) to find the window's start, O(1) amortized to record.
    */
-  hit(now: number): Decision {
+  hit(now: number): WindowAnswer {
     // Checked inline: this is the per-request path, the helper only builds the error.
     if (!Number.isFinite(now)) assertTime(now);
     const ring = this.#ring;
@@ -51,26 +51,26 @@ export class SlidingWindow {
     const inWindow = ring.length - first;
     // After a limit shrank the window may hold more than `count`: the entry whose expiry brings
     // it back under the limit is the (inWindow - count)-th oldest.
-    if (inWindow >= this.#count) return this.#decision(now, false, inWindow, ring.at(first + inWindow - this.#count));
+    if (inWindow >= this.#count) return this.#answer(now, false, inWindow, ring.at(first + inWindow - this.#count));
     this.#record(now, 1, now);
-    return this.#decision(now, true, inWindow + 1, ring.at(ring.firstAbove(now - this.#intervalMs)));
+    return this.#answer(now, true, inWindow + 1, ring.at(ring.firstAbove(now - this.#intervalMs)));
   }
 
   /**
-   * Exactly the Decision `hit(now)` would return (including `remaining` and
+   * Exactly the answer `hit(now)` would give (including `remaining` and
    * `resetAt` as if the request had been admitted), without recording
    * anything. `allowed` says whether it would be admitted.
    * Read-only, so `peek(later)` then `peek(earlier)` both see the same state.
    */
-  peek(now: number): Decision {
+  peek(now: number): WindowAnswer {
     if (!Number.isFinite(now)) assertTime(now);
     const ring = this.#ring;
     const first = ring.firstAbove(now - this.#intervalMs);
     const inWindow = ring.length - first;
-    if (inWindow >= this.#count) return this.#decision(now, false, inWindow, ring.at(first + inWindow - this.#count));
+    if (inWindow >= this.#count) return this.#answer(now, false, inWindow, ring.at(first + inWindow - this.#count));
     // An admission would be recorded at max(now, newest); when the window is
     // empty every held entry is expired (< now), so that is `now`.
-    return this.#decision(now, true, inWindow + 1, inWindow > 0 ? ring.at(first) : now);
+    return this.#answer(now, true, inWindow + 1, inWindow > 0 ? ring.at(first) : now);
   }
 
   /**
@@ -191,10 +191,10 @@ export class SlidingWindow {
   }
 
   /**
-   * Builds the Decision given how many admissions are in the window after it
+   * Builds the answer given how many admissions are in the window after it
    * (`inWindow`, including this one if admitted) and the oldest of them.
    */
-  #decision(now: number, allowed: boolean, inWindow: number, oldest: number): Decision {
+  #answer(now: number, allowed: boolean, inWindow: number, oldest: number): WindowAnswer {
     const remaining = Math.max(0, this.#count - inWindow);
     const resetAt = inWindow === 0 ? now : oldest + this.#intervalMs;
     // With `remaining === 0` the window holds exactly `count` entries, so the

@@ -8,15 +8,16 @@ export interface Limit {
 }
 
 /**
- * The outcome of asking a limiter about one request at time `now`.
+ * A window's answer for one request at time `now`, in instants of the clock that owns the window:
+ * the counter object and an isolate's local fallback pass it on as a Verdict (verdictOf).
  * All times are integer milliseconds since the epoch.
  */
-export interface Decision {
+export interface WindowAnswer {
   /** Whether the request is (or, for `peek`, would be) admitted. */
   allowed: boolean;
   /** The limit's `count`, for the `RateLimit-Limit` header. */
   limit: number;
-  /** Admissions still possible right now, after this decision (>= 0). */
+  /** Admissions still possible right now, after this answer (>= 0). */
   remaining: number;
   /**
    * When the window next frees one unit: the oldest admission still in the
@@ -25,7 +26,7 @@ export interface Decision {
   resetAt: number;
   /**
    * Earliest time a further request could be admitted. Equals `now` when room
-   * is left after this decision (`remaining > 0`); otherwise the expiry time
+   * is left after this answer (`remaining > 0`); otherwise the expiry time
    * of the in-window admission whose expiry frees the first unit.
    * Always `now <= retryAt <= now + intervalMs`.
    */
@@ -39,8 +40,9 @@ export interface Decision {
 export type DecidedBy = "object" | "lease" | "deny-cache" | "local-fallback";
 
 /**
- * A Decision as it travels from the counter object to the gateway: durations instead of
- * instants, so the caller never mixes its clock with the object's.
+ * What a request gets from counting: a window's answer as it travels from the counter object to
+ * the gateway, durations instead of instants, so the caller never mixes its clock with the
+ * object's. The isolate adds who gave it (AttributedVerdict, src/gateway/counting.ts).
  */
 export interface Verdict {
   readonly allowed: boolean;
@@ -63,13 +65,13 @@ export interface Verdict {
   readonly waitMs?: number;
 }
 
-/** The Verdict of `decision`, made at `now`. */
-export function verdictOf(decision: Decision, now: number): Verdict {
+/** The Verdict of a window's `answer`, given at `now`. */
+export function verdictOf(answer: WindowAnswer, now: number): Verdict {
   return {
-    allowed: decision.allowed,
-    limit: decision.limit,
-    remaining: decision.remaining,
-    resetInMs: decision.resetAt - now,
-    retryInMs: decision.retryAt - now,
+    allowed: answer.allowed,
+    limit: answer.limit,
+    remaining: answer.remaining,
+    resetInMs: answer.resetAt - now,
+    retryInMs: answer.retryAt - now,
   };
 }

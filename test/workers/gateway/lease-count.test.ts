@@ -8,7 +8,7 @@ import type { Region } from "../../../src/core/rules/schema.ts";
 import { gatewayWith, recordingLimiter } from "../support/custom-gateway.ts";
 import { freshIdentity } from "../support/requests.ts";
 import type { Env } from "../../../src/env.ts";
-import { Counting, MAX_CALLS_PER_OBJECT, type Counted } from "../../../src/gateway/counting.ts";
+import { Counting, MAX_CALLS_PER_OBJECT, type AttributedVerdict } from "../../../src/gateway/counting.ts";
 import { LEASE_MIN_COUNT, verdictOf, type Limit, type Verdict } from "../../../src/core/limiter/index.ts";
 import { memoryLimiter } from "../support/memory-limiter.ts";
 import { stepsArb } from "../../unit/core/limiter/arbitraries.ts";
@@ -50,7 +50,7 @@ async function inFakeTime<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** One request through the gateway's count() on `address`, as the gateway counts with a lease-capable algorithm. */
-function countOn(counting: Counting, env: Env, address: { name: string; object: string; key: string }, limit: Limit, options: { timeoutMs?: number; cacheDenials?: boolean; failMode?: "open" | "closed" } = {}): Promise<Counted> {
+function countOn(counting: Counting, env: Env, address: { name: string; object: string; key: string }, limit: Limit, options: { timeoutMs?: number; cacheDenials?: boolean; failMode?: "open" | "closed" } = {}): Promise<AttributedVerdict> {
   const { timeoutMs = 1_000, cacheDenials = true, failMode = "closed" } = options;
   // Work after the response (renewals, give-backs) runs on its own, as under waitUntil.
   return counting.count(env, { jurisdiction: undefined, address, limit, timeoutMs, cacheDenials, algorithm: "sliding-window", failMode, background: (work) => void work.catch(() => {}) });
@@ -70,7 +70,7 @@ describe("admission leases through count()", () => {
           for (const { gap, burst } of steps) {
             now += gap;
             for (let i = 0; i < burst; i++) {
-              const counted: Counted = await countOn(counting, env, address, limit);
+              const counted: AttributedVerdict = await countOn(counting, env, address, limit);
               const expected: Verdict = verdictOf(reference.decide(now, true), now);
               expect({ ...counted, decidedBy: undefined }).toEqual({ ...expected, decidedBy: undefined });
             }
@@ -127,7 +127,7 @@ describe("admission leases through count()", () => {
     const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 3)));
     const limit = { count: 10_000, intervalMs: 60_000 };
     const address = { name: `lease-busy-${run++}`, object: "o", key: "busy" };
-    const answers: Counted[] = [];
+    const answers: AttributedVerdict[] = [];
     // 32 clients, each sending its next request a moment (0-3 ms) after its last is answered, so
     // requests keep arriving while a call is in flight, as from a network.
     await inFakeTime(() =>

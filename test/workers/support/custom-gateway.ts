@@ -3,7 +3,8 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import type { Env } from "../../../src/env.ts";
 import { createWorker } from "../../../src/worker.ts";
 import type { Clock } from "../../../src/gateway/clock.ts";
-import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/counter-object.ts";
+import type { CounterAnswer } from "../../../src/core/limiter/index.ts";
+import type { HitBatch } from "../../../src/durable-objects/counter-object.ts";
 import type { Classifier } from "../../../src/core/rules/classify.ts";
 
 /**
@@ -79,7 +80,7 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" |
       calls.names.push(name);
       const stub = real.getByName(name);
       return {
-        async decide(batches: HitBatch[]): Promise<BatchAnswer[]> {
+        async decide(batches: HitBatch[]): Promise<CounterAnswer[]> {
           calls.hits++;
           for (const batch of batches) {
             calls.keys.push(batch.key ?? "");

@@ -1,5 +1,6 @@
 import type { Env } from "../../../src/env.ts";
-import type { BatchAnswer, HitBatch } from "../../../src/durable-objects/counter-object.ts";
+import type { CounterAnswer } from "../../../src/core/limiter/index.ts";
+import type { HitBatch } from "../../../src/durable-objects/counter-object.ts";
 import { Counter, MemoryCounterStore } from "../../../src/core/limiter/index.ts";
 
 /**
@@ -26,7 +27,7 @@ export function memoryLimiter(now: () => number, latency?: () => Promise<void>, 
   const namespace = {
     jurisdiction: () => namespace,
     getByName: (object: string) => ({
-      async decide(batches: HitBatch[]): Promise<BatchAnswer[]> {
+      async decide(batches: HitBatch[]): Promise<CounterAnswer[]> {
         calls++;
         if (faults.fail) throw new Error("counter object unreachable (test)");
         if (options.overloaded && objectsInFlight.has(object)) throw new Error("Durable Object is overloaded. Too many requests queued.");

@@ -1,10 +1,10 @@
 // Hand-made timelines: each request is [sent, received] on the client's clock.
 import { describe, expect, it } from "vitest";
-import { analyze, isEarly429, isOverAdmission, limitsPossibleIn, type Outcome, type Timeline } from "../../../../bench/accuracy/analysis.ts";
-import { admitted, refused } from "./outcomes.ts";
+import { analyze, isEarly429, isOverAdmission, limitsPossibleIn, type Observation, type Timeline } from "../../../../bench/accuracy/analysis.ts";
+import { admitted, refused } from "./observations.ts";
 
 const limit = { count: 3, intervalMs: 1000 };
-const timeline = (outcomes: Outcome[], extra: Partial<Timeline> = {}): Timeline => ({ limit, outcomes, isolates: 1, ...extra });
+const timeline = (observations: Observation[], extra: Partial<Timeline> = {}): Timeline => ({ limit, observations, isolates: 1, ...extra });
 
 describe("analyze", () => {
   it("finds nothing wrong in an exact run: count admitted, then a 429, its retry admitted", () => {
@@ -62,7 +62,7 @@ describe("analyze", () => {
       limit,
       isolates: 2,
       outages: [{ from: 100, to: 500 }],
-      outcomes: [admitted(0, 10), local(0, 110), local(0, 120), local(1, 130), local(1, 140), local(1, 150), refused(160, 170, { isolate: 1, localFallback: true })],
+      observations: [admitted(0, 10), local(0, 110), local(0, 120), local(1, 130), local(1, 140), local(1, 150), refused(160, 170, { isolate: 1, localFallback: true })],
     });
     expect(f).toMatchObject({ overAdmissions: 0, early429s: 0, localAdmitted: 5, localFullestPerIsolate: 3, outageFullestWindow: 6 });
   });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { analyze, type Outcome } from "../../../../bench/accuracy/analysis.ts";
+import { analyze, type Observation } from "../../../../bench/accuracy/analysis.ts";
 import { jsonReport, latencies, renderReport, verdictLine } from "../../../../bench/accuracy/report.ts";
 import type { AccuracyRun, ScenarioResult } from "../../../../bench/accuracy/run.ts";
 import { targetFor } from "../../../../bench/accuracy/target.ts";
-import { admitted, refused } from "./outcomes.ts";
+import { admitted, refused } from "./observations.ts";
 
 const limit = { count: 2, intervalMs: 1000 };
 
-function result(isolates: number, outcomes: Outcome[], problems: string[]): ScenarioResult {
-  const timeline = { limit, outcomes, isolates };
+function result(isolates: number, observations: Observation[], problems: string[]): ScenarioResult {
+  const timeline = { limit, observations, isolates };
   return { scenario: "sequential", isolates, apiKey: "k", figures: analyze(timeline), problems, notes: [], durationMs: 1, timeline };
 }
 
@@ -44,8 +44,8 @@ describe("report", () => {
 
 describe("latency columns", () => {
   it("p50/p99 of the answered requests, client-observed; a request with no answer is left out (nearest rank over 2, 10, 40 ms)", () => {
-    const outcomes = [admitted(0, 10), admitted(20, 60), refused(100, 102), { isolate: 0, sentAt: 200, receivedAt: 5000, status: 0 }];
-    expect(latencies(result(1, outcomes, []))).toEqual({ p50: "10", p99: "40" });
+    const observations = [admitted(0, 10), admitted(20, 60), refused(100, 102), { isolate: 0, sentAt: 200, receivedAt: 5000, status: 0 }];
+    expect(latencies(result(1, observations, []))).toEqual({ p50: "10", p99: "40" });
   });
 
   it("the header names the round trip the run injected", () => {

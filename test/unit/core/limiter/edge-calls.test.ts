@@ -4,7 +4,7 @@
 // half a round trip after it is sent and answered a round trip after). The figures in
 // docs/counting.md ("What a client spread over isolates costs") come from this file's table.
 import { describe, expect, it } from "vitest";
-import { Counter, LeaseBook, MemoryCounterStore, type LeaseGrant, type LeaseRequest, type Limit, type Verdict } from "../../../../src/core/limiter/index.ts";
+import { Counter, LeaseBook, MemoryCounterStore, type CounterAnswer, type LeaseRequest, type Limit } from "../../../../src/core/limiter/index.ts";
 import { maxInAnyWindow } from "./reference-model.ts";
 
 const ROW_25: Limit = { count: 1_000, intervalMs: 10_000 };
@@ -55,7 +55,7 @@ function simulate(limit: Limit, isolates: number, share: number, rttMs: number, 
     const hits = items.filter((item) => item.kind === "hits").length;
     const kind = hits > 0 ? "hits" : items.some((item) => item.kind === "renew") ? "renew" : "give-back";
     const request: LeaseRequest = books[i]!.request("k", sentAt, kind);
-    let decided: { verdicts: Verdict[]; lease?: LeaseGrant };
+    let decided: CounterAnswer;
     at(sentAt + rttMs / 2, () => {
       decided = counter.decide(limit, hits, sentAt + rttMs / 2, { lease: request });
       for (const v of decided.verdicts) if (v.allowed) admitted.push(sentAt + rttMs / 2);

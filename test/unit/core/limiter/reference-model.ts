@@ -1,4 +1,4 @@
-import type { Decision, Limit } from "../../../../src/core/limiter/types.ts";
+import type { Limit, WindowAnswer } from "../../../../src/core/limiter/types.ts";
 
 /**
  * Obviously-correct (and slow) sliding window, straight from the definition:
@@ -13,8 +13,8 @@ export class ReferenceWindow {
     this.limit = limit;
   }
 
-  /** The Decision for a request at `now`; admitted requests are recorded iff `record`. */
-  decide(now: number, record: boolean): Decision {
+  /** The window's answer for a request at `now`; admitted requests are recorded iff `record`. */
+  decide(now: number, record: boolean): WindowAnswer {
     const { count, intervalMs } = this.limit;
     const inWindow = this.admitted.filter((t) => t > now - intervalMs);
     const allowed = inWindow.length < count;

@@ -1,11 +1,11 @@
 // A gateway simulated with the real limiter classes, to produce the answers the load test would
 // see: each request reaches the counter some latency after it was sent, is decided on the
 // gateway's whole-millisecond clock, and its answer arrives some latency later.
-import type { Decision } from "../../../../src/core/limiter/types.ts";
+import type { WindowAnswer } from "../../../../src/core/limiter/types.ts";
 import type { Answer } from "../../../../tools/loadtest/answer.ts";
 
 export interface Limiter {
-  hit(now: number): Decision;
+  hit(now: number): WindowAnswer;
 }
 
 export interface Send {
