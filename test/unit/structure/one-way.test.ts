@@ -43,4 +43,15 @@ describe("one way to do each thing", () => {
     expect(writing(/treatment === "(count|block|exempt)" \? "/)).toEqual([]);
     expect(writing(/"counted"/)).toEqual(["src/core/overrides/resolve.ts"]);
   });
+
+  it("names a decision's parts one way on its way out (docs/glossary.md): window answer, verdict, counter answer, decision", () => {
+    // A declaration, not an import's `type Name`.
+    const declaring = (name: string) => writing(new RegExp(`\\binterface ${name}\\b|\\btype ${name}\\s*=`));
+    expect(declaring("WindowAnswer")).toEqual(["src/core/limiter/types.ts"]);
+    expect(declaring("Verdict")).toEqual(["src/core/limiter/types.ts"]);
+    expect(declaring("CounterAnswer")).toEqual(["src/core/limiter/counter.ts"]);
+    expect(declaring("Decision")).toEqual(["src/gateway/decision-log.ts"]);
+    // The names they had before, one thing called several ways.
+    expect(writing(/\b(Decided|BatchAnswer|Counted|DecisionRecord)\b/)).toEqual([]);
+  });
 });
