@@ -44,6 +44,8 @@ export interface CountRequest {
  * span and the object's grace for it, twice over) before it is answered with the refusal.
  */
 const MAX_WAIT_MS = MAX_LEASE_MS + 2 * GIVE_BACK_GRACE_MS;
+/** Tries at giving a lease back at its end, spread over half the object's grace for it. */
+const GIVE_BACK_ATTEMPTS = 3;
 /** Counters an isolate remembers to ask again later, at most. */
 const MAX_WAITING = 10_000;
 
@@ -204,16 +206,25 @@ export class Counting {
   /** Gives back what ended of `request`'s counter's leases once the newest ends (`endsAt`, this isolate's clock). */
   async #giveBackAt(env: Env, request: CountRequest, endsAt: number): Promise<void> {
     await sleepOn(this.#clock, Math.max(0, endsAt - this.#clock.now()) + 1, "background");
-    if (this.#leases.owes(request.address.name, this.#clock.now())) await this.#inBackground(env, request, "give-back");
+    // Within the object's grace for it (GIVE_BACK_GRACE_MS): a give-back that failed is tried again
+    // soon, or its unused units would count for an interval as used.
+    for (let attempt = 1; this.#leases.owes(request.address.name, this.#clock.now()); attempt++) {
+      if ((await this.#inBackground(env, request, "give-back")) || attempt === GIVE_BACK_ATTEMPTS) return;
+      await sleepOn(this.#clock, GIVE_BACK_GRACE_MS / (2 * GIVE_BACK_ATTEMPTS), "background");
+    }
   }
 
-  /** A call with no request of its own: a lease renewed or given back. A failed one changes nothing (what it carried goes with the next call, and stays counted until then). */
-  async #inBackground(env: Env, request: CountRequest, kind: Exclude<LeaseCall, "hits">): Promise<void> {
+  /**
+   * A call with no request of its own: a lease renewed or given back. True once answered; a failed
+   * one changes nothing (what it carried goes with the next call, and stays counted until then).
+   */
+  async #inBackground(env: Env, request: CountRequest, kind: Exclude<LeaseCall, "hits">): Promise<boolean> {
     const { address, limit, cacheDenials, algorithm } = request;
     try {
       await this.#join(env, request, { counter: address.name, key: address.key, limit, algorithm, cacheDenials, kind, background: request.background });
+      return true;
     } catch {
-      // Counted in full until given back: never an under-count.
+      return false; // counted in full until given back: never an under-count
     }
   }
 

@@ -125,7 +125,7 @@ export class Counter {
     const caller = typeof lease?.caller === "string" && lease.caller !== "" ? lease.caller : undefined;
     let tookBack = false;
     for (const returned of returnsOf(lease)) if (this.#desk.takeBack(returned, window)) tookBack = true;
-    if (caller && this.#desk.forgetUnheard(caller, lease?.heard, window)) tookBack = true;
+    if (caller && this.#desk.forgetUnheard(caller, lease?.heard, window, now, limit.intervalMs)) tookBack = true;
     if (tookBack) this.#takenBack = true;
     const { times: elsewhere, released } = this.#inbox.take(recorded, limit, now, window);
     // Storage still holds the released ones, as reservations: a snapshot once idle makes it exact.

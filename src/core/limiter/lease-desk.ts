@@ -61,13 +61,15 @@ export class LeaseDesk {
    * accepted), by answers it never got or gave up on, so never used. A caller has one call in
    * flight per counter, so a lease granted before this call and not heard of never will be.
    */
-  forgetUnheard(caller: string, heard: string | undefined, window: SlidingWindow): boolean {
+  forgetUnheard(caller: string, heard: string | undefined, window: SlidingWindow, now: number, intervalMs: number): boolean {
     const [prefix, seq] = typeof heard === "string" ? heard.split("-") : [];
     const heardSeq = prefix === this.#prefix ? Number(seq) : 0;
     let forgot = false;
     for (const [id, held] of this.#lent) {
       if (held.caller !== caller || held.seq <= heardSeq) continue;
       this.#lent.delete(id);
+      // One whose units have left the window changes nothing any more.
+      if (held.until + intervalMs <= now) continue;
       window.release(held.until, held.units);
       forgot = true;
     }
