@@ -31,7 +31,7 @@ export function simulate(t: Traffic): Load {
   const objectCalls = new Array<number>(t.objectsPerRule).fill(0);
   let requests = 0;
   const endMs = t.durationS * 1000;
-  t.keyRates.forEach((rate, key) => {
+  t.keyRates.forEach((rate) => {
     if (rate <= 0) return;
     // A key's object: its digest's hash, uniform over the rule's objects.
     const object = Math.floor(random() * t.objectsPerRule);

@@ -86,7 +86,8 @@ function drivenClock() {
         for (const timer of timers.values()) at = Math.min(at, timer.at);
         if (at > until) break;
         now = at;
-        for (const [id, timer] of [...timers]) {
+        // Waking only settles a promise: nothing is added to the map while this loop runs.
+        for (const [id, timer] of timers) {
           if (timer.at !== at) continue;
           timers.delete(id);
           timer.wake();
@@ -257,7 +258,10 @@ describe("Coalescer", () => {
           const send = async (items: readonly Item[]) => {
             maxInFlight = Math.max(maxInFlight, ++inFlight);
             const counters = new Set(items.map((item) => item.counter));
-            for (const counter of counters) (busy.has(counter) ? overlapping++ : busy.add(counter));
+            for (const counter of counters) {
+              if (busy.has(counter)) overlapping++;
+              else busy.add(counter);
+            }
             for (let i = latencyDraws[draw++ % latencyDraws.length]!; i > 0; i--) await tick();
             inFlight--;
             for (const counter of counters) busy.delete(counter);
