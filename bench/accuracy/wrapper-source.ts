@@ -61,7 +61,8 @@ function roundTripStub(stub, binding) {
         const trip = sampleRtt(rtt, Math.random);
         if (trip > 0) await sleep(trip / 2);
         try {
-          return await value.apply(target, args);
+          // Reflect.apply, not value.apply: on an RPC stub every property, "apply" too, is a remote method.
+          return await Reflect.apply(value, target, args);
         } finally {
           if (trip > 0) await sleep(trip / 2);
         }
