@@ -144,7 +144,7 @@ export class Counter {
     if (typeof call === "string") this.#inbox.noteCall(call, verdicts, now, limit);
     let granted: LeaseGrant | undefined;
     if (lease && caller && lease.want > 0 && verdicts.every((v) => v.allowed)) {
-      const plan = this.#desk.grant(limit, window, now, caller, lease.want);
+      const plan = this.#desk.grant(limit, window, now, caller, lease.want, lease.short === true);
       if (plan) {
         ledger.lease(plan.until, plan.grant.units, now);
         reserved = true;

@@ -81,7 +81,7 @@ export class LeaseDesk {
    * what keeps every unit lent at once within LENT_SHARE of the room real admissions leave. Its
    * units are reserved in `window` (the caller records them in storage). Undefined when none.
    */
-  grant(limit: Limit, window: SlidingWindow, now: number, caller: string, want: number): { until: number; grant: LeaseGrant } | undefined {
+  grant(limit: Limit, window: SlidingWindow, now: number, caller: string, want: number, short = false): { until: number; grant: LeaseGrant } | undefined {
     const { count, intervalMs } = limit;
     if (count < LEASE_MIN_COUNT || !(want >= 1)) return undefined;
     this.#forgetStale(now, intervalMs);
@@ -90,7 +90,13 @@ export class LeaseDesk {
     const real = times.length - lent;
     const units = Math.min(Math.floor(want), Math.floor(count / 16), Math.floor((count - real) * LENT_SHARE) - lent);
     if (units < 1) return undefined;
-    let spanMs = Math.min(Math.floor((3 * intervalMs) / 4), MAX_LEASE_MS);
+    // Long enough to save calls far from the limit, short where unused units would keep a client
+    // waiting: the span shrinks with the room left (below half of `count` free), and a lease to an
+    // isolate with no sign yet that the client keeps coming back (`short`) lasts a quarter of the
+    // interval. A request waits for lent units at most one span.
+    const full = Math.min(Math.floor((3 * intervalMs) / 4), MAX_LEASE_MS);
+    const roomy = Math.min(1, (2 * (count - real)) / count);
+    let spanMs = Math.floor(Math.min(short ? intervalMs / 4 : full, full * roomy));
     // End the lease before more than MAX_EXPIRING entries leave the window, so the grant stays small.
     if (times.length > MAX_EXPIRING) spanMs = Math.min(spanMs, times[MAX_EXPIRING]! + intervalMs - now - 1);
     if (spanMs < MIN_LEASE_MS) return undefined;

@@ -47,6 +47,12 @@ export interface LeaseRequest {
    * was never used: the object takes it back whole.
    */
   readonly heard?: string;
+  /**
+   * Lend for a short while: no sign yet that this isolate keeps receiving the client's requests
+   * (its first lease of the counter, or its last one was hardly used), so units it may leave
+   * unused come back soon.
+   */
+  readonly short?: boolean;
 }
 
 /** The leases a request gives back (an isolate of an older version sent one, not a list). */
@@ -102,6 +108,8 @@ interface Leases {
   warm: boolean;
   /** The newest lease accepted (`LeaseRequest.heard`). */
   heard?: string;
+  /** The last lease ended unused: the next call asks for none (a lease given back unused costs a call). */
+  skip?: boolean;
 }
 
 /**
@@ -198,12 +206,18 @@ export class LeaseBook {
       if (kind === "renew") want = renewalWant(held, now);
       if (kind !== "give-back" || now - held.from > held.grant.spanMs) this.#end(leases, "call");
     }
+    if (kind === "hits" && leases?.skip) {
+      want = 0;
+      leases.skip = false;
+    }
     if (kind === "give-back") want = leases?.current || !leases?.warm ? 0 : leases.want;
     if (kind === "renew") leases!.want = want;
     if (want > 0 && !this.#hasRoom(now)) want = 0;
     const returned = leases?.returns ?? [];
     const heard = leases?.heard;
-    return { caller: this.caller, want, ...(returned.length > 0 && { returned: [...returned] }), ...(heard !== undefined && { heard }) };
+    // A renewal comes from a lease in use; a give-back renews only a lease used often enough.
+    const short = kind === "hits" && !leases?.warm;
+    return { caller: this.caller, want, ...(returned.length > 0 && { returned: [...returned] }), ...(heard !== undefined && { heard }), ...(short && want > 0 && { short }) };
   }
 
   /** The object answered the call sent at `from` (this isolate's clock), with a lease or none. */
@@ -239,6 +253,7 @@ export class LeaseBook {
     // a lease that ran out part-used asks what it used; one cut short by a call, the same again.
     leases.want = used >= units ? Math.min(MAX_WANT, units * 2) : why === "call" ? units : Math.max(MIN_WANT, used);
     leases.warm = used >= KEEP_WARM_USES;
+    leases.skip = used === 0;
     leases.returns.push({ id, units, spanMs, usedAtMs: held.usedAtMs });
     // One given back too late stays counted: never fewer admissions than happened.
     if (leases.returns.length > MAX_RETURNS) leases.returns.shift();
