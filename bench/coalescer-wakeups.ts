@@ -62,7 +62,14 @@ export class PollingCoalescer<I extends { readonly counter: string }, R> {
     }
   }
 
-  async #send(key: string, group: { sending: Set<{ deadline: number; counters: Set<string> }>; queue: PollingSlot<I, R>[] }, own: PollingSlot<I, R>, deadline: number, send: (items: readonly I[]) => Promise<R[]>, busy: ReadonlySet<string>): Promise<R> {
+  async #send(
+    key: string,
+    group: { sending: Set<{ deadline: number; counters: Set<string> }>; queue: PollingSlot<I, R>[] },
+    own: PollingSlot<I, R>,
+    deadline: number,
+    send: (items: readonly I[]) => Promise<R[]>,
+    busy: ReadonlySet<string>,
+  ): Promise<R> {
     const batch: PollingSlot<I, R>[] = [];
     let kept = 0;
     for (const slot of group.queue) {
@@ -87,7 +94,9 @@ export class PollingCoalescer<I extends { readonly counter: string }, R> {
     throw (own as { error: unknown }).error;
   }
 }
-type PollingSlot<I, R> = { readonly item: I } & ({ state: "queued" } | { state: "sent"; deadline: number } | { state: "answered"; result: R } | { state: "failed"; error: unknown });
+type PollingSlot<I, R> = { readonly item: I } & (
+  { state: "queued" } | { state: "sent"; deadline: number } | { state: "answered"; result: R } | { state: "failed"; error: unknown }
+);
 // --- end of polling baseline ---
 
 const USAGE = `usage: npm run bench:coalescer -- [--requests N] [--call-ms MS] [--rounds N]
@@ -102,7 +111,12 @@ following the call ahead, in Node and in workerd.
 const { requests, callMs, rounds } = commandOptions(
   "bench:coalescer",
   (argv) => {
-    const { values } = parseOptions(argv, { requests: { type: "string" }, "call-ms": { type: "string" }, rounds: { type: "string" }, help: { type: "boolean", short: "h" } });
+    const { values } = parseOptions(argv, {
+      requests: { type: "string" },
+      "call-ms": { type: "string" },
+      rounds: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    });
     return {
       requests: numberOption("requests", values.requests, 1000, WHOLE_FROM_1),
       callMs: numberOption("call-ms", values["call-ms"], 200, WHOLE_FROM_1),
@@ -136,11 +150,11 @@ async function inNode(variant: Variant): Promise<Figures> {
   type Item = { readonly counter: string };
   const coalescer =
     variant === "polling"
-      ? new PollingCoalescer<Item, number>({ now, sleep: (ms) => new Promise<void>((resolve) => void timer(() => ((resumed++), resolve()), ms)) })
+      ? new PollingCoalescer<Item, number>({ now, sleep: (ms) => new Promise<void>((resolve) => void timer(() => (resumed++, resolve()), ms)) })
       : new Coalescer<Item, number>({
           now,
           // Each wait arms one timer: armed = times a waiting request resumed (by its call or its timer).
-          setTimeout: (wake, ms) => ((resumed++), timer(wake, ms)),
+          setTimeout: (wake, ms) => (resumed++, timer(wake, ms)),
           clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
         });
   let calls = 0;
@@ -219,7 +233,12 @@ async function inWorkerd(): Promise<Record<Variant | "none", Figures[]>> {
   const modules = ["worker.mjs", "coalescer.js", "polling.js"].map((name) => ({ type: "ESModule" as const, path: join(dir, name) }));
   const { value: mf, pids } = await newWorkerdProcesses(
     async () => {
-      const options = { host: "127.0.0.1", port: 0, logRequests: false, workers: [{ name: "coalescer-wakeups", modules, modulesRoot: dir, compatibilityDate: "2026-10-30" }] };
+      const options = {
+        host: "127.0.0.1",
+        port: 0,
+        logRequests: false,
+        workers: [{ name: "coalescer-wakeups", modules, modulesRoot: dir, compatibilityDate: "2026-10-30" }],
+      };
       const mf = new Miniflare(convertV4MiniflareOptions(options as Parameters<typeof convertV4MiniflareOptions>[0]));
       await mf.ready;
       return mf;
@@ -247,7 +266,8 @@ async function inWorkerd(): Promise<Record<Variant | "none", Figures[]>> {
         const stats = (await (await mf.dispatchFetch("http://localhost/stats")).json()) as { timerCallbacks: number; resumed: number };
         if (before === undefined || after === undefined) throw new Error("cannot read the workerd processes' CPU time (/proc)");
         const secondCall = answers.filter((a) => a === "200 2").length;
-        if (secondCall !== (variant === "none" ? requests : requests - 1)) throw new Error(`workerd ${variant}: ${[...new Set(answers)].slice(0, 3).join(" | ")}`);
+        if (secondCall !== (variant === "none" ? requests : requests - 1))
+          throw new Error(`workerd ${variant}: ${[...new Set(answers)].slice(0, 3).join(" | ")}`);
         // Round 0 warms the isolate up and is not kept.
         if (round > 0) figures[variant].push({ ...stats, cpuMs: after - before, wallMs });
       }
@@ -260,7 +280,8 @@ async function inWorkerd(): Promise<Record<Variant | "none", Figures[]>> {
 }
 
 function print(where: string, figures: Record<Variant, Figures[]> & { none?: Figures[] }): void {
-  const med = (variant: Variant | "none", pick: (f: Figures) => number | undefined) => median((figures[variant] ?? []).map(pick).filter((v): v is number => v !== undefined));
+  const med = (variant: Variant | "none", pick: (f: Figures) => number | undefined) =>
+    median((figures[variant] ?? []).map(pick).filter((v): v is number => v !== undefined));
   const rows: [string, (f: Figures) => number | undefined, (v: number) => string][] = [
     ["timer callbacks", (f) => f.timerCallbacks, (v) => v.toFixed(0)],
     ["waiting requests resumed", (f) => f.resumed, (v) => v.toFixed(0)],
@@ -268,7 +289,9 @@ function print(where: string, figures: Record<Variant, Figures[]> & { none?: Fig
     ["event-loop utilisation", (f) => f.eventLoop, (v) => `${(v * 100).toFixed(1)}%`],
     ["wall time (ms)", (f) => f.wallMs, (v) => v.toFixed(0)],
   ];
-  console.log(`\n${where}: ${requests} requests for one counter, a ${callMs} ms call ahead of them (and ${callMs} ms for theirs); median of ${rounds} round(s)`);
+  console.log(
+    `\n${where}: ${requests} requests for one counter, a ${callMs} ms call ahead of them (and ${callMs} ms for theirs); median of ${rounds} round(s)`,
+  );
   const none = figures.none;
   console.log(`  ${"".padEnd(28)}${"polling (1 ms)".padStart(18)}${"following".padStart(14)}${none ? "no wait (requests alone)".padStart(28) : ""}`);
   for (const [label, pick, format] of rows) {

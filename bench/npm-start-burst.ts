@@ -20,7 +20,12 @@ keep-alive connections, once per round.
 const { requests, connections, rounds } = commandOptions(
   "bench:npm-start",
   (argv) => {
-    const { values } = parseOptions(argv, { requests: { type: "string" }, connections: { type: "string" }, rounds: { type: "string" }, help: { type: "boolean", short: "h" } });
+    const { values } = parseOptions(argv, {
+      requests: { type: "string" },
+      connections: { type: "string" },
+      rounds: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    });
     return {
       requests: numberOption("requests", values.requests, 2000, WHOLE_FROM_1),
       connections: numberOption("connections", values.connections, 48, WHOLE_FROM_1),

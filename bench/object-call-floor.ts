@@ -32,7 +32,11 @@ const { requests, rounds } = commandOptions(
   "bench:object-call",
   (argv) => {
     const { values } = parseOptions(argv, { requests: { type: "string" }, rounds: { type: "string" }, help: { type: "boolean", short: "h" } });
-    return { requests: numberOption("requests", values.requests, 2000, WHOLE_FROM_1), rounds: numberOption("rounds", values.rounds, 3, WHOLE_FROM_1), help: values.help ?? false };
+    return {
+      requests: numberOption("requests", values.requests, 2000, WHOLE_FROM_1),
+      rounds: numberOption("rounds", values.rounds, 3, WHOLE_FROM_1),
+      help: values.help ?? false,
+    };
   },
   USAGE,
 );
@@ -68,7 +72,20 @@ await writeFile(join(dir, "worker.mjs"), WORKER);
 const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
 const { value: mf, pids } = await newWorkerdProcesses(
   async () => {
-    const options = { host: "127.0.0.1", port: 0, logRequests: false, workers: [{ name: "object-call", modules: [{ type: "ESModule" as const, path: join(dir, "worker.mjs") }], modulesRoot: dir, compatibilityDate: "2026-10-30", durableObjects: { COUNTERS: { className: "Counters", useSQLite: true } } }] };
+    const options = {
+      host: "127.0.0.1",
+      port: 0,
+      logRequests: false,
+      workers: [
+        {
+          name: "object-call",
+          modules: [{ type: "ESModule" as const, path: join(dir, "worker.mjs") }],
+          modulesRoot: dir,
+          compatibilityDate: "2026-10-30",
+          durableObjects: { COUNTERS: { className: "Counters", useSQLite: true } },
+        },
+      ],
+    };
     const mf = new Miniflare(convertV4MiniflareOptions(options as Parameters<typeof convertV4MiniflareOptions>[0]));
     await mf.ready;
     return mf;
@@ -79,14 +96,24 @@ try {
   const origin = (await mf.ready).origin;
   // Client and server on separate cores where there are two, as bench:gateway does.
   const pinned = pids.every((pid) => pin(pid, "1")) && pin(process.pid, "0");
-  console.log(`object call floor: ${requests} requests per variant, 32 connections, ${rounds} round(s); ${pinned ? "client on CPU 0, workerd on CPU 1" : "not pinned"}`);
+  console.log(
+    `object call floor: ${requests} requests per variant, 32 connections, ${rounds} round(s); ${pinned ? "client on CPU 0, workerd on CPU 1" : "not pinned"}`,
+  );
   const cpu: Record<string, number[]> = {};
   let run = 0;
   const drive = (path: string) => {
     const tag = (++run).toString(36);
     let i = 0;
     return new Promise((resolve, reject) =>
-      autocannon({ url: origin, connections: 32, amount: requests, requests: [{ method: "GET", setupRequest: (r) => ({ ...r, path: `${path}?key=${tag}x${(i++).toString(36).padStart(6, "0")}` }) }] }, (error, result) => (error ? reject(error) : resolve(result))),
+      autocannon(
+        {
+          url: origin,
+          connections: 32,
+          amount: requests,
+          requests: [{ method: "GET", setupRequest: (r) => ({ ...r, path: `${path}?key=${tag}x${(i++).toString(36).padStart(6, "0")}` }) }],
+        },
+        (error, result) => (error ? reject(error) : resolve(result)),
+      ),
     );
   };
   await drive("/call");
@@ -104,7 +131,9 @@ try {
   const base = median(cpu["/none"]!);
   for (const { path, what } of VARIANTS) {
     const ms = median(cpu[path]!);
-    console.log(`  ${what.padEnd(40)} ${ms.toFixed(2)} ms CPU/request  (+${(ms - base).toFixed(2)} ms, x${(ms / base).toFixed(2)} the baseline)  rounds: ${cpu[path]!.map((v) => v.toFixed(2)).join(", ")}`);
+    console.log(
+      `  ${what.padEnd(40)} ${ms.toFixed(2)} ms CPU/request  (+${(ms - base).toFixed(2)} ms, x${(ms / base).toFixed(2)} the baseline)  rounds: ${cpu[path]!.map((v) => v.toFixed(2)).join(", ")}`,
+    );
   }
 } finally {
   await mf.dispose();

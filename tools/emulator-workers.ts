@@ -61,7 +61,9 @@ export async function emulatorLinks(
   workerName: (worker: string) => string = (worker) => worker,
 ): Promise<Record<string, { service: string; entrypoint: string }>> {
   const links = EMULATOR_LINKS.filter((link) => link.from === from && running.includes(link.to));
-  const entries = await Promise.all(links.map(async (link) => [link.binding, { service: workerName(await emulatorWorkerName(link.to)), entrypoint: link.entrypoint }] as const));
+  const entries = await Promise.all(
+    links.map(async (link) => [link.binding, { service: workerName(await emulatorWorkerName(link.to)), entrypoint: link.entrypoint }] as const),
+  );
   return Object.fromEntries(entries);
 }
 
@@ -127,7 +129,13 @@ export async function emulatorWorkerOptions(outdir: string, names: readonly Emul
       const { modulesRules: _rules, rootPath: _root, ...worker } = workerOptions;
       const links = Object.entries(await emulatorLinks(name, names)).map(([binding, { service, entrypoint }]) => [binding, { name: service, entrypoint }]);
       const serviceBindings = { ...(worker.serviceBindings as Record<string, unknown> | undefined), ...Object.fromEntries(links) };
-      return { ...worker, serviceBindings, name: await emulatorWorkerName(name), modules: [{ type: "ESModule" as const, path: entry }], modulesRoot: dirname(entry) } as LegacyWorkerOptions;
+      return {
+        ...worker,
+        serviceBindings,
+        name: await emulatorWorkerName(name),
+        modules: [{ type: "ESModule" as const, path: entry }],
+        modulesRoot: dirname(entry),
+      } as LegacyWorkerOptions;
     }),
   );
 }

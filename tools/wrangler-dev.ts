@@ -64,8 +64,16 @@ export async function serveWithWranglerDev(options: WranglerDevOptions): Promise
     for (const name of emulators) {
       const storage = options.storageDir === undefined ? false : join(options.storageDir, name);
       // Its links to the other emulators of this run (EMULATOR_LINKS), found through the same registry.
-      const links = Object.entries(await emulatorLinks(name, emulators)).map(([binding, { service, entrypoint }]) => [binding, { type: "service" as const, service, entrypoint }]);
-      const emulator = await unstable_startWorker({ config: emulatorConfig(name), bindings: Object.fromEntries(links), ...options.runtime, dev: dev(0, storage) } as Input);
+      const links = Object.entries(await emulatorLinks(name, emulators)).map(([binding, { service, entrypoint }]) => [
+        binding,
+        { type: "service" as const, service, entrypoint },
+      ]);
+      const emulator = await unstable_startWorker({
+        config: emulatorConfig(name),
+        bindings: Object.fromEntries(links),
+        ...options.runtime,
+        dev: dev(0, storage),
+      } as Input);
       started.push(emulator);
       await emulator.ready;
     }

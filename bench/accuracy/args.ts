@@ -58,7 +58,8 @@ early 429s and whether Retry-After was honoured, then a one-line verdict per sce
 ${exitStatusText({ pass: "every scenario met its expectation", fail: "one did not", couldNotRun: "the run could not be made" })}`;
 
 /** A whole number from 1 to `max`. */
-const positiveInteger = (option: string, raw: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER) => numberOption(option, raw, fallback, { integer: true, min: 1, max });
+const positiveInteger = (option: string, raw: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+  numberOption(option, raw, fallback, { integer: true, min: 1, max });
 
 export function parseScenarios(raw: string): ScenarioName[] {
   const names: ScenarioName[] = [];

@@ -168,9 +168,16 @@ export async function startCluster(build: Build, settings: ClusterSettings): Pro
     isolates: settings.isolates,
     fetch: (i, path, init) => isolate(i).fetch(url(path), init as never) as unknown as Promise<Response>,
     control: async (i, path, body) =>
-      json((await isolate(i).fetch(url(`${CONTROL_PREFIX}${path}`), body === undefined ? {} : { method: "POST", body: JSON.stringify(body) })) as unknown as Response),
+      json(
+        (await isolate(i).fetch(
+          url(`${CONTROL_PREFIX}${path}`),
+          body === undefined ? {} : { method: "POST", body: JSON.stringify(body) },
+        )) as unknown as Response,
+      ),
     restartObject: async (object) =>
-      (await json((await ownerWorker.fetch(url(`${CONTROL_PREFIX}/restart`), { method: "POST", body: JSON.stringify({ object }) })) as unknown as Response)) as { error: string },
+      (await json(
+        (await ownerWorker.fetch(url(`${CONTROL_PREFIX}/restart`), { method: "POST", body: JSON.stringify({ object }) })) as unknown as Response,
+      )) as { error: string },
     owner: (path, init) => ownerWorker.fetch(url(path), init as never) as unknown as Promise<Response>,
     stop: () => mf.dispose(),
   };

@@ -44,12 +44,17 @@ function outage(name: string, mode: "slow" | "fail", does: string): Scenario {
       const outages: Outage[] = [{ from, to }];
       const local = client.observations.filter((o) => o.localFallback).length;
       const how = mode === "slow" ? `answered after ${slowMs} ms (limiter timeout ${counterTimeoutMs} ms)` : `threw (${failedCalls} calls)`;
-      return { timeline: { limit, outages, observations: client.observations, isolates: k }, notes: [`object ${how} for ${Math.round(to - from)} ms; ${local} answers said x-tollgate-counter: local-fallback`] };
+      return {
+        timeline: { limit, outages, observations: client.observations, isolates: k },
+        notes: [`object ${how} for ${Math.round(to - from)} ms; ${local} answers said x-tollgate-counter: local-fallback`],
+      };
     },
     problems(f, limit, isolates) {
       const problems = commonProblems(f);
-      if (f.localFullestPerIsolate > limit.count) problems.push(`one isolate's local window admitted ${f.localFullestPerIsolate} in a window (bound ${limit.count})`);
-      if (f.outageFullestWindow > isolates * limit.count) problems.push(`${f.outageFullestWindow} admitted in a window during the outage (bound ${isolates * limit.count})`);
+      if (f.localFullestPerIsolate > limit.count)
+        problems.push(`one isolate's local window admitted ${f.localFullestPerIsolate} in a window (bound ${limit.count})`);
+      if (f.outageFullestWindow > isolates * limit.count)
+        problems.push(`${f.outageFullestWindow} admitted in a window during the outage (bound ${isolates * limit.count})`);
       return problems;
     },
   };
@@ -82,7 +87,9 @@ export const objectRestart: Scenario = {
     await retryLast429(client, denied, n % k, (n + 1) % k);
     return {
       timeline: { limit, observations: client.observations, isolates: k },
-      notes: [`restart (${error || "no error"}): the counter was read from ${before.source} with ${before.admissions} admissions, after it from ${after.source} with ${after.admissions}`],
+      notes: [
+        `restart (${error || "no error"}): the counter was read from ${before.source} with ${before.admissions} admissions, after it from ${after.source} with ${after.admissions}`,
+      ],
     };
   },
   problems: (f) => commonProblems(f, { early: false }),
@@ -210,8 +217,16 @@ export const clockSkew: Scenario = {
 };
 
 export const FAULT_SCENARIOS = [
-  outage("slow-object", "slow", "10% of the limit, then the object answers after 3x the limiter timeout: 2 x count requests to random isolates and count more to isolate-0, 16 in flight; once it answers, one request per isolate, then the last 429's retry"),
-  outage("failing-object", "fail", "10% of the limit, then every object call throws (overloaded / network): 2 x count requests to random isolates and count more to isolate-0, 16 in flight; once it answers, one request per isolate, then the last 429's retry"),
+  outage(
+    "slow-object",
+    "slow",
+    "10% of the limit, then the object answers after 3x the limiter timeout: 2 x count requests to random isolates and count more to isolate-0, 16 in flight; once it answers, one request per isolate, then the last 429's retry",
+  ),
+  outage(
+    "failing-object",
+    "fail",
+    "10% of the limit, then every object call throws (overloaded / network): 2 x count requests to random isolates and count more to isolate-0, 16 in flight; once it answers, one request per isolate, then the last 429's retry",
+  ),
   objectRestart,
   eviction,
   limitRaise,

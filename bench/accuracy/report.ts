@@ -42,12 +42,32 @@ function row(r: ScenarioResult, count: number): string[] {
 }
 
 /** Short heads, so a table fits 140 columns; docs/accuracy.md says what each means. */
-const HEAD = ["K", "sent", "in window", "admitted", "429s", "first 429", "fullest", "over", "early", "RA kept", "local (outage)", "p50 ms", "p99 ms", "verdict"];
+const HEAD = [
+  "K",
+  "sent",
+  "in window",
+  "admitted",
+  "429s",
+  "first 429",
+  "fullest",
+  "over",
+  "early",
+  "RA kept",
+  "local (outage)",
+  "p50 ms",
+  "p99 ms",
+  "verdict",
+];
 
 export function renderScenario(run: AccuracyRun, name: string): string {
   const scenario = SCENARIOS.get(name)!;
   const results = run.results.filter((r) => r.scenario === name);
-  const table = textTable({ head: HEAD, rows: results.map((r) => row(r, run.limit.count)), wrap: true, widths: [4, 6, 11, 10, 6, 17, 9, 6, 7, 9, 20, 8, 8, 32] });
+  const table = textTable({
+    head: HEAD,
+    rows: results.map((r) => row(r, run.limit.count)),
+    wrap: true,
+    widths: [4, 6, 11, 10, 6, 17, 9, 6, 7, 9, 20, 8, 8, 32],
+  });
   const notes = results.flatMap((r) => r.notes.map((note) => `  K=${r.isolates}: ${note}`));
   return [`${name}: ${scenario.does}`, `  expected: ${scenario.expects}`, table, ...notes].join("\n");
 }

@@ -60,7 +60,12 @@ export async function runAccuracy(options: AccuracyOptions, log: (line: string) 
   const build = await buildGateway();
   const results: ScenarioResult[] = [];
   const isolation: Record<number, string> = {};
-  const settings = { timeScale: options.timeScale, counterTimeoutMs: options.counterTimeoutMs, overridesRefreshMs: DEFAULT_CONFIG_REFRESH_MS, ...(options.rtt && { rtt: options.rtt }) };
+  const settings = {
+    timeScale: options.timeScale,
+    counterTimeoutMs: options.counterTimeoutMs,
+    overridesRefreshMs: DEFAULT_CONFIG_REFRESH_MS,
+    ...(options.rtt && { rtt: options.rtt }),
+  };
   try {
     for (const k of options.ks) {
       const started = performance.now();
@@ -80,7 +85,9 @@ export async function runAccuracy(options: AccuracyOptions, log: (line: string) 
           const problems = scenario.problems(figures, limit, k);
           const durationMs = performance.now() - begun;
           results.push({ scenario: name, isolates: k, apiKey, figures, problems, notes, durationMs, timeline });
-          log(`K=${k} ${name}: ${figures.admitted} admitted, ${figures.denied} refused, ${problems.length ? problems.join("; ") : "as expected"} (${(durationMs / 1000).toFixed(1)} s)`);
+          log(
+            `K=${k} ${name}: ${figures.admitted} admitted, ${figures.denied} refused, ${problems.length ? problems.join("; ") : "as expected"} (${(durationMs / 1000).toFixed(1)} s)`,
+          );
         }
       } finally {
         await cluster.stop();

@@ -25,7 +25,8 @@ export const sequential: Scenario = {
   problems(f, limit) {
     const problems = commonProblems(f);
     if (f.first429At === undefined) problems.push("never refused");
-    else if (f.first429At !== limit.count + 1) problems.push(`first 429 at request ${f.first429At} of ${limit.count} (Retry-After ${f.first429RetryAfterMs! / 1000} s)`);
+    else if (f.first429At !== limit.count + 1)
+      problems.push(`first 429 at request ${f.first429At} of ${limit.count} (Retry-After ${f.first429RetryAfterMs! / 1000} s)`);
     return problems;
   },
 };
@@ -80,7 +81,8 @@ export const warmMany: Scenario = {
   problems(f, limit) {
     const problems = commonProblems(f, { early: false });
     const floor = Math.ceil(0.99 * limit.count);
-    if (f.admittedInFirstWindow < floor) problems.push(`${f.admittedInFirstWindow} of ${limit.count} admitted in the window (at least ${floor} expected; ${f.early429s} early 429s)`);
+    if (f.admittedInFirstWindow < floor)
+      problems.push(`${f.admittedInFirstWindow} of ${limit.count} admitted in the window (at least ${floor} expected; ${f.early429s} early 429s)`);
     return problems;
   },
 };

@@ -4,7 +4,10 @@ import { clientNow, sleepUntil, type Client } from "./client.ts";
 
 export type Pick = (n: number) => number;
 
-export const roundRobin = (isolates: number): Pick => (n) => n % isolates;
+export const roundRobin =
+  (isolates: number): Pick =>
+  (n) =>
+    n % isolates;
 
 /** A seeded generator (mulberry32): a scenario's random spread is the same in every run. */
 export function seededRandom(seed: number): () => number {
@@ -18,7 +21,10 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export const randomIsolate = (isolates: number, random: () => number): Pick => () => Math.floor(random() * isolates);
+export const randomIsolate =
+  (isolates: number, random: () => number): Pick =>
+  () =>
+    Math.floor(random() * isolates);
 
 /**
  * One request at a time until one is refused (its index returned) or `max` were sent. `from`

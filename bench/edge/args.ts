@@ -53,7 +53,10 @@ export function parseEdgeArgs(argv: readonly string[]): EdgeOptions {
     json: { type: "string" },
     help: { type: "boolean", short: "h" },
   });
-  const ks = values.k === undefined ? [...DEFAULT_KS] : [...new Set(values.k.split(",").map((k) => numberOption("k", k.trim(), 1, { integer: true, min: 1, max: 128 })))];
+  const ks =
+    values.k === undefined
+      ? [...DEFAULT_KS]
+      : [...new Set(values.k.split(",").map((k) => numberOption("k", k.trim(), 1, { integer: true, min: 1, max: 128 })))];
   const json = fileOption("json", values.json);
   return {
     ks,

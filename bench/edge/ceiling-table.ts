@@ -11,7 +11,15 @@ for (const objectsPerRule of [64, 128, 256])
   for (const rttMs of [1, 40]) {
     const traffic: Traffic = { keyRates: Array.from({ length: 10_000 }, () => 1), isolates: 256, rttMs, objectsPerRule, durationS: 4, seed: 11 };
     const { load } = ceiling(traffic, SOFT_LIMIT, 10);
-    rows.push([`10,000 equal keys, 256 isolates`, String(objectsPerRule), `${rttMs} ms`, load.requestsPerS.toFixed(0), (load.callsPerS / load.requestsPerS).toFixed(2), load.busiestObjectCallsPerS.toFixed(0), load.meanObjectCallsPerS.toFixed(0)]);
+    rows.push([
+      `10,000 equal keys, 256 isolates`,
+      String(objectsPerRule),
+      `${rttMs} ms`,
+      load.requestsPerS.toFixed(0),
+      (load.callsPerS / load.requestsPerS).toFixed(2),
+      load.busiestObjectCallsPerS.toFixed(0),
+      load.meanObjectCallsPerS.toFixed(0),
+    ]);
   }
 
 // Heavy keys at row 11's whole limit (6000 per 10 s): how many before one object passes the limit.
@@ -24,7 +32,15 @@ for (const objectsPerRule of [64, 256])
       if (load.busiestObjectCallsPerS > SOFT_LIMIT) break;
       last = load;
     }
-    rows.push([`keys at 600/s (row 11's limit), ${isolates} isolates`, String(objectsPerRule), "40 ms", `${last.requestsPerS.toFixed(0)} (${keys} keys)`, (last.callsPerS / last.requestsPerS).toFixed(2), last.busiestObjectCallsPerS.toFixed(0), last.meanObjectCallsPerS.toFixed(0)]);
+    rows.push([
+      `keys at 600/s (row 11's limit), ${isolates} isolates`,
+      String(objectsPerRule),
+      "40 ms",
+      `${last.requestsPerS.toFixed(0)} (${keys} keys)`,
+      (last.callsPerS / last.requestsPerS).toFixed(2),
+      last.busiestObjectCallsPerS.toFixed(0),
+      last.meanObjectCallsPerS.toFixed(0),
+    ]);
   }
 
 console.log(

@@ -53,16 +53,7 @@ const BURST: Mix = {
   schedule: (k, count, _intervalMs, requests) => Array.from({ length: Math.min(requests, 2 * count) }, (_, i) => ({ atMs: 0, key: 0, isolate: i % k })),
 };
 
-export const MIXES: readonly Mix[] = [
-  heavy(25, 50),
-  heavy(25, 10),
-  heavy(25, 90),
-  heavy(11, 10),
-  heavy(11, 50),
-  heavy(11, 90),
-  MANY_LOW,
-  BURST,
-];
+export const MIXES: readonly Mix[] = [heavy(25, 50), heavy(25, 10), heavy(25, 90), heavy(11, 10), heavy(11, 50), heavy(11, 90), MANY_LOW, BURST];
 
 /** The mix the "Done when" names: a client at 50% of row 25. */
 export const DEFAULT_MIX = "heavy-25@50";

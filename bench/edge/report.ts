@@ -96,7 +96,25 @@ export function rowsOf(measured: readonly Measured[]): Row[] {
 const ms = (v: number | null) => (v === null ? "-" : (+v.toFixed(1)).toString());
 const fixed = (v: number | undefined, digits: number) => (v === undefined ? "-" : v.toFixed(digits));
 
-const HEAD = ["mix", "RTT", "K", "target", "sent", "2xx/429/fail", "p50", "p99", "+p50", "+p95", "+p99", "counter calls/1k", "all calls/1k", "rows w/1k", "rows r/1k", "CPU ms/req", "$/M"];
+const HEAD = [
+  "mix",
+  "RTT",
+  "K",
+  "target",
+  "sent",
+  "2xx/429/fail",
+  "p50",
+  "p99",
+  "+p50",
+  "+p95",
+  "+p99",
+  "counter calls/1k",
+  "all calls/1k",
+  "rows w/1k",
+  "rows r/1k",
+  "CPU ms/req",
+  "$/M",
+];
 
 export function renderTable(rows: readonly Row[]): string {
   return textTable({

@@ -24,7 +24,8 @@ export function parseRtt(raw: string, option = "rtt"): Rtt {
   const text = raw.trim();
   const number = (part: string, what: string, max: number): number => {
     const value = Number(part);
-    if (part.trim() === "" || !Number.isFinite(value) || value < 0 || value > max) throw new BadArgument(`--${option}: ${what} must be a number from 0 to ${max}, got "${part}" in "${raw}"`);
+    if (part.trim() === "" || !Number.isFinite(value) || value < 0 || value > max)
+      throw new BadArgument(`--${option}: ${what} must be a number from 0 to ${max}, got "${part}" in "${raw}"`);
     return value;
   };
   if (text.startsWith("lognormal:")) {

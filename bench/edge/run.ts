@@ -63,14 +63,20 @@ async function gatewayRun(cluster: Cluster, pids: number[], mix: Mix, target: Ta
   const k = cluster.isolates;
   await Promise.all(Array.from({ length: k }, (_, i) => cluster.control(i, "/rtt", { rtt })));
   for (let n = 0; n < WARM_UP; n++)
-    await Promise.all(Array.from({ length: k }, async (_, i) => (await cluster.fetch(i, target.path, { method: target.method, headers: { "x-api-key": `edge-${runId}-warm-${i}` } })).arrayBuffer()));
+    await Promise.all(
+      Array.from({ length: k }, async (_, i) =>
+        (await cluster.fetch(i, target.path, { method: target.method, headers: { "x-api-key": `edge-${runId}-warm-${i}` } })).arrayBuffer(),
+      ),
+    );
   await Promise.all(Array.from({ length: k }, (_, i) => cluster.control(i, "/rtt", { rtt, resetCalls: true })));
   await (await cluster.owner("/__accuracy/storage", { method: "POST" })).arrayBuffer();
   const intervalMs = (target.intervalS * 1000) / options.timeScale;
   const schedule = mix.schedule(k, target.count, intervalMs, options.requests);
   const tag = `k${k}-${JSON.stringify(rtt).replace(/\W/g, "")}`;
   const cpuBefore = cpuMsOf(pids);
-  const { answers, wallMs } = await drive(schedule, (s) => cluster.fetch(s.isolate, target.path, { method: target.method, headers: headersFor(runId, mix, s, tag) }));
+  const { answers, wallMs } = await drive(schedule, (s) =>
+    cluster.fetch(s.isolate, target.path, { method: target.method, headers: headersFor(runId, mix, s, tag) }),
+  );
   const cpuAfter = cpuMsOf(pids);
   const states = await Promise.all(Array.from({ length: k }, (_, i) => cluster.control(i, "/state")));
   const storage = (await (await cluster.owner("/__accuracy/storage")).json()) as Record<string, { rowsRead: number; rowsWritten: number }>;
@@ -99,9 +105,12 @@ async function gatewayRun(cluster: Cluster, pids: number[], mix: Mix, target: Ta
 async function bareRun(url: URL, pids: number[], mix: Mix, target: Target, k: number, rtt: Rtt, options: EdgeOptions, runId: string): Promise<Measured> {
   const intervalMs = (target.intervalS * 1000) / options.timeScale;
   const schedule = mix.schedule(k, target.count, intervalMs, options.requests);
-  for (let n = 0; n < WARM_UP; n++) await (await fetch(new URL(target.path, url), { method: target.method, headers: { "x-api-key": `edge-${runId}-warm` } })).arrayBuffer();
+  for (let n = 0; n < WARM_UP; n++)
+    await (await fetch(new URL(target.path, url), { method: target.method, headers: { "x-api-key": `edge-${runId}-warm` } })).arrayBuffer();
   const cpuBefore = cpuMsOf(pids);
-  const { answers, wallMs } = await drive(schedule, (s) => fetch(new URL(target.path, url), { method: target.method, headers: headersFor(runId, mix, s, `bare-k${k}-${JSON.stringify(rtt).replace(/\W/g, "")}`) }));
+  const { answers, wallMs } = await drive(schedule, (s) =>
+    fetch(new URL(target.path, url), { method: target.method, headers: headersFor(runId, mix, s, `bare-k${k}-${JSON.stringify(rtt).replace(/\W/g, "")}`) }),
+  );
   const cpuAfter = cpuMsOf(pids);
   return {
     mix: mix.name,
@@ -139,9 +148,16 @@ export async function runEdge(options: EdgeOptions, log: (line: string) => void)
       for (const k of options.ks) {
         const started = performance.now();
         const { value: cluster, pids } = await startedWith(() =>
-          startCluster(build, { isolates: k, timeScale: options.timeScale, counterTimeoutMs: options.counterTimeoutMs, overridesRefreshMs: DEPLOYED_OVERRIDES_REFRESH_MS }),
+          startCluster(build, {
+            isolates: k,
+            timeScale: options.timeScale,
+            counterTimeoutMs: options.counterTimeoutMs,
+            overridesRefreshMs: DEPLOYED_OVERRIDES_REFRESH_MS,
+          }),
         );
-        log(`K=${k}: ${k} isolate(s) started in ${((performance.now() - started) / 1000).toFixed(1)} s (workerd ${pids.join(",") || "not found: no CPU figures"})`);
+        log(
+          `K=${k}: ${k} isolate(s) started in ${((performance.now() - started) / 1000).toFixed(1)} s (workerd ${pids.join(",") || "not found: no CPU figures"})`,
+        );
         try {
           for (const mix of options.mixes) {
             const target = targetFor(mix.row);
@@ -153,7 +169,9 @@ export async function runEdge(options: EdgeOptions, log: (line: string) => void)
               log(`K=${k} ${mix.name} bare: ${b.admitted} answered 2xx in ${(b.wallMs / 1000).toFixed(1)} s`);
               const m = await gatewayRun(cluster, pids, mix, target, rtt, options, runId);
               measured.push(m);
-              log(`K=${k} ${mix.name} RTT ${JSON.stringify(rtt)}: ${m.admitted} admitted, ${m.denied} refused, ${m.failed} failed, ${m.objectCalls} object calls in ${(m.wallMs / 1000).toFixed(1)} s`);
+              log(
+                `K=${k} ${mix.name} RTT ${JSON.stringify(rtt)}: ${m.admitted} admitted, ${m.denied} refused, ${m.failed} failed, ${m.objectCalls} object calls in ${(m.wallMs / 1000).toFixed(1)} s`,
+              );
             }
           }
         } finally {

@@ -134,7 +134,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const values: Record<string, string | boolean | undefined> = parseOptions(argv, OPTIONS).values;
   const str = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
 
-  const integer = (name: keyof typeof OPTIONS, fallback: number, min: number, max: number) => numberOption(name, str(name), fallback, { integer: true, min, max });
+  const integer = (name: keyof typeof OPTIONS, fallback: number, min: number, max: number) =>
+    numberOption(name, str(name), fallback, { integer: true, min, max });
   const serving = choiceOption<Serving>("serving", str("serving"), DEFAULTS.serving, SERVINGS);
   const storage = choiceOption<Storage>("storage", str("storage"), DEFAULTS.storage, STORAGES);
 

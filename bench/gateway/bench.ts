@@ -83,7 +83,13 @@ async function scrapeOrSay(target: RunningTarget, progress: Progress): Promise<D
  * run, after the prelude, so a deny flood's exhausting requests are not counted. The reads fall
  * outside the run's time and CPU: before it starts, and once its CPU is taken.
  */
-async function measureRun(target: RunningTarget, plan: ShapePlan, settle: QuietOptions | undefined, measuring: MeasureOptions, progress: Progress): Promise<{ measurement: Measurement; decidedBy?: DecisionTotals }> {
+async function measureRun(
+  target: RunningTarget,
+  plan: ShapePlan,
+  settle: QuietOptions | undefined,
+  measuring: MeasureOptions,
+  progress: Progress,
+): Promise<{ measurement: Measurement; decidedBy?: DecisionTotals }> {
   await sendPrelude(target, plan);
   if (target.name !== "gateway") return { measurement: await measure(target, plan, settle, measuring) };
   const before = await scrapeOrSay(target, progress);
@@ -184,7 +190,9 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
             const { measurement, decidedBy } = await measureRun(target, plan, last ? AFTER_RUN : undefined, { instructions: options.instructions }, progress);
             const check = checkAnswers(expectationFor(plan, target.name), measurement, plan.amount);
             runs.push({ round, shape, target: target.name, sent: plan.amount, measurement, check, quietBefore: quiet, decidedBy });
-            progress(`round ${round}/${options.rounds} ${shape} ${target.name}: ${Math.round(measurement.reqPerSec)} req/s, ${check.summary}${check.ok ? "" : " (!)"}`);
+            progress(
+              `round ${round}/${options.rounds} ${shape} ${target.name}: ${Math.round(measurement.reqPerSec)} req/s, ${check.summary}${check.ok ? "" : " (!)"}`,
+            );
           }
         }
       }

@@ -58,7 +58,12 @@ export interface MeasureOptions {
 }
 
 /** The prelude, then the measured run. */
-export async function drive(target: RunningTarget, plan: ShapePlan, settle: QuietOptions | undefined = AFTER_RUN, options: MeasureOptions = {}): Promise<Measurement> {
+export async function drive(
+  target: RunningTarget,
+  plan: ShapePlan,
+  settle: QuietOptions | undefined = AFTER_RUN,
+  options: MeasureOptions = {},
+): Promise<Measurement> {
   await sendPrelude(target, plan);
   return measure(target, plan, settle, options);
 }
@@ -69,7 +74,12 @@ export async function drive(target: RunningTarget, plan: ShapePlan, settle: Quie
  * @param settle when the run is over for its CPU: once the target is quiet again (default), or,
  *   undefined, at its last answer (when the next run must follow at once)
  */
-export async function measure(target: RunningTarget, plan: ShapePlan, settle: QuietOptions | undefined = AFTER_RUN, options: MeasureOptions = {}): Promise<Measurement> {
+export async function measure(
+  target: RunningTarget,
+  plan: ShapePlan,
+  settle: QuietOptions | undefined = AFTER_RUN,
+  options: MeasureOptions = {},
+): Promise<Measurement> {
   let next = 0;
   const instructions = options.instructions ? await startInstructionCount(target.pids) : undefined;
   const cpuBefore = cpuMs(target.pids);

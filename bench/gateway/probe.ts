@@ -26,12 +26,16 @@ export async function probe(target: RunningTarget): Promise<void> {
     if (target.name === "gateway") {
       const policy = response.headers.get("ratelimit-policy") ?? "";
       const expected = usLimit(route.row).name;
-      if (!policy.startsWith(`"${expected}"`)) throw new ProbeFailed(`${where} was counted as ${policy || "(no RateLimit-Policy)"}, not row ${route.row} "${expected}": the bench's routes no longer meet the rows it names (bench/gateway/routes.ts)`);
+      if (!policy.startsWith(`"${expected}"`))
+        throw new ProbeFailed(
+          `${where} was counted as ${policy || "(no RateLimit-Policy)"}, not row ${route.row} "${expected}": the bench's routes no longer meet the rows it names (bench/gateway/routes.ts)`,
+        );
     }
     // Bodies streamed back (POST) are empty here; the GET routes describe the request as JSON.
     if (route.method === "GET") {
       const seen = (JSON.parse(body) as { headers?: Record<string, string> }).headers?.["cf-connecting-ip"];
-      if (seen !== PROBE_IP) throw new ProbeFailed(`${where}: sent CF-Connecting-IP ${PROBE_IP}, the upstream saw ${seen ?? "none"}; shape 5 cannot vary the client IP this way`);
+      if (seen !== PROBE_IP)
+        throw new ProbeFailed(`${where}: sent CF-Connecting-IP ${PROBE_IP}, the upstream saw ${seen ?? "none"}; shape 5 cannot vary the client IP this way`);
     }
   }
 }

@@ -73,12 +73,9 @@ export function overAdmissionBanner(rows: readonly SummaryRow[]): string | undef
   const over = rows.filter((r) => r.burst === "over-admitted");
   if (over.length === 0) return undefined;
   const line = "!".repeat(78);
-  return [
-    line,
-    `!!! OVER-ADMISSION: the hot-key burst admitted more than the rule's count`,
-    ...over.map((r) => `!!!   ${r.target}: ${r.answers}`),
-    line,
-  ].join("\n");
+  return [line, `!!! OVER-ADMISSION: the hot-key burst admitted more than the rule's count`, ...over.map((r) => `!!!   ${r.target}: ${r.answers}`), line].join(
+    "\n",
+  );
 }
 
 /**
@@ -98,7 +95,9 @@ export function renderDecisionMix(rows: readonly DecisionMixRow[]): string[] {
       ...(row.other !== undefined && row.other.max > 0 ? [{ name: "no counter", s: row.other }] : []),
     ].sort((a, b) => (b.s?.median ?? 0) - (a.s?.median ?? 0));
     const notes = [
-      ...(row.decisions !== undefined && row.decisions.median !== row.sent ? [`${formatSpread(row.decisions, formats.rate)} decisions for ${formats.rate(row.sent)} requests`] : []),
+      ...(row.decisions !== undefined && row.decisions.median !== row.sent
+        ? [`${formatSpread(row.decisions, formats.rate)} decisions for ${formats.rate(row.sent)} requests`]
+        : []),
       ...(row.failures !== undefined && row.failures.max > 0 ? [`counter failures ${formatSpread(row.failures, formats.rate)}`] : []),
       ...(row.read < row.rounds ? [`metrics unread in ${row.rounds - row.read} of ${row.rounds} rounds`] : []),
     ];
@@ -174,5 +173,12 @@ function instructionsCounted(rows: readonly SummaryRow[]): boolean {
 
 export function jsonReport(result: BenchResult, options: BenchOptions): unknown {
   const rows = summarize(result.runs, options.shapes, options.targets);
-  return { ...result, options, summary: rows, decidedBy: summarizeDecisions(result.runs, options.shapes), issueTargets: issueTargets(rows), verdict: benchVerdict(rows) };
+  return {
+    ...result,
+    options,
+    summary: rows,
+    decidedBy: summarizeDecisions(result.runs, options.shapes),
+    issueTargets: issueTargets(rows),
+    verdict: benchVerdict(rows),
+  };
 }

@@ -65,7 +65,13 @@ export function planShape(shape: ShapeName, round: number, sizes: ShapeSizes): S
     case "deny-flood": {
       const exhausted = key(round, "exhausted");
       const { count } = usLimit(route.row);
-      return { ...base, ...within(sizes.requests), prelude: Array.from({ length: count }, () => exhausted), headersFor: () => exhausted, expect: { kind: "deny-all" } };
+      return {
+        ...base,
+        ...within(sizes.requests),
+        prelude: Array.from({ length: count }, () => exhausted),
+        headersFor: () => exhausted,
+        expect: { kind: "deny-all" },
+      };
     }
     case "new-ips":
       return { ...base, ...within(sizes.keys), headersFor: (i) => ({ "cf-connecting-ip": clientIp(round, i, sizes.keys) }), expect: { kind: "admit-all" } };

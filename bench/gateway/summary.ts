@@ -113,7 +113,11 @@ export function issueTargets(rows: readonly SummaryRow[]): TargetCheck[] {
   const checks: TargetCheck[] = RATIO_TARGETS.map(({ shape, what, atLeast }) => {
     const ratio = gateway(shape)?.vsBare;
     if (!ratio) return { what, outcome: "not measured", detail: "" };
-    return { what, outcome: ratio.median >= atLeast ? "met" : "missed", detail: `${ratio.median.toFixed(2)} (rounds ${ratio.min.toFixed(2)}-${ratio.max.toFixed(2)})` };
+    return {
+      what,
+      outcome: ratio.median >= atLeast ? "met" : "missed",
+      detail: `${ratio.median.toFixed(2)} (rounds ${ratio.min.toFixed(2)}-${ratio.max.toFixed(2)})`,
+    };
   });
   const burst = gateway("hot-key");
   checks.push(

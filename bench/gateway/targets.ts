@@ -35,6 +35,11 @@ export const BENCH_ADMIN_TOKEN = "tollgate-bench-admin-token";
 
 export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   bare: { name: "bare", config: resolve(FIXTURES, "bare.wrangler.toml"), vars: {}, upstreams: ["hosted-api"] },
-  gateway: { name: "gateway", ...GATEWAY_CONFIG, vars: { ...LOCAL_BINDINGS, IDENTITY_HMAC_SECRET: localSecret(), ADMIN_TOKEN: BENCH_ADMIN_TOKEN }, upstreams: EMULATOR_NAMES },
+  gateway: {
+    name: "gateway",
+    ...GATEWAY_CONFIG,
+    vars: { ...LOCAL_BINDINGS, IDENTITY_HMAC_SECRET: localSecret(), ADMIN_TOKEN: BENCH_ADMIN_TOKEN },
+    upstreams: EMULATOR_NAMES,
+  },
   peer: { name: "peer", config: resolve(FIXTURES, "peer.wrangler.toml"), vars: {}, upstreams: ["hosted-api"] },
 };

@@ -82,14 +82,41 @@ export class AgentServerState extends DurableObject<AgentServerBindings> impleme
     const waitUntil = (work: Promise<unknown>) => ctx.waitUntil(work);
     // Protocol v2's events are written as the engine drives each run, and reach the sockets at once.
     const protocolEvents = new ProtocolEventBuffer(ctx.storage.sql, (threadId, event) => this.#sockets.publish(threadId, event));
-    const observer = new ProtocolRunEvents(protocolEvents, (threadId) => pendingInterruptIds(checkpoints, threadId), () => this.clock.now());
-    this.#engine = new RunEngine({ storage: ctx.storage, runs: runTable, threads: this.#threads, checkpoints, events, clock: this.clock, changed: () => this.#alarm.rearm(), observer });
-    this.#runs = new RunStore({ storage: ctx.storage, waitUntil, table: runTable, threads: this.#threads, assistants: this.#assistants, events, engine: this.#engine });
+    const observer = new ProtocolRunEvents(
+      protocolEvents,
+      (threadId) => pendingInterruptIds(checkpoints, threadId),
+      () => this.clock.now(),
+    );
+    this.#engine = new RunEngine({
+      storage: ctx.storage,
+      runs: runTable,
+      threads: this.#threads,
+      checkpoints,
+      events,
+      clock: this.clock,
+      changed: () => this.#alarm.rearm(),
+      observer,
+    });
+    this.#runs = new RunStore({
+      storage: ctx.storage,
+      waitUntil,
+      table: runTable,
+      threads: this.#threads,
+      assistants: this.#assistants,
+      events,
+      engine: this.#engine,
+    });
     this.#threadState = new ThreadStateStore({ storage: ctx.storage, waitUntil, threads: this.#threads, checkpoints, runs: runTable, events });
     this.#threadQueries = new ThreadQueries(ctx.storage, this.#threads);
     const commands = new ProtocolCommands({ threads: this.#threads, runs: this.#runs, runTable, checkpoints, threadState: this.#threadState });
     this.#sockets = new ProtocolSockets(ctx, { threads: this.#threads, buffer: () => protocolEvents, commands, stepDelayMs: () => stepDelayMs(env) });
-    this.#protocol = new ProtocolStore({ threads: this.#threads, buffer: protocolEvents, commands, sleep: (ms, signal) => this.clock.sleep(ms, signal), waitUntil });
+    this.#protocol = new ProtocolStore({
+      threads: this.#threads,
+      buffer: protocolEvents,
+      commands,
+      sleep: (ms, signal) => this.clock.sleep(ms, signal),
+      waitUntil,
+    });
     this.#items = new ItemStore(ctx.storage.sql, this.clock);
     this.#queue = new QueueStore(ctx.storage.sql);
     this.#alarm = new AlarmClock(ctx.storage);

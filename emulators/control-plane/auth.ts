@@ -25,7 +25,10 @@ export function authenticate() {
     const credential = await workspaceCredential(c.req.raw.headers);
     if (credential.kind === "none") return detail(c, 401, NOT_AUTHENTICATED);
     if (credential.kind === "invalid-tenant") {
-      return unprocessable(c, toValidationErrors(credential.issues, "header", credential.sent).map((e) => ({ ...e, loc: ["header", "x-tenant-id"] })));
+      return unprocessable(
+        c,
+        toValidationErrors(credential.issues, "header", credential.sent).map((e) => ({ ...e, loc: ["header", "x-tenant-id"] })),
+      );
     }
     c.set("workspaceId", credential.workspaceId);
     const admitted = await c.env.CONTROL_PLANE_WORKSPACES.getByName(credential.workspaceId).settings().admit(credential.keyWorkspace, !credential.chosen);

@@ -11,7 +11,12 @@ import { PLANS } from "./plans.ts";
 const WorkspacePath = z.object({ workspace_id: uuid() });
 const PlanBody = z.object({ plan: z.enum(PLANS) });
 /** At most a year at a time: enough for any revision's walk, far from overflowing a timestamp. */
-const ClockBody = z.object({ advance_ms: z.int().min(0).max(366 * 86_400_000) });
+const ClockBody = z.object({
+  advance_ms: z
+    .int()
+    .min(0)
+    .max(366 * 86_400_000),
+});
 
 /** The settings of the workspace named in the path (not the caller's); declare with `using`. */
 const settingsOf = (c: Context<ControlPlaneEnv>, workspaceId: string) => c.env.CONTROL_PLANE_WORKSPACES.getByName(workspaceId).settings();
@@ -46,11 +51,16 @@ export const emulatorRoutes = new Hono<ControlPlaneEnv>()
     const workspace = await settings.get(workspace_id);
     return c.json(workspace, 200);
   })
-  .put("/workspaces/:workspace_id/integrations/:kind", validate("param", WorkspacePath.extend(KindPath.shape)), validate("json", InstallationsBody), async (c) => {
-    const { workspace_id, kind } = c.req.valid("param");
-    using integrations = integrationsOf(c, workspace_id);
-    return c.json(await integrations.replace(kind, c.req.valid("json")), 200);
-  })
+  .put(
+    "/workspaces/:workspace_id/integrations/:kind",
+    validate("param", WorkspacePath.extend(KindPath.shape)),
+    validate("json", InstallationsBody),
+    async (c) => {
+      const { workspace_id, kind } = c.req.valid("param");
+      using integrations = integrationsOf(c, workspace_id);
+      return c.json(await integrations.replace(kind, c.req.valid("json")), 200);
+    },
+  )
   .post("/workspaces/:workspace_id/clock", validate("param", WorkspacePath), validate("json", ClockBody), async (c) => {
     const { workspace_id } = c.req.valid("param");
     using deployments = c.env.CONTROL_PLANE_WORKSPACES.getByName(workspace_id).deployments();

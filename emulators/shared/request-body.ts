@@ -79,7 +79,10 @@ export async function readJsonBody(c: Context, options: ReadOptions = {}): Promi
  * Reads `body` to its end, keeping at most `limit` bytes: whether it was over, and the bytes kept
  * (none when it was over). Memory stays bounded whatever the sender sends.
  */
-export async function drainBounded(body: ReadableStream<Uint8Array>, limit: number = MAX_BODY_BYTES): Promise<{ readonly over: boolean; readonly bytes: Uint8Array }> {
+export async function drainBounded(
+  body: ReadableStream<Uint8Array>,
+  limit: number = MAX_BODY_BYTES,
+): Promise<{ readonly over: boolean; readonly bytes: Uint8Array }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   let over = false;

@@ -16,7 +16,10 @@ const TARGET_LOCATION = { param: "path", query: "query", json: "body", header: "
  * @example
  * app.get("/v2/listeners/:listener_id", validate("param", z.object({ listener_id: uuid() })), handler)
  */
-export function validate<S extends z.ZodType>(target: "json", schema: S): MiddlewareHandler<any, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }>;
+export function validate<S extends z.ZodType>(
+  target: "json",
+  schema: S,
+): MiddlewareHandler<any, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }>;
 export function validate<T extends "param" | "query" | "header", S extends z.ZodType>(target: T, schema: S): ReturnType<typeof zValidator<S, T, any, string>>;
 export function validate(target: keyof typeof TARGET_LOCATION, schema: z.ZodType): MiddlewareHandler {
   if (target === "json") return validateJsonBody(schema);

@@ -33,7 +33,8 @@ export type WorkspaceCredential =
     };
 
 /** The 401's detail: the key is the credential, a workspace id alone is not one. */
-export const NOT_AUTHENTICATED = "Not authenticated: send an X-Api-Key header or an Authorization: Bearer token (X-Tenant-Id only chooses among the key's workspaces).";
+export const NOT_AUTHENTICATED =
+  "Not authenticated: send an X-Api-Key header or an Authorization: Bearer token (X-Tenant-Id only chooses among the key's workspaces).";
 
 /** The 403's detail for an `X-Tenant-Id` naming a workspace the key may not use. */
 export const NOT_YOUR_WORKSPACE = "The X-Tenant-Id header names a workspace this API key may not use.";

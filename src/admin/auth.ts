@@ -87,7 +87,17 @@ export function adminAuth(deps: Pick<AdminDeps, "runtime">) {
  */
 function throttled(c: Context<AdminEnv>, retryInMs: number, region: string, token: AdminToken | undefined): GatewayError {
   const retryAfter = Math.max(1, ceilSeconds(retryInMs));
-  console.log(JSON.stringify({ event: "admin_auth_throttled", region, method: c.req.method, path: c.req.path, retryAfter, credential: token ? "valid" : "wrong", ...(token && { actor: token.name }) }));
+  console.log(
+    JSON.stringify({
+      event: "admin_auth_throttled",
+      region,
+      method: c.req.method,
+      path: c.req.path,
+      retryAfter,
+      credential: token ? "valid" : "wrong",
+      ...(token && { actor: token.name }),
+    }),
+  );
   return new GatewayError("throttled", `Too many failed admin authentications from this client address. Retry after ${retryAfter} seconds.`, {
     headers: { "retry-after": String(retryAfter) },
   });

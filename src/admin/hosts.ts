@@ -25,7 +25,11 @@ const HOST_NAME = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/;
  */
 export function parseAdminHosts(text: string | undefined): string[] {
   const hosts: string[] = [];
-  for (const [index, entry] of (text ?? "").split(",").map((e) => e.trim()).filter(Boolean).entries()) {
+  for (const [index, entry] of (text ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)
+    .entries()) {
     const host = canonicalHost(entry);
     if (!HOST_NAME.test(host)) throw new Error(`entry ${index + 1} is not a host name (no scheme, port, path or wildcard)`);
     if (hosts.includes(host)) throw new Error(`host ${host} is listed twice`);

@@ -38,8 +38,10 @@ export function adminTokens(single: string | undefined, named: string | undefine
     const { name, token } = entry;
     // The variable the entry came from, for the error to name.
     const setting = entry.role === "read" ? "ADMIN_READ_TOKENS" : entry === tokens[0] && single ? "ADMIN_TOKEN" : "ADMIN_TOKENS";
-    if (token.length < MIN_TOKEN_LENGTH) throw new SettingError(setting, `gateway misconfigured: the admin token "${name}" is shorter than ${MIN_TOKEN_LENGTH} characters`);
-    if (tokens.filter((t) => t.name === name).length > 1) throw new SettingError(setting, `gateway misconfigured: the admin token name "${name}" is used twice`);
+    if (token.length < MIN_TOKEN_LENGTH)
+      throw new SettingError(setting, `gateway misconfigured: the admin token "${name}" is shorter than ${MIN_TOKEN_LENGTH} characters`);
+    if (tokens.filter((t) => t.name === name).length > 1)
+      throw new SettingError(setting, `gateway misconfigured: the admin token name "${name}" is used twice`);
     // One token with two names (or two roles) would leave the audit log and the role to chance.
     const twin = tokens.find((t) => t.token === token && t.name !== name);
     if (twin) throw new SettingError(setting, `gateway misconfigured: the admin tokens "${name}" and "${twin.name}" are the same token; give each its own`);
@@ -50,10 +52,18 @@ export function adminTokens(single: string | undefined, named: string | undefine
 /** The `name=token, ...` entries of `setting`, each given `role`. */
 function namedTokens(setting: string, text: string | undefined, role: AdminRole): AdminToken[] {
   const tokens: AdminToken[] = [];
-  for (const [index, entry] of (text ?? "").split(",").map((e) => e.trim()).filter(Boolean).entries()) {
+  for (const [index, entry] of (text ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)
+    .entries()) {
     const at = entry.indexOf("=");
     const name = at === -1 ? "" : entry.slice(0, at).trim();
-    if (!NAME.test(name)) throw new SettingError(setting, `gateway misconfigured: ${setting} entry ${index + 1} is not name=token with a name of lowercase letters, digits, ".", "_" or "-"`);
+    if (!NAME.test(name))
+      throw new SettingError(
+        setting,
+        `gateway misconfigured: ${setting} entry ${index + 1} is not name=token with a name of lowercase letters, digits, ".", "_" or "-"`,
+      );
     tokens.push({ name, token: entry.slice(at + 1).trim(), role });
   }
   return tokens;

@@ -84,13 +84,21 @@ export class CounterObject extends DurableObject {
   }
 
   /** One counter's batch; `settleAt` when it wrote storage (the counter must settle by then). */
-  #decideOne({ key = "", limit, algorithm = "sliding-window", hits, recorded = [], lease, call }: HitBatch, now: number): CounterAnswer & { settleAt?: number } {
+  #decideOne(
+    { key = "", limit, algorithm = "sliding-window", hits, recorded = [], lease, call }: HitBatch,
+    now: number,
+  ): CounterAnswer & { settleAt?: number } {
     if (algorithm === "fixed-window") {
       let fixed = this.#fixed.get(key);
       if (!fixed) this.#fixed.set(key, (fixed = new FixedWindow(limit)));
       return { verdicts: Array.from({ length: hits }, () => verdictOf(fixed.hit(now), now)) };
     }
-    const { verdicts, lease: granted, wrote, settleAt } = this.#counter(key).decide(limit, hits, now, { recorded, ...(lease && { lease }), ...(typeof call === "string" && { call }) });
+    const {
+      verdicts,
+      lease: granted,
+      wrote,
+      settleAt,
+    } = this.#counter(key).decide(limit, hits, now, { recorded, ...(lease && { lease }), ...(typeof call === "string" && { call }) });
     return { verdicts, ...(granted && { lease: granted }), ...(wrote && { settleAt }) };
   }
 

@@ -54,7 +54,8 @@ export class OverridesStore extends DurableObject {
     const last = kv.get<number>(AUDIT_SEQ) ?? 0;
     const end = Math.min(last, (before ?? last + 1) - 1);
     const entries: AuditEntry[] = [];
-    for (const [, entry] of kv.list<AuditEntry>({ prefix: "audit:", end: auditKey(end + 1), reverse: true, limit: Math.min(Math.max(1, limit), 1000) })) entries.push(entry);
+    for (const [, entry] of kv.list<AuditEntry>({ prefix: "audit:", end: auditKey(end + 1), reverse: true, limit: Math.min(Math.max(1, limit), 1000) }))
+      entries.push(entry);
     return entries;
   }
 

@@ -24,7 +24,12 @@ export interface CountedCounter {
  * @example
  * const { counter, address, limit } = countedCounter(settings, rule, identityDigest(identity, settings.hmacSecret), effective);
  */
-export function countedCounter(settings: Pick<GatewaySettings, "region" | "timeScale">, rule: Rule, digest: string, effective: { readonly limit: PublishedLimit; readonly limitBy?: Override | undefined }): CountedCounter {
+export function countedCounter(
+  settings: Pick<GatewaySettings, "region" | "timeScale">,
+  rule: Rule,
+  digest: string,
+  effective: { readonly limit: PublishedLimit; readonly limitBy?: Override | undefined },
+): CountedCounter {
   const counter = counterAddress(settings.region, rule.id, countedDigest(effective.limitBy, rule.identity, digest));
   return { counter, address: countedAddress(counter, effective.limit, rule.limits[settings.region]), limit: limiterLimit(effective.limit, settings.timeScale) };
 }

@@ -1,4 +1,21 @@
-import { Coalescer, DenyCache, GIVE_BACK_GRACE_MS, setBounded, LeaseBook, LocalFallback, MAX_LEASE_MS, verdictOf, type Algorithm, type CounterAddress, type DecidedBy, type FallbackReport, type LeaseCall, type LeaseRequest, type Limit, type Verdict } from "../core/limiter/index.ts";
+import {
+  Coalescer,
+  DenyCache,
+  GIVE_BACK_GRACE_MS,
+  setBounded,
+  LeaseBook,
+  LocalFallback,
+  MAX_LEASE_MS,
+  verdictOf,
+  type Algorithm,
+  type CounterAddress,
+  type DecidedBy,
+  type FallbackReport,
+  type LeaseCall,
+  type LeaseRequest,
+  type Limit,
+  type Verdict,
+} from "../core/limiter/index.ts";
 import type { Env } from "../env.ts";
 import type { Region } from "../core/rules/schema.ts";
 import { sleepOn, type Clock } from "./clock.ts";
@@ -157,7 +174,16 @@ export class Counting {
     }
     const askAt = this.#waits.get(name);
     if (askAt !== undefined) {
-      if (askAt > now) return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: askAt - now, retryInMs: askAt - now, waitMs: askAt - now };
+      if (askAt > now)
+        return {
+          decidedBy: "deny-cache",
+          allowed: false,
+          limit: limit.count,
+          remaining: 0,
+          resetInMs: askAt - now,
+          retryInMs: askAt - now,
+          waitMs: askAt - now,
+        };
       this.#waits.delete(name);
     }
     const item: Queued = { counter: name, key: address.key, limit, algorithm, cacheDenials, kind: "hits", background: request.background };
@@ -243,7 +269,13 @@ export class Counting {
    * fail later, and a denial is remembered in the deny cache. Each request gets its counter's
    * verdicts in order.
    */
-  async #call(env: Env, request: CountRequest, stub: ReturnType<Env["COUNTERS"]["getByName"]>, queued: readonly Queued[], timeoutMs: number): Promise<(AttributedVerdict | undefined)[]> {
+  async #call(
+    env: Env,
+    request: CountRequest,
+    stub: ReturnType<Env["COUNTERS"]["getByName"]>,
+    queued: readonly Queued[],
+    timeoutMs: number,
+  ): Promise<(AttributedVerdict | undefined)[]> {
     const sentAt = this.#clock.now();
     const call = `${this.#caller}-${++this.#calls}`;
     // One part per counter, in order of first arrival; its verdicts go to its requests in order.
@@ -266,7 +298,13 @@ export class Counting {
       // An isolate that cannot give a lease back at its end (no background work) asks for none.
       const asked = lease && !background && lease.want > 0 ? { ...lease, want: 0 } : lease;
       const cacheDenials = items.every((item) => item.cacheDenials);
-      parts.set(counter, { batch: { key, limit, algorithm, hits, call, ...(recorded.length > 0 && { recorded }), ...(asked && { lease: asked }) }, cacheDenials, background, verdicts: [], next: 0 });
+      parts.set(counter, {
+        batch: { key, limit, algorithm, hits, call, ...(recorded.length > 0 && { recorded }), ...(asked && { lease: asked }) },
+        cacheDenials,
+        background,
+        verdicts: [],
+        next: 0,
+      });
     }
     const answers = await withDeadline(stub.decide([...parts.values()].map((part) => part.batch)), timeoutMs, "counter");
     if (answers.length !== parts.size) throw new Error(`counter answered ${answers.length} batches for ${parts.size}`);
@@ -279,7 +317,10 @@ export class Counting {
       if (batch.recorded) this.#fallback.delivered(counter, batch.recorded);
       if (batch.lease) this.#leases.accept(counter, batch.limit, grant, sentAt, batch.lease);
       // Every lease goes back by its end, whether or not a request comes for it (lease.ts).
-      if (grant && part.background) part.background(this.#giveBackAt(env, { ...request, address: { ...request.address, name: counter, key: batch.key }, limit: batch.limit }, sentAt + grant.spanMs));
+      if (grant && part.background)
+        part.background(
+          this.#giveBackAt(env, { ...request, address: { ...request.address, name: counter, key: batch.key }, limit: batch.limit }, sentAt + grant.spanMs),
+        );
       const last = verdicts.at(-1);
       if (!last) return;
       const leased = grant && { units: grant.units, until: answeredAt + grant.spanMs };
@@ -287,7 +328,8 @@ export class Counting {
       // Answered from the cache until the object's answer could change, measured from the send
       // (never past it); telling a retry time measured from the answer (never before it). A
       // refusal that says to wait for lent units is asked again, never cached.
-      if (!last.allowed && last.waitMs === undefined && part.cacheDenials) this.#denied.remember(counter, answeredAt + last.retryInMs, sentAt + (last.cacheForMs ?? last.retryInMs));
+      if (!last.allowed && last.waitMs === undefined && part.cacheDenials)
+        this.#denied.remember(counter, answeredAt + last.retryInMs, sentAt + (last.cacheForMs ?? last.retryInMs));
       // Asked again no earlier than the object said, measured from the send (never later than it meant).
       if (last.waitMs !== undefined) setBounded(this.#waits, counter, sentAt + last.waitMs, MAX_WAITING);
     });
@@ -303,7 +345,15 @@ export class Counting {
 
 /** One counter's share of a call: its batch, whether its denials may be cached, and the verdicts handed out so far. */
 interface Part {
-  readonly batch: { readonly key: string; readonly limit: Limit; readonly algorithm: Algorithm; hits: number; readonly call: string; readonly recorded?: readonly FallbackReport[]; readonly lease?: LeaseRequest };
+  readonly batch: {
+    readonly key: string;
+    readonly limit: Limit;
+    readonly algorithm: Algorithm;
+    hits: number;
+    readonly call: string;
+    readonly recorded?: readonly FallbackReport[];
+    readonly lease?: LeaseRequest;
+  };
   cacheDenials: boolean;
   readonly background: ((work: Promise<unknown>) => void) | undefined;
   verdicts: readonly Verdict[];

@@ -111,7 +111,9 @@ export async function explainReport(q: ExplainQuestion): Promise<ExplainAnswer> 
     `rule met:   row ${rule.id} "${rule.name}" (${rule.category}), ${rule.mode}`,
     `limit:      ${limit.count} requests per ${limit.interval} s in ${region}` +
       (rule.limits.us.count !== rule.limits.eu.count || rule.limits.us.interval !== rule.limits.eu.interval
-        ? `   (${REGIONS.filter((r) => r !== region).map((r) => `${r}: ${rule.limits[r].count}/${rule.limits[r].interval}`).join(", ")})`
+        ? `   (${REGIONS.filter((r) => r !== region)
+            .map((r) => `${r}: ${rule.limits[r].count}/${rule.limits[r].interval}`)
+            .join(", ")})`
         : ""),
     `why:        matched ${describeMatcher(matcher, root)}; counted per ${IDENTITY_SOURCE[identity.kind]}, which is present`,
     ...(root !== "/" ? [`root:       ${root} is an alias of / (the table's aliasRoots): every anchored row counts under it too`] : []),

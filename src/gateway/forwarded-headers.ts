@@ -36,7 +36,14 @@ const GATEWAY_SET_HEADERS = ["x-forwarded-for", "x-real-ip", "true-client-ip", "
  * `Accept-Encoding` (the upstream answers uncompressed, which the gateway passes on as it is), and
  * npm start's local-edge secret (local-edge-guard.ts), which is the gateway's alone.
  */
-const DROPPED = new Set([...CLIENT_ADDRESS_HEADERS, ...REQUEST_REWRITE_HEADERS, ...GATEWAY_SET_HEADERS, ...HOP_BY_HOP_HEADERS, "accept-encoding", LOCAL_EDGE_HEADER]);
+const DROPPED = new Set([
+  ...CLIENT_ADDRESS_HEADERS,
+  ...REQUEST_REWRITE_HEADERS,
+  ...GATEWAY_SET_HEADERS,
+  ...HOP_BY_HOP_HEADERS,
+  "accept-encoding",
+  LOCAL_EDGE_HEADER,
+]);
 
 /**
  * Turns `headers`, a copy of the client's headers `sent` (the upstream request's own, made with

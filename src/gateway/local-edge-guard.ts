@@ -23,7 +23,10 @@ export function refuseAroundLocalEdge(c: Context<GatewayEnv>): Response | undefi
   if (!secret) return undefined;
   if (sameSecret(c.req.raw.headers.get(LOCAL_EDGE_HEADER), secret)) return undefined;
   return renderError(
-    new GatewayError("forbidden", "This is the private port of npm start's gateway: send requests to the local edge (the address npm start printed), which sets the client address."),
+    new GatewayError(
+      "forbidden",
+      "This is the private port of npm start's gateway: send requests to the local edge (the address npm start printed), which sets the client address.",
+    ),
   );
 }
 

@@ -1,5 +1,16 @@
 import type { Env } from "../env.ts";
-import { emptyBatch, isEmpty, mergeBatch, recordDecision, recordFailure, recordUpstream, trim, type DecisionSample, type MetricsBatch, type UpstreamSample } from "../core/metrics/aggregate.ts";
+import {
+  emptyBatch,
+  isEmpty,
+  mergeBatch,
+  recordDecision,
+  recordFailure,
+  recordUpstream,
+  trim,
+  type DecisionSample,
+  type MetricsBatch,
+  type UpstreamSample,
+} from "../core/metrics/aggregate.ts";
 import type { Clock } from "./clock.ts";
 import { inJurisdiction } from "./objects.ts";
 import type { GatewaySettings } from "./settings.ts";
@@ -15,9 +26,7 @@ import type { GatewaySettings } from "./settings.ts";
 
 /** One thing the request path counts: a decision, a counter failure that decided nothing, or a forwarded request. */
 export type MetricsEvent =
-  | { readonly decision: DecisionSample }
-  | { readonly failure: { readonly id: number; readonly name: string } }
-  | { readonly upstream: UpstreamSample };
+  { readonly decision: DecisionSample } | { readonly failure: { readonly id: number; readonly name: string } } | { readonly upstream: UpstreamSample };
 
 /** What a buffer let go of while its batches could not be handed over (MetricsBuffer.dropped). */
 export interface Dropped {

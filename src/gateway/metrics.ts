@@ -9,7 +9,15 @@ export function countDecision(c: Context<GatewayEnv>, settings: GatewaySettings,
   c.var.isolate.metrics.record({ decision: sample });
   c.env.ANALYTICS?.writeDataPoint({
     indexes: [String(sample.rule)],
-    blobs: ["decision", settings.region, String(sample.rule), sample.ruleName, sample.outcome, sample.decidedBy ?? "", (sample.counter && telemetryCounter(settings, sample.counter)) ?? ""],
+    blobs: [
+      "decision",
+      settings.region,
+      String(sample.rule),
+      sample.ruleName,
+      sample.outcome,
+      sample.decidedBy ?? "",
+      (sample.counter && telemetryCounter(settings, sample.counter)) ?? "",
+    ],
     doubles: [1, sample.counterMs ?? 0, sample.used ?? 0, sample.limit?.count ?? 0, sample.failed ? 1 : 0],
   });
   scheduleFlush(c, settings);

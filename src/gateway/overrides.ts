@@ -172,7 +172,18 @@ export class OverridesCache {
     const key = `${settings.region}:${settings.jurisdiction ?? "none"}`;
     copy = byRegion.get(key);
     if (!copy) {
-      byRegion.set(key, (copy = { compiled: NO_OVERRIDES, readAt: Number.NEGATIVE_INFINITY, nextReadAt: Number.NEGATIVE_INFINITY, failing: false, reading: false, from: "object", expired: false }));
+      byRegion.set(
+        key,
+        (copy = {
+          compiled: NO_OVERRIDES,
+          readAt: Number.NEGATIVE_INFINITY,
+          nextReadAt: Number.NEGATIVE_INFINITY,
+          failing: false,
+          reading: false,
+          from: "object",
+          expired: false,
+        }),
+      );
     }
     this.#ofSettings.set(settings, copy);
     return copy;
@@ -193,7 +204,15 @@ function inForce(copy: Copy, settings: GatewaySettings, now: number): CompiledOv
   if (fresh(copy.readAt, now)) return copy.compiled;
   if (copy.readAt !== Number.NEGATIVE_INFINITY && !copy.expired) {
     copy.expired = true;
-    console.log(JSON.stringify({ event: "overrides_copy_expired", region: settings.region, version: copy.compiled.version, ageMs: now - copy.readAt, maxAgeMs: MAX_COPY_AGE_MS }));
+    console.log(
+      JSON.stringify({
+        event: "overrides_copy_expired",
+        region: settings.region,
+        version: copy.compiled.version,
+        ageMs: now - copy.readAt,
+        maxAgeMs: MAX_COPY_AGE_MS,
+      }),
+    );
   }
   return NO_OVERRIDES;
 }
@@ -205,7 +224,8 @@ async function read(env: Env, settings: GatewaySettings, copy: Copy, startedAt: 
     snapshot = await withDeadline(overridesStore(env, settings).snapshot(), settings.counterTimeoutMs, "the overrides store");
   } catch (error) {
     copy.nextReadAt = startedAt + Math.min(RETRY_MS, overridesRefreshMs);
-    if (!copy.failing) console.log(JSON.stringify({ event: "overrides_unavailable", region: settings.region, error: String(error), keeping: copy.compiled.version }));
+    if (!copy.failing)
+      console.log(JSON.stringify({ event: "overrides_unavailable", region: settings.region, error: String(error), keeping: copy.compiled.version }));
     copy.failing = true;
     await adoptKeptCopy(copy, settings, startedAt);
     return;

@@ -22,7 +22,12 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  * failures included (400 for an invalid `Connection`, 502 unreachable, 504 timed out), carries
  * `headers` and is measured (metrics.ts).
  */
-export async function forward(c: Context<GatewayEnv>, settings: GatewaySettings, request: GatewayRequest, headers?: Readonly<Record<string, string>>): Promise<Response> {
+export async function forward(
+  c: Context<GatewayEnv>,
+  settings: GatewaySettings,
+  request: GatewayRequest,
+  headers?: Readonly<Record<string, string>>,
+): Promise<Response> {
   const { clock } = c.var.isolate;
   const started = clock.now();
   const name = request.upstream;
@@ -36,14 +41,23 @@ export async function forward(c: Context<GatewayEnv>, settings: GatewaySettings,
   // client would never see the 3xx, and its headers (x-api-key) would go to the redirect target.
   // The gateway's timeout ends the upstream call too (`cut`), so a cut leaves no work behind.
   const cut = new AbortController();
-  const outgoing = new Request(target(upstream, request), { method: incoming.method, headers: incoming.headers, body: isBodiless(incoming.method) ? null : incoming.body, signal: AbortSignal.any([incoming.signal, cut.signal]), redirect: "manual" });
+  const outgoing = new Request(target(upstream, request), {
+    method: incoming.method,
+    headers: incoming.headers,
+    body: isBodiless(incoming.method) ? null : incoming.body,
+    signal: AbortSignal.any([incoming.signal, cut.signal]),
+    redirect: "manual",
+  });
   const refused = prepareUpstreamHeaders(outgoing.headers, incoming.headers, request.url, request.edgeAddress);
   // A client's own X-Forwarded-Prefix was dropped above; the gateway says which mount it took off,
   // so an upstream building its own URLs (an A2A agent card) gives ones that reach it again.
   if (request.strippedPrefix !== undefined) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
   // A WebSocket upgrade (websocket.ts) asks the upstream for the socket in the one spelling it reads.
   if (request.websocket) asWebSocketUpgrade(outgoing.headers);
-  const response = refused === undefined ? await answer(firstByteTimeoutMs(settings, request, incoming.method), cut, name, upstream, outgoing, headers) : renderError(new GatewayError("bad-request", refused, { headers }));
+  const response =
+    refused === undefined
+      ? await answer(firstByteTimeoutMs(settings, request, incoming.method), cut, name, upstream, outgoing, headers)
+      : renderError(new GatewayError("bad-request", refused, { headers }));
   countUpstream(c, settings, { upstream: name, status: response.status, ms: clock.now() - started });
   return response;
 }
@@ -53,10 +67,19 @@ export async function forward(c: Context<GatewayEnv>, settings: GatewaySettings,
  * timer bounds the wait for response headers only (`waitMs`): once they arrive it is cleared; when
  * it fires, the upstream call is aborted (`cut`) as the 504 is answered.
  */
-async function answer(waitMs: number, cut: AbortController, name: UpstreamName, upstream: Upstream, outgoing: Request, headers: Readonly<Record<string, string>> | undefined): Promise<Response> {
+async function answer(
+  waitMs: number,
+  cut: AbortController,
+  name: UpstreamName,
+  upstream: Upstream,
+  outgoing: Request,
+  headers: Readonly<Record<string, string>> | undefined,
+): Promise<Response> {
   try {
     // On expiry the call is aborted after the deadline rejects, so the answer is the timeout, not the aborted call's failure.
-    const response = await withDeadline(upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), waitMs, TIMED_OUT, () => cut.abort(TIMED_OUT));
+    const response = await withDeadline(upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), waitMs, TIMED_OUT, () =>
+      cut.abort(TIMED_OUT),
+    );
     // An upstream's accepted socket is handed on as it is: frames then pass without the gateway.
     if (response.webSocket) return relayedSocket(response, headers);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers: downstreamHeaders(response.headers, headers) });

@@ -39,7 +39,13 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     const resolving = isolate.overrides.effectiveRule(c.env, settings, rule, { apiKey, userId, clientIp });
     const effective = resolving instanceof Promise ? await resolving : resolving;
     if (effective.treatment !== "count") {
-      observeDecision(c, settings, { rule, region: settings.region, counter: address.name, outcome: TREATMENT_WORDS[effective.treatment], override: effective.by });
+      observeDecision(c, settings, {
+        rule,
+        region: settings.region,
+        counter: address.name,
+        outcome: TREATMENT_WORDS[effective.treatment],
+        override: effective.by,
+      });
       if (effective.treatment === "block") throw identityBlocked(rule);
       return undefined;
     }
@@ -65,12 +71,31 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
       });
     } catch (error) {
       if (!(error instanceof CounterUnavailable)) throw error;
-      log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, counterOf.name), error: error.message, failures: counting.failures, failMode: settings.failMode, decidedBy: "none" });
+      log({
+        event: "counter_failure",
+        region: settings.region,
+        rule: rule.id,
+        counter: telemetryCounter(settings, counterOf.name),
+        error: error.message,
+        failures: counting.failures,
+        failMode: settings.failMode,
+        decidedBy: "none",
+      });
       countFailure(c, settings, rule);
       throw limiterUnavailable(rule, { "ratelimit-policy": policy });
     }
     if (verdict.decidedBy === "local-fallback") {
-      log({ event: "counter_failure", region: settings.region, rule: rule.id, counter: telemetryCounter(settings, counterOf.name), error: verdict.failure, failures: counting.failures, fallbackCounters: counting.fallbackCounters, failMode: settings.failMode, decidedBy: "local-fallback" });
+      log({
+        event: "counter_failure",
+        region: settings.region,
+        rule: rule.id,
+        counter: telemetryCounter(settings, counterOf.name),
+        error: verdict.failure,
+        failures: counting.failures,
+        fallbackCounters: counting.fallbackCounters,
+        failMode: settings.failMode,
+        decidedBy: "local-fallback",
+      });
     }
 
     const headers: Record<string, string> = { "ratelimit-policy": policy, ratelimit: rateLimitHeader(rule, verdict) };
@@ -102,4 +127,3 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
 function log(fields: Record<string, unknown>): void {
   console.log(JSON.stringify(fields));
 }
-

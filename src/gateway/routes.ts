@@ -127,7 +127,10 @@ export interface HostRoute {
  */
 export function parseUpstreamHosts(text: string): HostRoute[] {
   const routes: HostRoute[] = [];
-  for (const entry of text.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const [rawPattern, upstream, ...rest] = entry.split("=").map((part) => part.trim());
     const pattern = rawPattern?.toLowerCase() ?? "";
     if (rest.length > 0 || !upstream || !/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(pattern)) {

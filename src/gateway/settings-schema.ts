@@ -103,14 +103,22 @@ export const VarsSchema = z.object({
     [...REGIONS, "none"],
     "Durable Object jurisdiction of the counters: the region itself (`us` sets `us`, `eu` sets `eu`), or `none` where it cannot be emulated (`npm start` and the tests pass `none`, because workerd does not implement jurisdictions). Any other value is refused: EU identities are never counted in US objects.",
   ),
-  FAIL_MODE: choice(["open", "closed"], "open", "what a request gets when its counter object fails or is overloaded: `open`, decided by the isolate's local fallback window (never uncounted); `closed`, 503"),
+  FAIL_MODE: choice(
+    ["open", "closed"],
+    "open",
+    "what a request gets when its counter object fails or is overloaded: `open`, decided by the isolate's local fallback window (never uncounted); `closed`, 503",
+  ),
   COUNTER_TIMEOUT_MS: quantity(1_000, { integer: true, above: 0, max: MAX_WAIT_MS, unit: "ms" }, "wait for the counter object"),
   UPSTREAM_TIMEOUT_MS: quantity(
     30_000,
     { integer: true, above: 0, max: MAX_WAIT_MS, unit: "ms" },
     "wait for the first byte of an upstream's answer (its response headers), never for a body after them; a long poll gets its documented hold on top ([Upstream timeouts](#upstream-timeouts))",
   ),
-  DEV_SETTINGS: choice(["refuse", "allow"], "refuse", "`us` and `eu` set `refuse`: the two development settings below are then refused; only the load test's own local gateway sets `allow`"),
+  DEV_SETTINGS: choice(
+    ["refuse", "allow"],
+    "refuse",
+    "`us` and `eu` set `refuse`: the two development settings below are then refused; only the load test's own local gateway sets `allow`",
+  ),
   TIME_SCALE: quantity(
     1,
     { integer: false, above: 0, max: 3600 },
@@ -121,11 +129,16 @@ export const VarsSchema = z.object({
     "sliding-window",
     "development only: `fixed-window` swaps in a deliberately broken counter (2x `count` across a window boundary) so the load test can prove it catches a violation",
   ),
-  ROUTING: choice(["hosts", "paths"], "hosts", "how the upstream is chosen: `hosts` (deployed) by the request's host from `UPSTREAM_HOSTS`; `paths` (npm start, tests) by local mount prefix ([Routing](rules.md#routing-and-proxying))"),
+  ROUTING: choice(
+    ["hosts", "paths"],
+    "hosts",
+    "how the upstream is chosen: `hosts` (deployed) by the request's host from `UPSTREAM_HOSTS`; `paths` (npm start, tests) by local mount prefix ([Routing](rules.md#routing-and-proxying))",
+  ),
   UPSTREAM_HOSTS: text({
     type: "`host=upstream` list",
     default: "empty (refused under `hosts`)",
-    meaning: "the hosts this gateway serves and their upstreams, e.g. `api.example.com=hosted-api, control.example.com=control-plane, *.agents.example.com=agent-server`",
+    meaning:
+      "the hosts this gateway serves and their upstreams, e.g. `api.example.com=hosted-api, control.example.com=control-plane, *.agents.example.com=agent-server`",
   }),
   HOSTED_API_ORIGIN: origin("hosted API"),
   CONTROL_PLANE_ORIGIN: origin("control plane"),
@@ -137,9 +150,21 @@ export const VarsSchema = z.object({
       "the key of every identity digest (`wrangler secret put`). Missing or short, every request is answered `503` naming it and health says so ([docs/identity-data.md](identity-data.md)); local runs make this checkout's own in `.dev.vars`",
   }),
   // Operating the gateway live (docs/operating.md).
-  OVERRIDES_REFRESH_MS: quantity(5_000, { integer: true, min: 100, max: MAX_WAIT_MS, unit: "ms" }, "how old an isolate's copy of the overrides may get: the bound on applying a change"),
-  DECISION_LOG_SAMPLE: quantity(0.01, { integer: false, min: 0, max: 1 }, "the share of admissions (and deny-cache denials) logged; denials, blocks and exemptions are always logged"),
-  METRICS_FLUSH_MS: quantity(10_000, { integer: true, min: 0, max: MAX_WAIT_MS, unit: "ms" }, "at most how often an isolate hands its metrics to the region's metrics object"),
+  OVERRIDES_REFRESH_MS: quantity(
+    5_000,
+    { integer: true, min: 100, max: MAX_WAIT_MS, unit: "ms" },
+    "how old an isolate's copy of the overrides may get: the bound on applying a change",
+  ),
+  DECISION_LOG_SAMPLE: quantity(
+    0.01,
+    { integer: false, min: 0, max: 1 },
+    "the share of admissions (and deny-cache denials) logged; denials, blocks and exemptions are always logged",
+  ),
+  METRICS_FLUSH_MS: quantity(
+    10_000,
+    { integer: true, min: 0, max: MAX_WAIT_MS, unit: "ms" },
+    "at most how often an isolate hands its metrics to the region's metrics object",
+  ),
   ADMIN_HOSTS: text({
     type: "host list",
     default: "unset (admin API off)",
@@ -148,7 +173,8 @@ export const VarsSchema = z.object({
   ADMIN_TOKEN: text({
     type: "secret, at least 16 characters",
     default: "unset",
-    meaning: 'the admin API\'s token, named "admin" in the audit log. With it, `ADMIN_TOKENS` and `ADMIN_READ_TOKENS` all unset, the admin API is off (404) ([Operating the gateway](operating.md))',
+    meaning:
+      'the admin API\'s token, named "admin" in the audit log. With it, `ADMIN_TOKENS` and `ADMIN_READ_TOKENS` all unset, the admin API is off (404) ([Operating the gateway](operating.md))',
   }),
   ADMIN_TOKENS: text({
     type: "secret: `name=token` list, each at least 16 characters",

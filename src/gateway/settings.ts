@@ -28,7 +28,6 @@ export function telemetryCounter(settings: Pick<GatewaySettings, "identitiesInTe
   return settings.identitiesInTelemetry ? counter : undefined;
 }
 
-
 /** Each upstream's service binding and the origin variable that names it or a URL. */
 const BINDINGS = {
   "hosted-api": ["HOSTED_API", "HOSTED_API_ORIGIN"],
@@ -86,7 +85,10 @@ function parseSettings(env: Env) {
   const jurisdiction = vars.COUNTER_JURISDICTION;
   if (jurisdiction !== "none" && jurisdiction !== vars.REGION) {
     // Counting EU identities in US objects (or the reverse) would move identity data across regions.
-    throw new SettingError("COUNTER_JURISDICTION", `gateway misconfigured: COUNTER_JURISDICTION "${jurisdiction}" must be the region ("${vars.REGION}") or "none"`);
+    throw new SettingError(
+      "COUNTER_JURISDICTION",
+      `gateway misconfigured: COUNTER_JURISDICTION "${jurisdiction}" must be the region ("${vars.REGION}") or "none"`,
+    );
   }
   const { DEV_SETTINGS, TIME_SCALE, LIMITER_ALGORITHM } = vars;
   if (DEV_SETTINGS !== "allow" && (TIME_SCALE !== 1 || LIMITER_ALGORITHM !== "sliding-window")) {
@@ -97,9 +99,9 @@ function parseSettings(env: Env) {
       `gateway misconfigured: TIME_SCALE and LIMITER_ALGORITHM are development settings, refused unless DEV_SETTINGS=allow (got TIME_SCALE=${TIME_SCALE}, LIMITER_ALGORITHM=${LIMITER_ALGORITHM})`,
     );
   }
-  const upstreams = Object.fromEntries(
-    (Object.keys(BINDINGS) as UpstreamName[]).map((name) => [name, upstream(env, vars, name)]),
-  ) as Readonly<Record<UpstreamName, Upstream>>;
+  const upstreams = Object.fromEntries((Object.keys(BINDINGS) as UpstreamName[]).map((name) => [name, upstream(env, vars, name)])) as Readonly<
+    Record<UpstreamName, Upstream>
+  >;
   return {
     region: vars.REGION,
     routing: routing(vars.ROUTING, vars.UPSTREAM_HOSTS),
@@ -135,7 +137,11 @@ function identitySecret(secret: string | undefined): string {
   if (!secret) throw new SettingError("IDENTITY_HMAC_SECRET", `gateway not ready: the secret IDENTITY_HMAC_SECRET is not set (${put})`, 503);
   const bytes = new TextEncoder().encode(secret).length;
   if (bytes < MIN_SECRET_BYTES) {
-    throw new SettingError("IDENTITY_HMAC_SECRET", `gateway not ready: the secret IDENTITY_HMAC_SECRET is ${bytes} bytes; it must be at least ${MIN_SECRET_BYTES} (${put})`, 503);
+    throw new SettingError(
+      "IDENTITY_HMAC_SECRET",
+      `gateway not ready: the secret IDENTITY_HMAC_SECRET is ${bytes} bytes; it must be at least ${MIN_SECRET_BYTES} (${put})`,
+      503,
+    );
   }
   return secret;
 }
@@ -171,7 +177,10 @@ function upstream(env: Env, vars: CheckedVars, name: UpstreamName): Upstream {
   const [bindingKey, originKey] = BINDINGS[name];
   const origin = vars[originKey]?.trim();
   if (!origin) {
-    throw new SettingError(originKey, `gateway misconfigured: ${originKey} is not set; set it to the ${name} upstream's URL, or to "${SERVICE}" to call its service binding (local runs, which bind the emulator Workers)`);
+    throw new SettingError(
+      originKey,
+      `gateway misconfigured: ${originKey} is not set; set it to the ${name} upstream's URL, or to "${SERVICE}" to call its service binding (local runs, which bind the emulator Workers)`,
+    );
   }
   if (origin === SERVICE) {
     const fetcher = env[bindingKey];

@@ -36,7 +36,11 @@ export const LONG_POLLS: readonly LongPoll[] = [
  * @example
  * firstByteTimeoutMs(settings, request, "GET"); // 90_000 for /v2/auth/wait/{id} with the default 30 s
  */
-export function firstByteTimeoutMs(settings: Pick<GatewaySettings, "upstreamTimeoutMs">, request: Pick<GatewayRequest, "upstream" | "path">, method: string): number {
+export function firstByteTimeoutMs(
+  settings: Pick<GatewaySettings, "upstreamTimeoutMs">,
+  request: Pick<GatewayRequest, "upstream" | "path">,
+  method: string,
+): number {
   for (const poll of LONG_POLLS) {
     if (poll.upstream === request.upstream && poll.methods.includes(method) && poll.path.test(request.path)) return poll.holdMs + settings.upstreamTimeoutMs;
   }

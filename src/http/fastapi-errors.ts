@@ -35,7 +35,12 @@ export function toValidationErrors(issues: readonly z.core.$ZodIssue[], location
     const loc = [location, ...issue.path.map((p) => (typeof p === "number" ? p : String(p)))];
     const value = valueAt(input, issue.path);
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => ({ type: "extra_forbidden", loc: [...loc, key], msg: "Extra inputs are not permitted", ...quoted(valueAt(value, [key])) }));
+      return issue.keys.map((key) => ({
+        type: "extra_forbidden",
+        loc: [...loc, key],
+        msg: "Extra inputs are not permitted",
+        ...quoted(valueAt(value, [key])),
+      }));
     }
     // Keys in FastAPI's order: type, loc, msg, input, ctx.
     const { type, msg, ctx } = describe(issue, location, value);
@@ -54,7 +59,8 @@ function describe(issue: z.core.$ZodIssue, location: Location, value: unknown): 
         case "int":
         case "number":
           // A JSON number with a fractional part, where an integer is expected.
-          if (!fromText && typeof value === "number") return { type: "int_from_float", msg: "Input should be a valid integer, got a number with a fractional part" };
+          if (!fromText && typeof value === "number")
+            return { type: "int_from_float", msg: "Input should be a valid integer, got a number with a fractional part" };
           return fromText
             ? { type: "int_parsing", msg: "Input should be a valid integer, unable to parse string as an integer" }
             : { type: "int_type", msg: "Input should be a valid integer" };

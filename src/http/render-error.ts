@@ -17,7 +17,11 @@ export function renderError(error: Error, path?: string): Response {
   if (error instanceof GatewayError) return answer(error);
   // A misconfiguration was logged once when it was found (src/gateway/settings.ts); anything else, every time.
   if (error instanceof SettingError) {
-    return answer(error.status === 503 ? new GatewayError("not-ready", error.message, { headers: { "retry-after": "60" } }) : new GatewayError("misconfigured", error.message));
+    return answer(
+      error.status === 503
+        ? new GatewayError("not-ready", error.message, { headers: { "retry-after": "60" } })
+        : new GatewayError("misconfigured", error.message),
+    );
   }
   if (error instanceof HTTPException) {
     // None of ours: a helper's carries its response, or only a message, rendered in the API's shape.

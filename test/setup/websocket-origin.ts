@@ -18,7 +18,9 @@ const { WebSocketServer } = createRequire(import.meta.url)("ws") as { WebSocketS
 export default async function setup(project: TestProject) {
   const upgrades: IncomingHttpHeaders[] = [];
   const server = createServer((req, res) => {
-    res.writeHead(req.url === "/__upgrades" ? 200 : 404, { "content-type": "application/json" }).end(JSON.stringify(req.url === "/__upgrades" ? upgrades : { detail: "Not Found" }));
+    res
+      .writeHead(req.url === "/__upgrades" ? 200 : 404, { "content-type": "application/json" })
+      .end(JSON.stringify(req.url === "/__upgrades" ? upgrades : { detail: "Not Found" }));
   });
   const sockets = new WebSocketServer({ server });
   sockets.on("connection", (socket, req) => {
@@ -32,7 +34,9 @@ export default async function setup(project: TestProject) {
       if (socket.readyState !== socket.CLOSED) socket.close(code === 1005 ? undefined : code, reason);
     });
   });
-  const url = await new Promise<string>((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  const url = await new Promise<string>((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
   project.provide("websocketOrigin", url);
   return async () => {
     for (const client of sockets.clients) client.terminate();

@@ -19,17 +19,21 @@ function pctEncode(ch: string, upper: boolean): string {
 export const segmentSpelling = (segment: string): fc.Arbitrary<string> =>
   fc
     .array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: [...segment].length, maxLength: [...segment].length })
-    .map((choices) =>
-      [...segment].map((ch, i) => (choices[i]![0] || !PCHAR.has(ch) ? pctEncode(ch, choices[i]![1]) : ch)).join(""),
-    );
+    .map((choices) => [...segment].map((ch, i) => (choices[i]![0] || !PCHAR.has(ch) ? pctEncode(ch, choices[i]![1]) : ch)).join(""));
 
 /** What reads as one `/` before a segment: `//`, `/./`, `%2F`, `/x/../`, an encoded `..`... */
 const separatorSpelling: fc.Arbitrary<string> = fc
   .array(
     fc.oneof(
       fc.constantFrom("/", "./", "%2E/", "%2e%2F", "%2F", "%2f", "x/../", "x%2F%2e%2e/"),
-      fc.constantFrom("api", "v1", "x", "_tollgate").chain(segmentSpelling).map((s) => `${s}/../`),
-      fc.constantFrom("runs", "agent-server").chain(segmentSpelling).map((s) => `${s}%2F%2E%2E%2F`),
+      fc
+        .constantFrom("api", "v1", "x", "_tollgate")
+        .chain(segmentSpelling)
+        .map((s) => `${s}/../`),
+      fc
+        .constantFrom("runs", "agent-server")
+        .chain(segmentSpelling)
+        .map((s) => `${s}%2F%2E%2E%2F`),
     ),
     { maxLength: 3 },
   )

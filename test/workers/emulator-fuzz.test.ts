@@ -116,7 +116,9 @@ async function agentServerAtRest(): Promise<void> {
   await runInDurableObject(stateObject(), async (state, ctx) => {
     ctx.storage.sql.exec("DELETE FROM crons");
     ctx.storage.sql.exec("DELETE FROM store_items WHERE expires_at IS NOT NULL");
-    const inflight = ctx.storage.sql.exec<{ thread_id: string; run_id: string }>("SELECT thread_id, run_id FROM runs WHERE status IN ('pending', 'running')").toArray();
+    const inflight = ctx.storage.sql
+      .exec<{ thread_id: string; run_id: string }>("SELECT thread_id, run_id FROM runs WHERE status IN ('pending', 'running')")
+      .toArray();
     await Promise.all(inflight.map((run) => state.runs().result(run.thread_id, run.run_id)));
   });
 }

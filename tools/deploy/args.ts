@@ -131,7 +131,8 @@ export function parseDeployArgs(argv: readonly string[]): DeployOptions {
 export function parseRollbackArgs(argv: readonly string[]): RollbackOptions {
   const { values, positionals } = parseOptions(argv, COMMON, true);
   const help = values.help;
-  if (!help && (positionals.length < 1 || positionals.length > 2)) throw new BadArgument(`expected the region (${REGIONS.join(", ")}) and optionally a version id (got ${positionals.length} operands)`);
+  if (!help && (positionals.length < 1 || positionals.length > 2))
+    throw new BadArgument(`expected the region (${REGIONS.join(", ")}) and optionally a version id (got ${positionals.length} operands)`);
   const versionId = positionals[1];
   if (versionId !== undefined && !/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(versionId)) {
     throw new BadArgument(`VERSION-ID: "${versionId}" is not a Worker version id (a UUID, as \`wrangler versions list --env <region>\` shows)`);
@@ -149,7 +150,8 @@ function common(
   const url = values["probe-url"];
   if (url !== undefined && !/^https?:\/\//.test(url)) throw new BadArgument(`--probe-url: "${url}" is not an http(s) URL`);
   const attempts = Number(values["probe-attempts"]);
-  if (!Number.isInteger(attempts) || attempts < 1 || attempts > 100) throw new BadArgument(`--probe-attempts: must be a whole number from 1 to 100 (got "${values["probe-attempts"]}")`);
+  if (!Number.isInteger(attempts) || attempts < 1 || attempts > 100)
+    throw new BadArgument(`--probe-attempts: must be a whole number from 1 to 100 (got "${values["probe-attempts"]}")`);
   return {
     help,
     region: region as Region,
@@ -161,7 +163,8 @@ function common(
 
 function seconds(option: string, text: string): number {
   const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || value < 0 || value > 86_400) throw new BadArgument(`${option}: must be seconds from 0 to 86400 (got "${text}")`);
+  if (text.trim() === "" || !Number.isFinite(value) || value < 0 || value > 86_400)
+    throw new BadArgument(`${option}: must be seconds from 0 to 86400 (got "${text}")`);
   return value;
 }
 

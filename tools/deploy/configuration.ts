@@ -44,7 +44,11 @@ export function checkDeployment(environment: Environment): Deployment {
   }
 
   let upstreamHosts: HostRoute[] = [];
-  if (vars.ROUTING !== "hosts") findings.push({ setting: varsAt("ROUTING"), problem: `must be "hosts" deployed (got "${vars.ROUTING ?? ""}"): a deployed gateway picks the upstream by host` });
+  if (vars.ROUTING !== "hosts")
+    findings.push({
+      setting: varsAt("ROUTING"),
+      problem: `must be "hosts" deployed (got "${vars.ROUTING ?? ""}"): a deployed gateway picks the upstream by host`,
+    });
   try {
     upstreamHosts = parseUpstreamHosts(vars.UPSTREAM_HOSTS ?? "");
   } catch (error) {
@@ -55,14 +59,22 @@ export function checkDeployment(environment: Environment): Deployment {
     if (why) findings.push({ setting: varsAt("UPSTREAM_HOSTS"), problem: `"${pattern}" is an example host: ${why}; write the hosts your clients use` });
   }
 
-  const adminHosts = (vars.ADMIN_HOSTS ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
-  if (adminHosts.length === 0) findings.push({ setting: varsAt("ADMIN_HOSTS"), problem: "is empty: name the admin API's own host (the deploy probes its health there)" });
+  const adminHosts = (vars.ADMIN_HOSTS ?? "")
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  if (adminHosts.length === 0)
+    findings.push({ setting: varsAt("ADMIN_HOSTS"), problem: "is empty: name the admin API's own host (the deploy probes its health there)" });
   for (const host of adminHosts) {
-    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(host)) findings.push({ setting: varsAt("ADMIN_HOSTS"), problem: `"${host}" is not a host name (the admin host is one exact name, no wildcard)` });
+    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(host))
+      findings.push({ setting: varsAt("ADMIN_HOSTS"), problem: `"${host}" is not a host name (the admin host is one exact name, no wildcard)` });
     const why = reservedName(host);
     if (why) findings.push({ setting: varsAt("ADMIN_HOSTS"), problem: `"${host}" is an example host: ${why}; write your admin host` });
     if (upstreamHosts.some((h) => h.pattern === host || (h.pattern.startsWith("*.") && host.endsWith(h.pattern.slice(1))))) {
-      findings.push({ setting: varsAt("ADMIN_HOSTS"), problem: `"${host}" is also an upstream host in UPSTREAM_HOSTS: the dashboard must not share an origin with upstream content` });
+      findings.push({
+        setting: varsAt("ADMIN_HOSTS"),
+        problem: `"${host}" is also an upstream host in UPSTREAM_HOSTS: the dashboard must not share an origin with upstream content`,
+      });
     }
   }
 
@@ -72,24 +84,39 @@ export function checkDeployment(environment: Environment): Deployment {
   const routed = new Set(routes.map(routeHost));
   for (const route of routes) {
     const host = routeHost(route);
-    if (route.customDomain && host.includes("*")) findings.push({ setting: routesAt, problem: `"${route.pattern}": a custom domain cannot be a wildcard; use { pattern = "${host}/*", zone_name = "<zone>" }` });
-    if (!route.customDomain && !route.pattern.endsWith("/*")) findings.push({ setting: routesAt, problem: `"${route.pattern}": a zone route must cover every path ("<host>/*")` });
-    if (!route.customDomain && !route.zone) findings.push({ setting: routesAt, problem: `"${route.pattern}": a zone route needs zone_name (the zone its host is in)` });
-    if (!served.has(host)) findings.push({ setting: routesAt, problem: `"${route.pattern}" routes ${host}, which neither UPSTREAM_HOSTS nor ADMIN_HOSTS lists: every request there would be refused` });
+    if (route.customDomain && host.includes("*"))
+      findings.push({
+        setting: routesAt,
+        problem: `"${route.pattern}": a custom domain cannot be a wildcard; use { pattern = "${host}/*", zone_name = "<zone>" }`,
+      });
+    if (!route.customDomain && !route.pattern.endsWith("/*"))
+      findings.push({ setting: routesAt, problem: `"${route.pattern}": a zone route must cover every path ("<host>/*")` });
+    if (!route.customDomain && !route.zone)
+      findings.push({ setting: routesAt, problem: `"${route.pattern}": a zone route needs zone_name (the zone its host is in)` });
+    if (!served.has(host))
+      findings.push({
+        setting: routesAt,
+        problem: `"${route.pattern}" routes ${host}, which neither UPSTREAM_HOSTS nor ADMIN_HOSTS lists: every request there would be refused`,
+      });
     const why = reservedName(host);
     if (why) findings.push({ setting: routesAt, problem: `"${route.pattern}" is an example host: ${why}` });
     const zoneWhy = route.zone && reservedName(route.zone);
     if (zoneWhy) findings.push({ setting: routesAt, problem: `"${route.pattern}": zone_name "${route.zone}" is an example zone: ${zoneWhy}` });
   }
   for (const host of served) {
-    if (!routed.has(host)) findings.push({ setting: routesAt, problem: `no route for ${host} (listed in ${adminHosts.includes(host) ? "ADMIN_HOSTS" : "UPSTREAM_HOSTS"}): add ${host.startsWith("*.") ? `{ pattern = "${host}/*", zone_name = "<zone>" }` : `{ pattern = "${host}", custom_domain = true }`}` });
+    if (!routed.has(host))
+      findings.push({
+        setting: routesAt,
+        problem: `no route for ${host} (listed in ${adminHosts.includes(host) ? "ADMIN_HOSTS" : "UPSTREAM_HOSTS"}): add ${host.startsWith("*.") ? `{ pattern = "${host}/*", zone_name = "<zone>" }` : `{ pattern = "${host}", custom_domain = true }`}`,
+      });
   }
   return { upstreamHosts, adminHosts, origins, routes, findings };
 }
 
 function originProblem(origin: string): string | undefined {
   if (origin === "") return "is empty: write the upstream's https origin (the gateway answers 500 without it)";
-  if (origin === "service" || origin === "bundled") return `is "${origin}": the emulator Workers are for npm start and the tests, never production; write the upstream's https origin`;
+  if (origin === "service" || origin === "bundled")
+    return `is "${origin}": the emulator Workers are for npm start and the tests, never production; write the upstream's https origin`;
   let url: URL;
   try {
     url = new URL(origin);

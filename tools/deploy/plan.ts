@@ -66,7 +66,9 @@ export function deployPlanText(input: PlanInput, options: DeployOptions, rules: 
   const steps: string[] = [];
   const step = (text: string) => steps.push(`  ${String(stepCount(steps) + 1).padStart(2)}. ${text}`);
   const note = (text: string) => steps.push(`      ${text}`);
-  step(`validate the rule tables (rules/*.json, the strict loader npm run explain uses): ${rules.ok ? `ok here, ${rules.tables} tables, ${rules.rules} rules` : `FAILS here (${rules.problems.length} problems)`}`);
+  step(
+    `validate the rule tables (rules/*.json, the strict loader npm run explain uses): ${rules.ok ? `ok here, ${rules.tables} tables, ${rules.rules} rules` : `FAILS here (${rules.problems.length} problems)`}`,
+  );
   for (const args of typecheckArgs) step(`typecheck: ${shellLine([...tsc, ...args])}`);
   step(`build: ${w(buildArgs(region))}`);
   step(w(secretListArgs(region)));
@@ -76,7 +78,13 @@ export function deployPlanText(input: PlanInput, options: DeployOptions, rules: 
     note("wrangler refuses the upload when a Durable Object migration is pending: nothing is deployed, and the deploy");
     note("stops (exit 3) asking for --migrate");
     for (const percent of options.steps) {
-      const traffic: Array<[string, number]> = percent === 100 ? [["<new>", 100]] : [["<new>", percent], ["<old>", 100 - percent]];
+      const traffic: Array<[string, number]> =
+        percent === 100
+          ? [["<new>", 100]]
+          : [
+              ["<new>", percent],
+              ["<old>", 100 - percent],
+            ];
       step(w(versionsDeployArgs(region, traffic, messages.step(percent))));
       note(`wait ${options.soakSeconds} s, then probe${percent === 100 ? "" : ` pinned to <new>`}`);
     }
@@ -133,7 +141,9 @@ function configurationLines(input: PlanInput, probe: ProbeSettings): string[] {
     `origins (${varsAt}):`,
     ...deployment.origins.map((o) => `  ${o.setting.padEnd(21)} ${o.origin || "(empty)"}`),
     `routes (${env.configName} [env.${env.region}] routes; applied by ${input.wrangler.join(" ")} triggers deploy, or by a full deploy):`,
-    ...deployment.routes.map((r) => `  ${r.pattern.padEnd(width + 2)}  ${r.customDomain ? "custom domain" : `route in zone ${r.zone ?? "(none)"}`}  serves ${routeHost(r)}`),
+    ...deployment.routes.map(
+      (r) => `  ${r.pattern.padEnd(width + 2)}  ${r.customDomain ? "custom domain" : `route in zone ${r.zone ?? "(none)"}`}  serves ${routeHost(r)}`,
+    ),
     `probe: GET ${url ?? "(none: ADMIN_HOSTS is empty)"}${probe.url ? " (--probe-url)" : ""}`,
     `  expects 200 {"status":"ok"}; ${probe.attempts} tries ${probe.intervalSeconds} s apart; Authorization: Bearer $TOLLGATE_ADMIN_TOKEN when set`,
   ];

@@ -40,20 +40,27 @@ export async function release(run: Run, options: DeployOptions, rules: RuleTable
   if (listed.code !== 0) return refuse(`could not list ${env.worker}'s secrets (logged in? \`npx wrangler login\`): ${failureMessage(listed)}`);
   const secrets = secretNames(listed.stdout);
   if (!secrets.includes(REQUIRED_SECRET)) {
-    return refuse(`${env.worker} has no ${REQUIRED_SECRET} (the gateway refuses to serve without it). Set it, at least 32 bytes: openssl rand -base64 48 | npx wrangler secret put ${REQUIRED_SECRET} --env ${region}`);
+    return refuse(
+      `${env.worker} has no ${REQUIRED_SECRET} (the gateway refuses to serve without it). Set it, at least 32 bytes: openssl rand -base64 48 | npx wrangler secret put ${REQUIRED_SECRET} --env ${region}`,
+    );
   }
   const admin = ADMIN_TOKEN_SECRETS.filter((name) => secrets.includes(name));
-  run.out(`secrets: ${REQUIRED_SECRET} set; admin token ${admin.length > 0 ? `set (${admin.join(", ")})` : `not set: the admin API stays off (404); \`npx wrangler secret put ADMIN_TOKEN --env ${region}\` turns it on`}`);
+  run.out(
+    `secrets: ${REQUIRED_SECRET} set; admin token ${admin.length > 0 ? `set (${admin.join(", ")})` : `not set: the admin API stays off (404); \`npx wrangler secret put ADMIN_TOKEN --env ${region}\` turns it on`}`,
+  );
 
   if (options.migrate) return fullDeploy(run, options, url);
 
   const status = await wrangler(deploymentStatusArgs(region));
-  if (status.code !== 0) return refuse(`could not read ${env.worker}'s deployment: ${failureMessage(status)} (a Worker never deployed takes its first release with --migrate)`);
+  if (status.code !== 0)
+    return refuse(`could not read ${env.worker}'s deployment: ${failureMessage(status)} (a Worker never deployed takes its first release with --migrate)`);
   const current = deploymentStatus(status.stdout);
   const old = stableVersion(current);
   if (!old) {
     const split = current.versions.map((v) => `${v.versionId}@${v.percent}%`).join(", ");
-    return refuse(`${env.worker}'s traffic is split (${split}): finish that rollout (npx wrangler versions deploy <id>@100% --env ${region}) or npm run rollback -- ${region}, then deploy`);
+    return refuse(
+      `${env.worker}'s traffic is split (${split}): finish that rollout (npx wrangler versions deploy <id>@100% --env ${region}) or npm run rollback -- ${region}, then deploy`,
+    );
   }
   run.out(`serving now: ${old} at 100%`);
 
@@ -70,7 +77,7 @@ export async function release(run: Run, options: DeployOptions, rules: RuleTable
   }
   const made = madeVersionId(upload, "version-upload");
   if (!made) {
-    run.out("wrangler uploaded a version but its id could not be read (no version-upload output entry, no \"Worker Version ID\" line); nothing was deployed");
+    run.out('wrangler uploaded a version but its id could not be read (no version-upload output entry, no "Worker Version ID" line); nothing was deployed');
     return EXIT.unexpected;
   }
   run.out(`uploaded: ${made}`);
@@ -92,7 +99,13 @@ export async function release(run: Run, options: DeployOptions, rules: RuleTable
   };
 
   for (const percent of options.steps) {
-    const traffic: Traffic = percent === 100 ? [[made, 100]] : [[made, percent], [old, 100 - percent]];
+    const traffic: Traffic =
+      percent === 100
+        ? [[made, 100]]
+        : [
+            [made, percent],
+            [old, 100 - percent],
+          ];
     const step = await wrangler(versionsDeployArgs(region, traffic, messages.step(percent)));
     if (step.code !== 0) return rollBack(`the ${percent}% step failed: ${failureMessage(step)}`);
     await run.sleep(options.soakSeconds * 1000);
@@ -102,7 +115,9 @@ export async function release(run: Run, options: DeployOptions, rules: RuleTable
 
   const triggers = await wrangler(triggersDeployArgs(region));
   if (triggers.code !== 0) {
-    run.out(`ROUTES NOT APPLIED: ${failureMessage(triggers)}. ${made} serves 100% and is healthy on the routes it had; apply ${env.configName}'s routes with npx wrangler triggers deploy --env ${region}`);
+    run.out(
+      `ROUTES NOT APPLIED: ${failureMessage(triggers)}. ${made} serves 100% and is healthy on the routes it had; apply ${env.configName}'s routes with npx wrangler triggers deploy --env ${region}`,
+    );
     return EXIT.needsOperator;
   }
   const final = await probeHealth(run, url, options.probe, undefined);
@@ -123,7 +138,9 @@ async function fullDeploy(run: Run, options: DeployOptions, url: string): Promis
   await run.sleep(options.soakSeconds * 1000);
   const health = await probeHealth(run, url, options.probe, undefined);
   if (!health.healthy) {
-    run.out(`${made} serves 100% of ${worker} and is UNHEALTHY (${health.detail}). A release with a migration cannot be rolled back: fix forward and deploy again`);
+    run.out(
+      `${made} serves 100% of ${worker} and is UNHEALTHY (${health.detail}). A release with a migration cannot be rolled back: fix forward and deploy again`,
+    );
     return EXIT.needsOperator;
   }
   run.out(`deployed: ${made} serves 100% of ${worker}, migrations applied (${run.environment.migrationTags.at(-1) ?? "none"})`);

@@ -6,7 +6,8 @@ import { loadRuleTable, RuleTableError, type RuleTable } from "../../src/core/ru
 import { UPSTREAMS } from "../../src/core/rules/upstreams.ts";
 
 /** The outcome: the rules counted when every table loads, else every problem found. */
-export type RuleTablesCheck = { readonly ok: true; readonly tables: number; readonly rules: number } | { readonly ok: false; readonly problems: readonly string[] };
+export type RuleTablesCheck =
+  { readonly ok: true; readonly tables: number; readonly rules: number } | { readonly ok: false; readonly problems: readonly string[] };
 
 /** Loads `<root>/rules/<table>.json` for every table, as src/core/rules/tables.ts does at start-up. */
 export async function checkRuleTables(root: string): Promise<RuleTablesCheck> {

@@ -26,7 +26,12 @@ export async function execute(run: Run, command: readonly string[], args: readon
 }
 
 /** Probes `url`, pinned to a version of this region's Worker or not, and prints the verdict. */
-export async function probeHealth(run: Run, url: string, settings: { attempts: number; intervalSeconds: number }, pinned: string | undefined): Promise<ProbeResult> {
+export async function probeHealth(
+  run: Run,
+  url: string,
+  settings: { attempts: number; intervalSeconds: number },
+  pinned: string | undefined,
+): Promise<ProbeResult> {
   const result = await probe(
     {
       url,

@@ -16,7 +16,8 @@ export interface DeploymentState {
 /** The names of the Worker's secrets, from `wrangler secret list --format json`. */
 export function secretNames(stdout: string): string[] {
   const list = jsonIn(stdout, "wrangler secret list");
-  if (!Array.isArray(list) || !list.every((s) => typeof s?.name === "string")) throw new UnexpectedAnswer(`wrangler secret list did not print a list of {"name":...}`);
+  if (!Array.isArray(list) || !list.every((s) => typeof s?.name === "string"))
+    throw new UnexpectedAnswer(`wrangler secret list did not print a list of {"name":...}`);
   return list.map((s: { name: string }) => s.name);
 }
 
@@ -76,9 +77,11 @@ export function failureMessage(result: CommandResult): string {
 
 function deployment(value: unknown, from: string): DeploymentState {
   const d = value as { created_on?: unknown; versions?: unknown };
-  if (typeof d?.created_on !== "string" || !Array.isArray(d.versions)) throw new UnexpectedAnswer(`${from} did not print a deployment ({"created_on":..., "versions":[...]})`);
+  if (typeof d?.created_on !== "string" || !Array.isArray(d.versions))
+    throw new UnexpectedAnswer(`${from} did not print a deployment ({"created_on":..., "versions":[...]})`);
   const versions = d.versions.map((v: { version_id?: unknown; percentage?: unknown }) => {
-    if (typeof v?.version_id !== "string" || typeof v.percentage !== "number") throw new UnexpectedAnswer(`${from}: a version without version_id and percentage`);
+    if (typeof v?.version_id !== "string" || typeof v.percentage !== "number")
+      throw new UnexpectedAnswer(`${from}: a version without version_id and percentage`);
     return { versionId: v.version_id, percent: v.percentage };
   });
   return { createdOn: d.created_on, versions };

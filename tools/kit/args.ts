@@ -31,7 +31,12 @@ export function refusal(tool: string, error: BadArgument): string {
  * process ended (0) on `--help`, a refused argument printed as its one line and the process ended
  * (2). Anything else `parse` throws is a bug and propagates.
  */
-export function commandOptions<T extends { readonly help?: boolean }>(tool: string, parse: (argv: readonly string[]) => T, usage: string, argv: readonly string[] = process.argv.slice(2)): T {
+export function commandOptions<T extends { readonly help?: boolean }>(
+  tool: string,
+  parse: (argv: readonly string[]) => T,
+  usage: string,
+  argv: readonly string[] = process.argv.slice(2),
+): T {
   let options: T;
   try {
     options = parse(argv);
@@ -68,7 +73,8 @@ export function numberOption(name: string, raw: string | undefined, fallback: nu
   const { integer = false, min, max, above = 0 } = bounds;
   if (raw.trim() === "" || !Number.isFinite(value)) throw new BadArgument(`--${name}: "${raw}" is not a number`);
   if (integer && !Number.isInteger(value)) throw new BadArgument(`--${name}: "${raw}" must be a whole number`);
-  if (min !== undefined ? value < min : !(value > above)) throw new BadArgument(`--${name}: must be ${min !== undefined ? `at least ${min}` : `greater than ${above}`} (got ${raw})`);
+  if (min !== undefined ? value < min : !(value > above))
+    throw new BadArgument(`--${name}: must be ${min !== undefined ? `at least ${min}` : `greater than ${above}`} (got ${raw})`);
   if (max !== undefined && value > max) throw new BadArgument(`--${name}: must be at most ${max} (got ${raw})`);
   return value;
 }

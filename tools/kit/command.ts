@@ -35,7 +35,11 @@ export interface CommandOutput {
 const CONSOLE: CommandOutput = { out: (line) => console.log(line), err: (line) => console.error(line) };
 
 /** Runs the command over `argv` and returns the exit status (EXIT) for the caller to end with. */
-export async function runCommand<O extends { readonly help?: boolean }, R>(command: MeasuringCommand<O, R>, argv: readonly string[], output: CommandOutput = CONSOLE): Promise<ExitStatus> {
+export async function runCommand<O extends { readonly help?: boolean }, R>(
+  command: MeasuringCommand<O, R>,
+  argv: readonly string[],
+  output: CommandOutput = CONSOLE,
+): Promise<ExitStatus> {
   const { tool } = command;
   let options: O;
   let result: R;

@@ -106,7 +106,11 @@ export function headerExposures(
 }
 
 /** The largest of `headerExposures` (the first where several tie). */
-export function maxHeaderExposure(admitted: readonly (Span & { readonly remaining?: number })[], windowMs: number, tolMs = toleranceMs(windowMs)): HeaderFinding {
+export function maxHeaderExposure(
+  admitted: readonly (Span & { readonly remaining?: number })[],
+  windowMs: number,
+  tolMs = toleranceMs(windowMs),
+): HeaderFinding {
   let best: HeaderFinding = { exposure: 0, atMs: 0, remaining: 0, proven: 0 };
   for (const h of headerExposures(admitted, windowMs, tolMs)) if (h.exposure > best.exposure) best = h;
   return best;
@@ -124,7 +128,13 @@ export interface UnderAdmission {
  * minus a window, sent before its answer). Fewer than `count` means the gateway refused a request
  * with room left.
  */
-export function underAdmission(admitted: readonly Span[], denied: readonly Span[], count: number, windowMs: number, tolMs = toleranceMs(windowMs)): UnderAdmission {
+export function underAdmission(
+  admitted: readonly Span[],
+  denied: readonly Span[],
+  count: number,
+  windowMs: number,
+  tolMs = toleranceMs(windowMs),
+): UnderAdmission {
   const sends = admitted.map((a) => a.s).sort((x, y) => x - y);
   const receipts = admitted.map((a) => a.r).sort((x, y) => x - y);
   let maxFreeAtDenial = 0;
@@ -233,7 +243,10 @@ export function analyzeRule(input: AnalysisInput, answers: readonly Answer[]): R
   const errored = answers.filter((a) => a.error !== undefined);
   const kinds = new Map<string, number>();
   for (const a of errored) kinds.set(a.error!, (kinds.get(a.error!) ?? 0) + 1);
-  const errorKinds = [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([error, n]) => ({ error, count: n }));
+  const errorKinds = [...kinds]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([error, n]) => ({ error, count: n }));
 
   const seconds = input.durationMs / 1000;
   const steady = answers.filter((a) => a.kind === "steady");
@@ -246,7 +259,10 @@ export function analyzeRule(input: AnalysisInput, answers: readonly Answer[]): R
   const maxRetryAfter = Math.max(1, Math.ceil(windowMs / 1000));
   const retry: RetryJudgement = input.retrySkipped
     ? { outcome: "skipped", finding: "not run", why: input.retrySkipped }
-    : judgeRetry(answers.filter((a) => a.kind === "fill" || a.kind === "probe" || a.kind === "retry"), windowMs);
+    : judgeRetry(
+        answers.filter((a) => a.kind === "fill" || a.kind === "probe" || a.kind === "retry"),
+        windowMs,
+      );
 
   const figures: RuleFigures = {
     sent: answers.length,

@@ -60,7 +60,10 @@ examples:
 ${exitStatusText({ pass: "no rule failed (each held, or unjudged without --unjudged fail)", fail: "a rule failed or erred (or was unjudged, with --unjudged fail)", couldNotRun: "the gateway did not start or did not answer as one" })}`;
 
 /** The run's own options, plus what only the command has. */
-export interface CliOptions extends Omit<LoadTestOptions, "target" | "answersFile" | "onPlan" | "onStart" | "onSecondTry" | "algorithm" | "unjudged" | "secondTry"> {
+export interface CliOptions extends Omit<
+  LoadTestOptions,
+  "target" | "answersFile" | "onPlan" | "onStart" | "onSecondTry" | "algorithm" | "unjudged" | "secondTry"
+> {
   readonly target: URL | undefined;
   readonly json: string | undefined;
   readonly report: string | undefined;
@@ -159,10 +162,13 @@ export function parseCli(argv: readonly string[], ruleIds: readonly number[]): C
   const rawScale = str("time-scale");
   const timeScale = rawScale === undefined || rawScale === "auto" ? (target ? 1 : "auto") : number("time-scale", 1, { max: MAX_TIME_SCALE });
   if (target && timeScale !== 1) {
-    throw new BadArgument(`--time-scale: only the local gateways the tool starts can be scaled (the us and eu environments refuse TIME_SCALE); with --target it must be 1`);
+    throw new BadArgument(
+      `--time-scale: only the local gateways the tool starts can be scaled (the us and eu environments refuse TIME_SCALE); with --target it must be 1`,
+    );
   }
   const algorithm = choiceOption<Algorithm>("limiter-algorithm", str("limiter-algorithm"), "sliding-window", ALGORITHMS);
-  if (target && algorithm !== "sliding-window") throw new BadArgument(`--limiter-algorithm: applies only to the local gateway the tool starts, not to --target`);
+  if (target && algorithm !== "sliding-window")
+    throw new BadArgument(`--limiter-algorithm: applies only to the local gateway the tool starts, not to --target`);
   const port = optionalNumber("port", { integer: true, min: 1, max: 65_000 });
   if (target && port !== undefined) throw new BadArgument(`--port: sets the local gateways' ports; --target names its own`);
 

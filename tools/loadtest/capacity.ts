@@ -45,7 +45,12 @@ export async function measureCapacity(o: CapacityOptions): Promise<Capacity> {
     const own = sampleRequest(rule);
     return { rule, method: own.method, path: o.baseUrl.pathname.replace(/\/+$/, "") + localPathFor(tableOfRule(rule.id) ?? "hosted-api", own.path) };
   });
-  const pool = new Pool(o.baseUrl.origin, { connections: o.connections, headersTimeout: 30_000, bodyTimeout: 30_000, ...(o.localAddress ? { localAddress: o.localAddress } : {}) });
+  const pool = new Pool(o.baseUrl.origin, {
+    connections: o.connections,
+    headersTimeout: 30_000,
+    bodyTimeout: 30_000,
+    ...(o.localAddress ? { localAddress: o.localAddress } : {}),
+  });
   const warmUpMs = o.warmUpMs ?? 1000;
   const measureMs = o.measureMs ?? 3000;
   const t0 = performance.now();
@@ -55,7 +60,12 @@ export async function measureCapacity(o: CapacityOptions): Promise<Capacity> {
   const lane = async (n: number) => {
     for (let i = 0; performance.now() - t0 < warmUpMs + measureMs; i++) {
       const r = requests[(n + i) % requests.length]!;
-      const headers: Record<string, string> = { "user-agent": "tollgate-loadtest", "x-api-key": `lt-${o.runId}-capacity-${n}`, "x-user-id": `lt-${o.runId}-capacity-${n}`, "cf-connecting-ip": benchmarkIp(120_000 + n) };
+      const headers: Record<string, string> = {
+        "user-agent": "tollgate-loadtest",
+        "x-api-key": `lt-${o.runId}-capacity-${n}`,
+        "x-user-id": `lt-${o.runId}-capacity-${n}`,
+        "cf-connecting-ip": benchmarkIp(120_000 + n),
+      };
       const sent = performance.now();
       let ok = false;
       try {

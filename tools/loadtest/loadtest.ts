@@ -123,7 +123,11 @@ export function selectRules(rules: readonly number[] | "all") {
 }
 
 /** Notes printed with the results: what this run could and could not vary. */
-export function runNotes(options: { target?: URL; timeScale: LoadTestOptions["timeScale"]; sourceIps?: readonly string[] }, plan: Plan, capacity?: Capacity & { budget: number }): string[] {
+export function runNotes(
+  options: { target?: URL; timeScale: LoadTestOptions["timeScale"]; sourceIps?: readonly string[] },
+  plan: Plan,
+  capacity?: Capacity & { budget: number },
+): string[] {
   const notes: string[] = [];
   if (capacity) {
     notes.push(
@@ -164,7 +168,10 @@ export function targetNotes(plan: Plan, sourceIps: readonly string[]): string[] 
       (sourceIps.length > 0 ? ` It sends from ${sourceIps.join(", ")} (--source-ips).` : " It sends from one address."),
     `API-key rows are judged from any one address: each client has a key of its own.`,
   ];
-  if (userRows.length > 0) notes.push(`User-at-IP rows (${userRows.join(", ")}) are judged from one address: each client has a user id of its own, and the counter is the user at that address.`);
+  if (userRows.length > 0)
+    notes.push(
+      `User-at-IP rows (${userRows.join(", ")}) are judged from one address: each client has a user id of its own, and the counter is the user at that address.`,
+    );
   if (ipRows.length > 0) {
     notes.push(
       ownAddresses
@@ -173,7 +180,10 @@ export function targetNotes(plan: Plan, sourceIps: readonly string[]): string[] 
     );
   }
   const slow = plan.rules.filter((r) => r.durationMs > 20 * 60_000).map((r) => r.rule.id);
-  if (slow.length > 0) notes.push(`Rows ${[...new Set(slow)].join(", ")} run in real time here (a deployed gateway refuses TIME_SCALE): each needs ${Math.round(Math.max(...plan.rules.map((r) => r.durationMs)) / 60_000)} minutes or so.`);
+  if (slow.length > 0)
+    notes.push(
+      `Rows ${[...new Set(slow)].join(", ")} run in real time here (a deployed gateway refuses TIME_SCALE): each needs ${Math.round(Math.max(...plan.rules.map((r) => r.durationMs)) / 60_000)} minutes or so.`,
+    );
   return notes;
 }
 
@@ -188,7 +198,8 @@ async function preflight(baseUrlOf: (rp: RulePlan) => URL, plan: Plan): Promise<
       const baseUrl = baseUrlOf(rp);
       const localAddress = rp.identities.steady.localAddress;
       const poolKey = `${baseUrl.origin} ${localAddress ?? ""}`;
-      if (!pools.has(poolKey)) pools.set(poolKey, new Pool(baseUrl.origin, { connections: 4, headersTimeout: 30_000, ...(localAddress ? { localAddress } : {}) }));
+      if (!pools.has(poolKey))
+        pools.set(poolKey, new Pool(baseUrl.origin, { connections: 4, headersTimeout: 30_000, ...(localAddress ? { localAddress } : {}) }));
       const pool = pools.get(poolKey)!;
       const prefix = baseUrl.pathname.replace(/\/+$/, "");
       const headers: Record<string, string> = { ...rp.identities.steady.headers, "user-agent": "tollgate-loadtest" };
@@ -212,13 +223,21 @@ async function preflight(baseUrlOf: (rp: RulePlan) => URL, plan: Plan): Promise<
       }
       const scale = Number(h("x-tollgate-time-scale") ?? 1);
       if (scale !== rp.timeScale) {
-        throw new CouldNotRun(`the gateway applies time scale ${scale}, the tool assumed ${rp.timeScale}` + (rp.timeScale === 1 ? " (a --target running with TIME_SCALE cannot be checked against the published windows)" : ""));
+        throw new CouldNotRun(
+          `the gateway applies time scale ${scale}, the tool assumed ${rp.timeScale}` +
+            (rp.timeScale === 1 ? " (a --target running with TIME_SCALE cannot be checked against the published windows)" : ""),
+        );
       }
       const policy = parsePolicy(h("ratelimit-policy"));
       if (!policy) throw new CouldNotRun(`row ${rp.rule.id}: the answer carries no RateLimit-Policy header: is ${baseUrl.origin} a tollgate gateway?`);
-      if (policy.name !== rp.rule.name) throw new CouldNotRun(`row ${rp.rule.id}: ${rp.request.method} ${rp.request.path} met "${policy.name}" on the gateway, not "${rp.rule.name}": is it running this rule table?`);
+      if (policy.name !== rp.rule.name)
+        throw new CouldNotRun(
+          `row ${rp.rule.id}: ${rp.request.method} ${rp.request.path} met "${policy.name}" on the gateway, not "${rp.rule.name}": is it running this rule table?`,
+        );
       if (policy.quota !== rp.count || policy.window !== rp.intervalS) {
-        throw new BadArgument(`--region: the gateway enforces ${policy.quota}/${policy.window} s for row ${rp.rule.id}, the ${rp.region} limit is ${rp.count}/${rp.intervalS} s`);
+        throw new BadArgument(
+          `--region: the gateway enforces ${policy.quota}/${policy.window} s for row ${rp.rule.id}, the ${rp.region} limit is ${rp.count}/${rp.intervalS} s`,
+        );
       }
     }
   } finally {
@@ -272,7 +291,13 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
     }
     const capacityRate = options.capacity ?? capacity!.rate;
     budget ??= runBudget({ capacity: capacityRate, share: options.share });
-    const ruleRateCap = rowRateCap({ capacity: capacityRate, share: options.share, load: options.load, ruleRateCap: options.ruleRateCap, minWindowS: options.minWindowS });
+    const ruleRateCap = rowRateCap({
+      capacity: capacityRate,
+      share: options.share,
+      load: options.load,
+      ruleRateCap: options.ruleRateCap,
+      minWindowS: options.minWindowS,
+    });
 
     // Each rule is checked against its own upstream's table.
     const plan = planRun(
@@ -313,7 +338,10 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
       const firstLines = new Map(plan.rules.map((rp, i) => [rp.key, firstTryLine(results[i]!.judgement)]));
       options.onSecondTry?.(
         second,
-        second.rules.map((rp) => `second try: row ${rp.rule.id} ${rp.region} ${rp.rule.name}, its steady client on a fresh counter for ${round(rp.steady.durationMs / 1000, 1)} s from +${round(rp.startMs / 1000, 1)} s; the first proved ${firstLines.get(rp.key)}`),
+        second.rules.map(
+          (rp) =>
+            `second try: row ${rp.rule.id} ${rp.region} ${rp.rule.name}, its steady client on a fresh counter for ${round(rp.steady.durationMs / 1000, 1)} s from +${round(rp.startMs / 1000, 1)} s; the first proved ${firstLines.get(rp.key)}`,
+        ),
       );
       const offsetMs = performance.now() - trafficStart;
       const secondRun = executePlan({ baseUrlOf, plan: second, pipelining: options.pipelining });
@@ -347,7 +375,10 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
       regions: options.regions,
       timeScale: scales.length === 1 ? scales[0]! : "per row",
       algorithm,
-      gateway: { kind: options.target ? "target" : "local", url: options.target ? options.target.href : [...gateways!.urls.values()].map((u) => u.origin).join(" ") },
+      gateway: {
+        kind: options.target ? "target" : "local",
+        url: options.target ? options.target.href : [...gateways!.urls.values()].map((u) => u.origin).join(" "),
+      },
       ...(capacity ? { capacity } : {}),
       clientIpVaried: !options.target,
       notes,
@@ -383,7 +414,15 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRes
 /** Measures the target, or a local gateway at scale 1 started for the purpose and stopped. */
 async function measureOn(options: LoadTestOptions, prepared: PreparedGateways | undefined, rules: readonly Rule[], runId: string): Promise<Capacity> {
   const region = options.regions[0]!;
-  const measure = (baseUrl: URL) => measureCapacity({ baseUrl, region, rules, connections: options.connections, runId, ...(options.sourceIps?.[0] ? { localAddress: options.sourceIps[0] } : {}) });
+  const measure = (baseUrl: URL) =>
+    measureCapacity({
+      baseUrl,
+      region,
+      rules,
+      connections: options.connections,
+      runId,
+      ...(options.sourceIps?.[0] ? { localAddress: options.sourceIps[0] } : {}),
+    });
   if (options.target) return measure(options.target);
   let local: LocalGateways;
   try {
@@ -402,7 +441,18 @@ async function writeAnswers(file: string, answers: Map<string, readonly Answer[]
   const out = createWriteStream(file);
   for (const [rule, list] of answers) {
     for (const a of [...list].sort((x, y) => x.sendMs - y.sendMs)) {
-      if (!out.write(JSON.stringify({ rule: Number(rule.split(":")[1]), region: rule.split(":")[0], ...a, sendMs: Math.round(a.sendMs * 1000) / 1000, recvMs: Math.round(a.recvMs * 1000) / 1000 }) + "\n")) await once(out, "drain");
+      if (
+        !out.write(
+          JSON.stringify({
+            rule: Number(rule.split(":")[1]),
+            region: rule.split(":")[0],
+            ...a,
+            sendMs: Math.round(a.sendMs * 1000) / 1000,
+            recvMs: Math.round(a.recvMs * 1000) / 1000,
+          }) + "\n",
+        )
+      )
+        await once(out, "drain");
     }
   }
   out.end();

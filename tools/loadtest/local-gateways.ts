@@ -98,7 +98,10 @@ export async function prepareLocalGateways(options: { algorithm?: Algorithm; por
             name: workerNameOf(key),
             modules: await modules(modulesRules, bundle),
             modulesRoot: dirname(bundle.entry),
-            bindings: { ...(worker.bindings as Record<string, Json> | undefined), ...localBindings({ timeScale: key.timeScale, algorithm: options.algorithm }) },
+            bindings: {
+              ...(worker.bindings as Record<string, Json> | undefined),
+              ...localBindings({ timeScale: key.timeScale, algorithm: options.algorithm }),
+            },
             serviceBindings: {
               ...(worker.serviceBindings as Record<string, unknown> | undefined),
               ...Object.fromEntries(Object.entries(services).map(([binding, name]) => [binding, { name }])),

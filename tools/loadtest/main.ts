@@ -84,7 +84,11 @@ const status = await runCommand(
   {
     tool: "loadtest",
     usage: USAGE,
-    parse: (argv) => parseCli(argv, allRules.map((r) => r.id)),
+    parse: (argv) =>
+      parseCli(
+        argv,
+        allRules.map((r) => r.id),
+      ),
     run,
     report: async (result, cli) => {
       console.log(renderSummary(result, { wide: cli.wide }));

@@ -138,7 +138,8 @@ function retryPhaseMs(windowMs: number): number {
 }
 
 /** When the fill's n-th request (from 0) may go, ms after the fill starts: at once, or at the plan's pace. */
-export const fillOffsetMs = (retry: { readonly fillSize: number; readonly fillMs: number }, n: number): number => (retry.fillMs > 0 ? (n * retry.fillMs) / retry.fillSize : 0);
+export const fillOffsetMs = (retry: { readonly fillSize: number; readonly fillMs: number }, n: number): number =>
+  retry.fillMs > 0 ? (n * retry.fillMs) / retry.fillSize : 0;
 
 /** A row's clients' stretches added up: disjoint stretches in time order, each with every client's rate in it. */
 export function loadProfile(parts: readonly LoadSegment[]): LoadSegment[] {
@@ -202,7 +203,10 @@ export function planRule(rule: Rule, options: PlanOptions, ipBase: number, class
   const retry: RetryPlan =
     fillMs <= windowMs / 2
       ? { kind: "run", offsetMs: quietFirstWindow, fillSize, concurrency: fillMs === 0 ? fillSize : FILL_LANES, fillMs }
-      : { kind: "skip", reason: `filling the window takes ${fillSize} requests, more than one client sends here within half a window (${Math.round(windowMs / 2)} ms)` };
+      : {
+          kind: "skip",
+          reason: `filling the window takes ${fillSize} requests, more than one client sends here within half a window (${Math.round(windowMs / 2)} ms)`,
+        };
   const retryMs = retry.kind === "run" ? retry.offsetMs + retryPhaseMs(windowMs) : 0;
 
   // Separate identities run side by side; a shared counter gets the retry client first (it needs a
@@ -221,7 +225,9 @@ export function planRule(rule: Rule, options: PlanOptions, ipBase: number, class
   const load = loadProfile([
     { fromMs: mainOffset, toMs: mainOffset + steadyMs, rate: steadyRate },
     ...burstOffsets.map((o) => ({ fromMs: o, toMs: o + spreadMs, rate: (burstSize * 1000) / spreadMs })),
-    ...(retry.kind === "run" ? [{ fromMs: retry.offsetMs, toMs: retry.offsetMs + Math.max(fillMs, spreadMs), rate: ((fillSize + 2) * 1000) / Math.max(fillMs, spreadMs) }] : []),
+    ...(retry.kind === "run"
+      ? [{ fromMs: retry.offsetMs, toMs: retry.offsetMs + Math.max(fillMs, spreadMs), rate: ((fillSize + 2) * 1000) / Math.max(fillMs, spreadMs) }]
+      : []),
   ]);
 
   return {
@@ -266,7 +272,15 @@ export function planRun(
   const classifierOf = typeof classifier === "function" ? classifier : () => classifier;
   const regions = options.regions ?? [options.region];
   const planned = regions.flatMap((region, r) =>
-    rules.map((rule, i) => planRule(rule, options, (r * rules.length + i) * PHASES.length, classifierOf(rule), paceOf?.(rule, region) ?? { region, timeScale: options.timeScale, why: `scale ${options.timeScale}: --time-scale` })),
+    rules.map((rule, i) =>
+      planRule(
+        rule,
+        options,
+        (r * rules.length + i) * PHASES.length,
+        classifierOf(rule),
+        paceOf?.(rule, region) ?? { region, timeScale: options.timeScale, why: `scale ${options.timeScale}: --time-scale` },
+      ),
+    ),
   );
   const placed = placeRows(planned, options.budget);
   placed.sort((a, b) => regions.indexOf(a.region) - regions.indexOf(b.region) || a.rule.id - b.rule.id);
@@ -276,7 +290,9 @@ export function planRun(
 
 /** Places rows in time (their `startMs`), longest first, each where the budget has room for its load. */
 export function placeRows(rows: readonly RulePlan[], budget: number): RulePlan[] {
-  const order = [...rows].sort((a, b) => b.durationMs - a.durationMs || b.averageRate - a.averageRate || a.rule.id - b.rule.id || a.region.localeCompare(b.region));
+  const order = [...rows].sort(
+    (a, b) => b.durationMs - a.durationMs || b.averageRate - a.averageRate || a.rule.id - b.rule.id || a.region.localeCompare(b.region),
+  );
   const placed: RulePlan[] = [];
   const usage = new Usage();
   for (const rule of order) {

@@ -12,7 +12,11 @@ import type { RetryJudgement } from "./retry.ts";
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /** JSON that can sit inside a <script> element. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+const scriptJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 
 /** Drops the trailing source-map comment, so the inlined library never asks for a .map file. */
 export const inlineableScript = (source: string) => source.replace(/\/\/# sourceMappingURL=\S+\s*$/, "").replace(/<\/script/gi, "<\\/script");
@@ -29,7 +33,9 @@ const word = (j: Judgement) => {
 const line = (j: Judgement) => `${escapeHtml(j.finding)}: ${word(j)}` + (j.why ? `, because ${escapeHtml(j.why)}` : "");
 
 function retryNote(retry: RetryJudgement): string {
-  return retry.overWaitMs !== undefined && retry.overWaitMs !== null && retry.overWaitMs >= 5 ? ` (at least ${(retry.overWaitMs / 1000).toFixed(2)} s later than needed)` : "";
+  return retry.overWaitMs !== undefined && retry.overWaitMs !== null && retry.overWaitMs >= 5
+    ? ` (at least ${(retry.overWaitMs / 1000).toFixed(2)} s later than needed)`
+    : "";
 }
 
 /** When answers kept coming well after the rule's slot, its charts run on: say so where the slot is given. */
@@ -48,7 +54,8 @@ function caption(r: RuleResult): string {
   const mark = provenMarker(r);
   const parts = [
     `Each step: the most admissions proven inside one ${formatWindow(r.windowMs)} window ending there (sent at or after its start, answered before its end), per counter. ` +
-      `The verdict compares the highest step with the limit: ${mark.y} of ${r.limit.count}` + (mark.y > 0 ? `, window ending at ${mark.x} s${mark.counter ? ` (${mark.counter})` : ""}.` : "."),
+      `The verdict compares the highest step with the limit: ${mark.y} of ${r.limit.count}` +
+      (mark.y > 0 ? `, window ending at ${mark.x} s${mark.counter ? ` (${mark.counter})` : ""}.` : "."),
   ];
   if (s.hiddenTotal > 0) {
     parts.push(
@@ -71,22 +78,51 @@ function ruleSection(r: RuleResult, regions: number): string {
   ];
   const both = [shareWithoutUnderAdmission(r), heldWithUnderAdmission(r)].filter((x): x is string => x !== undefined);
   const facts: [string, string][] = [
-    ["limit", `${r.limit.count} per ${r.limit.intervalS} s (${r.region})` + (timeScale !== 1 ? ` → ${r.limit.count} per ${formatWindow(r.windowMs)} at time scale ${timeScale}` : "")],
+    [
+      "limit",
+      `${r.limit.count} per ${r.limit.intervalS} s (${r.region})` +
+        (timeScale !== 1 ? ` → ${r.limit.count} per ${formatWindow(r.windowMs)} at time scale ${timeScale}` : ""),
+    ],
     ["time scale", escapeHtml(r.scaleWhy)],
-    ["traffic", `${escapeHtml(r.request.method)} ${escapeHtml(r.request.path)} by ${r.identity}` + (r.sharedIdentity ? " (one counter for all clients)" : " (fresh identity per client)")],
-    ["steady client", `${f.offeredRate}/s offered of ${f.intendedRate}/s intended` + (f.steadyUtilization !== null ? `; admitted ${Math.round(f.steadyUtilization * 100)} % of count per window` : "")],
+    [
+      "traffic",
+      `${escapeHtml(r.request.method)} ${escapeHtml(r.request.path)} by ${r.identity}` +
+        (r.sharedIdentity ? " (one counter for all clients)" : " (fresh identity per client)"),
+    ],
+    [
+      "steady client",
+      `${f.offeredRate}/s offered of ${f.intendedRate}/s intended` +
+        (f.steadyUtilization !== null ? `; admitted ${Math.round(f.steadyUtilization * 100)} % of count per window` : ""),
+    ],
     ["bursts", `${r.burstSize} requests at once, every ${formatWindow((2 * r.windowMs) / 3)}`],
     ["limit reached", reachedText(r)],
     ["most in one window", `${f.maxInWindow.admitted} of ${r.limit.count} (proven from send and receipt times)`],
     ["RateLimit check", `${f.header.exposure} of ${r.limit.count} (proven admissions in the gateway's window + r it offered)`],
-    ["under-admission", f.underAdmission.earlyDenials ? `${f.underAdmission.earlyDenials} denial(s) with room left, at most ${f.underAdmission.maxFreeAtDenial} unit(s)` : "none proven"],
+    [
+      "under-admission",
+      f.underAdmission.earlyDenials
+        ? `${f.underAdmission.earlyDenials} denial(s) with room left, at most ${f.underAdmission.maxFreeAtDenial} unit(s)`
+        : "none proven",
+    ],
     // Statements that read as contradictions beside it (reconcile.ts): one line each says why both hold.
     ...both.map((b) => ["", `<span class="reconcile">${escapeHtml(b)}</span>`] as [string, string]),
     ...(r.secondTry
-      ? [["second try", escapeHtml(`the steady client again, on a fresh counter, from ${r.secondTry.startS} s for ${r.secondTry.durationS} s; the first try proved ${r.secondTry.first}`)] as [string, string]]
+      ? [
+          [
+            "second try",
+            escapeHtml(
+              `the steady client again, on a fresh counter, from ${r.secondTry.startS} s for ${r.secondTry.durationS} s; the first try proved ${r.secondTry.first}`,
+            ),
+          ] as [string, string],
+        ]
       : []),
     ["retry client", `${j.checks.retry.outcome}${escapeHtml(retryNote(j.checks.retry))}`],
-    ["Retry-After", f.retryAfter.min === null ? "–" : `${f.retryAfter.min}–${f.retryAfter.max} s` + (f.retryAfter.outOfRange ? `, ${f.retryAfter.outOfRange} out of range` : "")],
+    [
+      "Retry-After",
+      f.retryAfter.min === null
+        ? "–"
+        : `${f.retryAfter.min}–${f.retryAfter.max} s` + (f.retryAfter.outOfRange ? `, ${f.retryAfter.outOfRange} out of range` : ""),
+    ],
     ["answers", `${f.sent} sent: ${f.admitted} admitted (${f.admittedPerS}/s), ${f.denied} denied (${f.deniedPerS}/s), ${f.errors} errors`],
     ...(f.errorKinds.length ? [["errors", escapeHtml(f.errorKinds.map((e) => `${e.error} ×${e.count}`).join("; "))] as [string, string]] : []),
   ];

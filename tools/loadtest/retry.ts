@@ -25,7 +25,10 @@ export function retryPromise(answers: readonly Answer[], windowMs: number): Answ
   if (fill.length === 0) return undefined;
   const span = Math.max(...fill.map((a) => a.recvMs)) - Math.min(...fill.map((a) => a.sendMs));
   if (span >= windowMs - toleranceMs(windowMs)) return undefined;
-  return fill.filter((a) => isDenied(a) && a.retryAfterS !== undefined).sort((a, b) => a.recvMs - b.recvMs).at(-1);
+  return fill
+    .filter((a) => isDenied(a) && a.retryAfterS !== undefined)
+    .sort((a, b) => a.recvMs - b.recvMs)
+    .at(-1);
 }
 
 /** Judges the retry client from its answers (fill, probes, retry). */
@@ -35,7 +38,9 @@ export function judgeRetry(answers: readonly Answer[], windowMs: number): RetryJ
   const noPromise = "no Retry-After promise to test";
   if (!probe) return { outcome: "unjudged", finding: noPromise, why: "the fill was not answered within one window and no probe was sent" };
   if (!isDenied(probe) || probe.retryAfterS === undefined) {
-    const why = isAdmitted(probe) ? "no probe was refused: the window never filled, the answers took longer than a window" : `the probe failed (${probe.error ?? `status ${probe.status}`})`;
+    const why = isAdmitted(probe)
+      ? "no probe was refused: the window never filled, the answers took longer than a window"
+      : `the probe failed (${probe.error ?? `status ${probe.status}`})`;
     return { outcome: "unjudged", finding: noPromise, why };
   }
   const retryAfterS = probe.retryAfterS;
@@ -49,7 +54,12 @@ export function judgeRetry(answers: readonly Answer[], windowMs: number): RetryJ
   if (isAdmitted(retry)) return { outcome: "held", finding: `admitted on its first retry ${after}`, ...timing };
   if (isDenied(retry)) {
     const again = retry.retryAfterS === undefined ? "" : `, now told Retry-After ${retry.retryAfterS} s`;
-    return { outcome: "failed", finding: `refused on its first retry ${after}`, why: `it was refused again after waiting ${round(waitedMs / 1000, 2)} s${again}`, ...timing };
+    return {
+      outcome: "failed",
+      finding: `refused on its first retry ${after}`,
+      why: `it was refused again after waiting ${round(waitedMs / 1000, 2)} s${again}`,
+      ...timing,
+    };
   }
   return { outcome: "error", finding: `no decision on its retry ${after}`, why: retry.error ?? `status ${retry.status}`, ...timing };
 }

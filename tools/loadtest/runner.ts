@@ -255,7 +255,12 @@ export function executePlan(options: RunnerOptions): Execution {
     // A refusal from the fill is a promise when the fill fitted in one window of a fresh counter
     // (see retryPromise); otherwise probe one request at a time, each sent after every earlier
     // answer arrived, until one is refused: that refusal was decided after every admission.
-    let probe = rule.sharedIdentity ? undefined : retryPromise(stream.answers.filter((a) => a.identity === who.key), rule.windowMs);
+    let probe = rule.sharedIdentity
+      ? undefined
+      : retryPromise(
+          stream.answers.filter((a) => a.identity === who.key),
+          rule.windowMs,
+        );
     for (let i = 0; !probe && i < rule.count + 2; i++) {
       const answer = await send(stream, "probe", who);
       if (!isAdmitted(answer)) probe = answer;
@@ -327,7 +332,8 @@ export function checkAnswer(rule: RulePlan, status: number, header: (name: strin
   if (policy.quota !== rule.count || policy.window !== rule.intervalS) {
     return `policy q=${policy.quota};w=${policy.window}, the table says ${rule.count}/${rule.intervalS} s (wrong --region?)`;
   }
-  if (!parseRateLimit(header("ratelimit"))) return status === 429 ? "429 without a RateLimit header" : "admitted without a RateLimit header (the counter failed open)";
+  if (!parseRateLimit(header("ratelimit")))
+    return status === 429 ? "429 without a RateLimit header" : "admitted without a RateLimit header (the counter failed open)";
   if (status === 429 && !/^\d+$/.test(header("retry-after") ?? "")) return "429 without a Retry-After in seconds";
   return undefined;
 }

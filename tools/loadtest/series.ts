@@ -103,7 +103,14 @@ function trailingSteps(receipts: readonly number[], edgesMs: readonly number[], 
  * The charts' series for one rule.
  * @param headerPoints the RateLimit check at each admitted answer that carried `r` (analysis.ts, headerExposures)
  */
-export function chartSeries(answers: readonly Answer[], headerPoints: readonly HeaderPoint[], startMs: number, durationMs: number, windowMs: number, buckets = 300): ChartSeries {
+export function chartSeries(
+  answers: readonly Answer[],
+  headerPoints: readonly HeaderPoint[],
+  startMs: number,
+  durationMs: number,
+  windowMs: number,
+  buckets = 300,
+): ChartSeries {
   // Wide enough for every window the verdict looked at: each send's window ends a window later.
   let lastMs = durationMs;
   for (const a of answers) lastMs = Math.max(lastMs, a.recvMs - startMs, a.sendMs - startMs + windowMs);
@@ -120,7 +127,11 @@ export function chartSeries(answers: readonly Answer[], headerPoints: readonly H
     .map(([counter, list]) => ({
       counter,
       clients: inClientOrder(new Set(list.map((a) => clientOf(a.kind)))),
-      proven: provenSteps(list.filter(isAdmitted).map((a) => ({ s: a.sendMs, r: a.recvMs })), edgesMs, windowMs),
+      proven: provenSteps(
+        list.filter(isAdmitted).map((a) => ({ s: a.sendMs, r: a.recvMs })),
+        edgesMs,
+        windowMs,
+      ),
     }))
     .sort((a, b) => PHASES.indexOf(a.clients[0]!) - PHASES.indexOf(b.clients[0]!));
 
@@ -141,7 +152,11 @@ export function chartSeries(answers: readonly Answer[], headerPoints: readonly H
   const clients = inClientOrder(new Set(answers.filter(isDenied).map((a) => clientOf(a.kind))));
   const denied = clients.map((client) => ({
     client,
-    values: trailingSteps(answers.filter((a) => isDenied(a) && clientOf(a.kind) === client).map((a) => a.recvMs), edgesMs, windowMs),
+    values: trailingSteps(
+      answers.filter((a) => isDenied(a) && clientOf(a.kind) === client).map((a) => a.recvMs),
+      edgesMs,
+      windowMs,
+    ),
   }));
 
   return {

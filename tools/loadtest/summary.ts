@@ -52,7 +52,10 @@ function verdictLines(r: RuleResult, regions: number): string[] {
     ["retry", judgement.checks.retry],
   ];
   const shown = checks.filter(([label, c]) => label === "retry" || (c.outcome === "failed" && c.finding !== judgement.finding));
-  return [`row ${r.rule} ${r.name}${regions > 1 ? ` (${r.region})` : ""}: ${verdictLine(judgement)}`, ...shown.map(([label, c]) => `  ${label}: ${verdictLine(c)}`)];
+  return [
+    `row ${r.rule} ${r.name}${regions > 1 ? ` (${r.region})` : ""}: ${verdictLine(judgement)}`,
+    ...shown.map(([label, c]) => `  ${label}: ${verdictLine(c)}`),
+  ];
 }
 
 export interface SummaryOptions {
@@ -66,7 +69,11 @@ export function renderSummary(result: LoadTestResult, options: SummaryOptions = 
   const columns = COLUMNS.filter((c) => wide || !c.wide);
   // One table per region, each under its name when there are several.
   const tables = result.regions.map((region) => {
-    const table = textTable({ head: columns.map((c) => c.head), aligns: columns.map((c) => c.align), rows: result.rules.filter((r) => r.region === region).map((r) => columns.map((c) => c.cell(r))) });
+    const table = textTable({
+      head: columns.map((c) => c.head),
+      aligns: columns.map((c) => c.align),
+      rows: result.rules.filter((r) => r.region === region).map((r) => columns.map((c) => c.cell(r))),
+    });
     return result.regions.length > 1 ? `region ${region}:\n${table}` : table;
   });
 

@@ -63,7 +63,12 @@ export function judgeWindow(f: WindowFacts): Judgement {
   }
   if (n === f.count) {
     // Held all the same: no window that can be judged went over. The reason says how much the run could not see.
-    const blind = f.hidden > 0 ? { why: `a window was proven full and none held more, though ${f.hidden} of ${f.admitted} admissions took ${slowest} or longer to answer and fit no window (shaded on the chart)` } : {};
+    const blind =
+      f.hidden > 0
+        ? {
+            why: `a window was proven full and none held more, though ${f.hidden} of ${f.admitted} admissions took ${slowest} or longer to answer and fit no window (shaded on the chart)`,
+          }
+        : {};
     return { outcome: "held", finding: `at most ${n} admitted in any ${interval} window, limit ${f.count}`, ...blind };
   }
   if (f.admitted === 0) return { outcome: "unjudged", finding: `nothing admitted, limit ${f.count} per ${interval}`, why: "no request was admitted" };
@@ -78,7 +83,10 @@ export function judgeWindow(f: WindowFacts): Judgement {
     f.hidden > 0
       ? `${f.hidden} of ${f.admitted} admissions took ${slowest} or longer to answer, so no window can hold them`
       : `answers took too long (p50 ${f.latencyP50Ms} ms against a ${formatWindow(f.windowMs)} window) to place ${f.count} in one`;
-  const finding = n === 0 ? `no admission provably inside any ${interval} window, limit ${f.count}` : `at most ${n} admitted in any provable ${interval} window, limit ${f.count}`;
+  const finding =
+    n === 0
+      ? `no admission provably inside any ${interval} window, limit ${f.count}`
+      : `at most ${n} admitted in any provable ${interval} window, limit ${f.count}`;
   return { outcome: "unjudged", finding, why: `the gateway refused requests, but ${slow}` };
 }
 

@@ -28,7 +28,12 @@ export const localConfigPath = (region: string, root = ROOT, session = process.p
  * inputs: the raw config as wrangler reads it.
  * @throws when the config has no such environment, or already binds one of the services
  */
-export function withLocalServices(raw: Record<string, unknown>, region: string, services: Record<string, string>, vars: Record<string, string> = {}): Record<string, unknown> {
+export function withLocalServices(
+  raw: Record<string, unknown>,
+  region: string,
+  services: Record<string, string>,
+  vars: Record<string, string> = {},
+): Record<string, unknown> {
   const envs = (raw.env ?? {}) as Record<string, Record<string, unknown>>;
   const env = envs[region];
   if (!env) throw new Error(`wrangler.toml has no [env.${region}]`);
@@ -55,7 +60,11 @@ export const localEmulatorConfigPath = (name: EmulatorName, region: string, sess
  * wrangler's default for an environment, `<name>-<env>` (sessionWorkerName). Pure.
  * @throws when the emulator's config declares environments of its own
  */
-export function withSessionEnvironment(raw: Record<string, unknown>, region: string, links: Record<string, { service: string; entrypoint: string }> = {}): Record<string, unknown> {
+export function withSessionEnvironment(
+  raw: Record<string, unknown>,
+  region: string,
+  links: Record<string, { service: string; entrypoint: string }> = {},
+): Record<string, unknown> {
   if (raw.env !== undefined) throw new Error(`an emulator's config declares no environments (one sandbox each); npm start adds [env.${region}]`);
   const declared = (raw.services ?? []) as Array<{ binding: string }>;
   const added = Object.entries(links).map(([binding, { service, entrypoint }]) => ({ binding, service, entrypoint }));

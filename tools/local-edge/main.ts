@@ -111,13 +111,10 @@ export function adminLine(base: string, on: boolean | undefined): string {
 export function adminApiIsOn(internal: URL, edgeSecret?: string): Promise<boolean | undefined> {
   return new Promise((resolve) => {
     const headers = { host: `${LOCAL_ADMIN_HOST}:${internal.port}`, ...(edgeSecret && { [LOCAL_EDGE_HEADER]: edgeSecret }) };
-    const request = http.get(
-      { host: internal.hostname, port: internal.port, path: "/_tollgate/rules", headers },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode === 401 ? true : res.statusCode === 404 ? false : undefined);
-      },
-    );
+    const request = http.get({ host: internal.hostname, port: internal.port, path: "/_tollgate/rules", headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 401 ? true : res.statusCode === 404 ? false : undefined);
+    });
     request.on("error", () => resolve(undefined));
   });
 }
@@ -202,7 +199,10 @@ async function main(): Promise<void> {
     { stdio: ["inherit", "pipe", "pipe"], env: { ...QUIET_WRANGLER, ...process.env } },
   );
   const filter = new WranglerOutputFilter(internal);
-  for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ] as const) {
     createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => filter.keep(line) && to.write(`${line}\n`));
   }
   let exiting = false;

@@ -49,7 +49,12 @@ export const assistantGraphRoutes = new Hono<AgentServerEnv>()
     using assistants = assistantsOf(c.env);
     return answer(c, await assistants.get(c.req.valid("param").assistant_id), () => c.json({}));
   })
-  .get("/:assistant_id/subgraphs/:namespace", validate("param", AssistantIdParam.extend({ namespace: z.string() })), validate("query", RecurseQuery), async (c) => {
-    using assistants = assistantsOf(c.env);
-    return answer(c, await assistants.get(c.req.valid("param").assistant_id), () => c.json({}));
-  });
+  .get(
+    "/:assistant_id/subgraphs/:namespace",
+    validate("param", AssistantIdParam.extend({ namespace: z.string() })),
+    validate("query", RecurseQuery),
+    async (c) => {
+      using assistants = assistantsOf(c.env);
+      return answer(c, await assistants.get(c.req.valid("param").assistant_id), () => c.json({}));
+    },
+  );

@@ -27,7 +27,12 @@ const INPUT_MESSAGE: JsonSchema = {
       properties: {
         role: { type: "string", enum: ["user", "human", "assistant", "ai", "system", "tool"] },
         type: { type: "string", enum: ["user", "human", "assistant", "ai", "system", "tool"] },
-        content: { anyOf: [{ type: "string" }, { type: "array", items: { anyOf: [{ type: "string" }, { type: "object", properties: { text: { type: "string" } }, required: ["text"] }] } }] },
+        content: {
+          anyOf: [
+            { type: "string" },
+            { type: "array", items: { anyOf: [{ type: "string" }, { type: "object", properties: { text: { type: "string" } }, required: ["text"] }] } },
+          ],
+        },
         id: { type: "string" },
       },
       required: ["content"],

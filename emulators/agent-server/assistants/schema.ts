@@ -48,7 +48,18 @@ const paging = bodyPaging({ maxLimit: 1000, defaultLimit: 10 });
 export const AssistantVersionsSearch = optionalBody(z.object({ metadata: optionalField(JsonObjectSchema), ...paging }));
 export type AssistantVersionsSearch = z.output<typeof AssistantVersionsSearch>;
 
-export const ASSISTANT_FIELDS = ["assistant_id", "graph_id", "name", "description", "config", "context", "created_at", "updated_at", "metadata", "version"] as const;
+export const ASSISTANT_FIELDS = [
+  "assistant_id",
+  "graph_id",
+  "name",
+  "description",
+  "config",
+  "context",
+  "created_at",
+  "updated_at",
+  "metadata",
+  "version",
+] as const;
 export type AssistantField = (typeof ASSISTANT_FIELDS)[number];
 
 /** AssistantCountRequest (POST /assistants/count). */

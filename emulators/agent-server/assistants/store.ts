@@ -5,15 +5,7 @@ import { findGraph, graphIds } from "../graphs/registry.ts";
 import type { JsonObject } from "../../shared/pydantic/json.ts";
 import { invalid, ok, refuse, type Result } from "../../shared/result.ts";
 import { contains, parseJson } from "../storage.ts";
-import type {
-  Assistant,
-  AssistantCreate,
-  AssistantFilter,
-  AssistantPatch,
-  AssistantSearch,
-  AssistantVersion,
-  AssistantVersionsSearch,
-} from "./schema.ts";
+import type { Assistant, AssistantCreate, AssistantFilter, AssistantPatch, AssistantSearch, AssistantVersion, AssistantVersionsSearch } from "./schema.ts";
 
 type Row = {
   assistant_id: string;
@@ -130,7 +122,9 @@ export class AssistantStore extends RpcTarget {
       const current = this.find(id);
       if (!current) return notFound(id);
       if (this.#isSystem(id)) return systemAssistant(id, current.graph_id, "switched to another version");
-      const range = this.#sql.exec<{ newest: number; count: number }>("SELECT MAX(version) AS newest, COUNT(*) AS count FROM assistant_versions WHERE assistant_id = ?", id).one();
+      const range = this.#sql
+        .exec<{ newest: number; count: number }>("SELECT MAX(version) AS newest, COUNT(*) AS count FROM assistant_versions WHERE assistant_id = ?", id)
+        .one();
       const exists = this.#sql.exec("SELECT 1 FROM assistant_versions WHERE assistant_id = ? AND version = ?", id, version).toArray().length > 0;
       if (!exists) return refuse(404, `Assistant ${id} has no version ${version}; its versions are 1 to ${range.newest}.`);
       this.#sql.exec("UPDATE assistants SET active_version = ?, updated_at = ? WHERE assistant_id = ?", version, timestamp(), id);
@@ -148,21 +142,19 @@ export class AssistantStore extends RpcTarget {
       )
       .toArray();
     const versions = rows
-      .map(
-        (row): AssistantVersion => ({
-          assistant_id: row.assistant_id,
-          graph_id: row.graph_id,
-          config: parseJson(row.config),
-          context: parseJson(row.context),
-          metadata: parseJson(row.metadata),
-          version: row.version,
-          name: row.name,
-          description: row.description,
-          created_at: row.created_at,
-          // A version is never changed after it is stored.
-          updated_at: row.created_at,
-        }),
-      )
+      .map((row): AssistantVersion => ({
+        assistant_id: row.assistant_id,
+        graph_id: row.graph_id,
+        config: parseJson(row.config),
+        context: parseJson(row.context),
+        metadata: parseJson(row.metadata),
+        version: row.version,
+        name: row.name,
+        description: row.description,
+        created_at: row.created_at,
+        // A version is never changed after it is stored.
+        updated_at: row.created_at,
+      }))
       .filter((v) => !query.metadata || contains(v.metadata, query.metadata));
     return ok(versions.slice(query.offset, query.offset + query.limit));
   }
@@ -277,7 +269,12 @@ function compare(a: unknown, b: unknown): number {
 const notFound = (id: string) => refuse(404, `Assistant ${id} not found.`);
 
 const unknownGraph = (graphId: string) =>
-  refuse(404, `Graph '${graphId}' not found. Deployed graphs: ${graphIds().map((g) => `'${g}'`).join(", ")}.`);
+  refuse(
+    404,
+    `Graph '${graphId}' not found. Deployed graphs: ${graphIds()
+      .map((g) => `'${g}'`)
+      .join(", ")}.`,
+  );
 
 // A graph id means its default assistant wherever an assistant id is accepted, so changing it
 // would silently change what every run-by-graph-id does; the emulator keeps them fixed.

@@ -68,14 +68,23 @@ export class CronStore extends RpcTarget {
       if (request.threadId !== null && !threads.find(request.threadId)) return threadNotFound(request.threadId);
       const assistant = request.assistantId ? assistants.find(request.assistantId) : undefined;
       if (!assistant) {
-        return refuse(404, `Assistant '${String(request.body.assistant_id)}' not found: send the UUID of an assistant, or a graph id for its default assistant.`);
+        return refuse(
+          404,
+          `Assistant '${String(request.body.assistant_id)}' not found: send the UUID of an assistant, or a graph id for its default assistant.`,
+        );
       }
       const errors = checkContext(findGraph(assistant.graph_id)!, { ...assistant.context, ...request.context });
       if (errors.length) return invalid(errors);
       const parsed = parse(request.schedule, zoneOf(request.body));
-      if (!parsed.ok) return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: `Value error, Invalid cron schedule: ${parsed.reason}`, input: request.schedule }]);
+      if (!parsed.ok)
+        return invalid([
+          { type: "value_error", loc: ["body", "schedule"], msg: `Value error, Invalid cron schedule: ${parsed.reason}`, input: request.schedule },
+        ]);
       const next = parsed.schedule.next(now);
-      if (next === undefined) return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: "Value error, Invalid cron schedule: it never fires", input: request.schedule }]);
+      if (next === undefined)
+        return invalid([
+          { type: "value_error", loc: ["body", "schedule"], msg: "Value error, Invalid cron schedule: it never fires", input: request.schedule },
+        ]);
 
       const id = crypto.randomUUID();
       this.#sql.exec(
@@ -138,7 +147,14 @@ export class CronStore extends RpcTarget {
       const row = this.#sql.exec<Row>("SELECT * FROM crons WHERE cron_id = ?", id).toArray()[0];
       if (!row) return refuse(404, `Cron ${id} not found.`);
       if (change.on_run_completed !== undefined && row.thread_id !== null) {
-        return invalid([{ type: "value_error", loc: ["body", "on_run_completed"], msg: "Value error, on_run_completed applies to stateless crons only: this cron runs on a thread", input: change.on_run_completed }]);
+        return invalid([
+          {
+            type: "value_error",
+            loc: ["body", "on_run_completed"],
+            msg: "Value error, on_run_completed applies to stateless crons only: this cron runs on a thread",
+            input: change.on_run_completed,
+          },
+        ]);
       }
       const payload = parseJson<JsonObject>(row.payload);
       if (change.context !== undefined) {
@@ -151,9 +167,11 @@ export class CronStore extends RpcTarget {
       if (change.timezone !== undefined) payload.timezone = change.timezone;
       if (change.schedule !== undefined || change.timezone !== undefined || (change.enabled === true && row.enabled === 0)) {
         const parsed = parse(schedule, zoneOf(payload));
-        if (!parsed.ok) return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: `Value error, Invalid cron schedule: ${parsed.reason}`, input: schedule }]);
+        if (!parsed.ok)
+          return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: `Value error, Invalid cron schedule: ${parsed.reason}`, input: schedule }]);
         const at = parsed.schedule.next(now);
-        if (at === undefined) return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: "Value error, Invalid cron schedule: it never fires", input: schedule }]);
+        if (at === undefined)
+          return invalid([{ type: "value_error", loc: ["body", "schedule"], msg: "Value error, Invalid cron schedule: it never fires", input: schedule }]);
         next = at;
       }
       for (const field of ["input", "config", "context", "stream_mode", "stream_subgraphs", "stream_resumable", "durability"] as const) {
@@ -197,21 +215,23 @@ export class CronStore extends RpcTarget {
     const due = this.#storage.transactionSync(() => {
       this.#cascade();
       const rows = this.#sql
-        .exec<Row>("SELECT * FROM crons WHERE enabled = 1 AND next_run_date <= ? AND (end_time IS NULL OR end_time >= ?) ORDER BY next_run_date, rowid", now, now)
+        .exec<Row>(
+          "SELECT * FROM crons WHERE enabled = 1 AND next_run_date <= ? AND (end_time IS NULL OR end_time >= ?) ORDER BY next_run_date, rowid",
+          now,
+          now,
+        )
         .toArray();
       for (const row of rows) {
         const parsed = this.#deps.parse(row.schedule, zoneOf(parseJson<JsonObject>(row.payload)));
         const next = parsed.ok ? (parsed.schedule.next(now) ?? null) : null;
         this.#sql.exec("UPDATE crons SET next_run_date = ? WHERE cron_id = ?", next, row.cron_id);
       }
-      return rows.map(
-        (row): DueCron => ({
-          cron_id: row.cron_id,
-          thread_id: row.thread_id,
-          on_run_completed: row.on_run_completed as DueCron["on_run_completed"],
-          payload: parseJson<JsonObject>(row.payload),
-        }),
-      );
+      return rows.map((row): DueCron => ({
+        cron_id: row.cron_id,
+        thread_id: row.thread_id,
+        on_run_completed: row.on_run_completed as DueCron["on_run_completed"],
+        payload: parseJson<JsonObject>(row.payload),
+      }));
     });
     this.#rearm();
     return due;
@@ -220,7 +240,9 @@ export class CronStore extends RpcTarget {
   /** The earliest time a cron is due (enabled, not past its end), for the state object's alarm. */
   nextDue(): number | undefined {
     const row = this.#sql
-      .exec<{ at: number | null }>("SELECT MIN(next_run_date) AS at FROM crons WHERE enabled = 1 AND next_run_date IS NOT NULL AND (end_time IS NULL OR end_time >= next_run_date)")
+      .exec<{ at: number | null }>(
+        "SELECT MIN(next_run_date) AS at FROM crons WHERE enabled = 1 AND next_run_date IS NOT NULL AND (end_time IS NULL OR end_time >= next_run_date)",
+      )
       .one();
     return row.at ?? undefined;
   }

@@ -12,13 +12,46 @@ export interface DueCron {
 // The fields of the document's RunCreateStateful and RunCreateStateless: a cron's payload also
 // holds its own fields (schedule, end_time, ...), which are not the run's.
 const STATEFUL_RUN_FIELDS = [
-  "assistant_id", "checkpoint", "input", "command", "metadata", "config", "context", "webhook", "interrupt_before", "interrupt_after",
-  "stream_mode", "stream_subgraphs", "stream_resumable", "on_disconnect", "feedback_keys", "multitask_strategy", "if_not_exists",
-  "after_seconds", "checkpoint_during", "durability",
+  "assistant_id",
+  "checkpoint",
+  "input",
+  "command",
+  "metadata",
+  "config",
+  "context",
+  "webhook",
+  "interrupt_before",
+  "interrupt_after",
+  "stream_mode",
+  "stream_subgraphs",
+  "stream_resumable",
+  "on_disconnect",
+  "feedback_keys",
+  "multitask_strategy",
+  "if_not_exists",
+  "after_seconds",
+  "checkpoint_during",
+  "durability",
 ];
 const STATELESS_RUN_FIELDS = [
-  "assistant_id", "input", "command", "metadata", "config", "context", "webhook", "interrupt_before", "interrupt_after", "stream_mode",
-  "feedback_keys", "stream_subgraphs", "stream_resumable", "on_completion", "on_disconnect", "after_seconds", "checkpoint_during", "durability",
+  "assistant_id",
+  "input",
+  "command",
+  "metadata",
+  "config",
+  "context",
+  "webhook",
+  "interrupt_before",
+  "interrupt_after",
+  "stream_mode",
+  "feedback_keys",
+  "stream_subgraphs",
+  "stream_resumable",
+  "on_completion",
+  "on_disconnect",
+  "after_seconds",
+  "checkpoint_during",
+  "durability",
 ];
 
 /**
@@ -60,9 +93,10 @@ export async function fireCrons(due: readonly DueCron[], send: (request: Request
     try {
       const response = await send(runRequestFor(cron, origin));
       const body = (await response.json().catch(() => null)) as { run_id?: unknown; detail?: unknown } | null;
-      outcome = response.ok && typeof body?.run_id === "string"
-        ? { cron_id: cron.cron_id, status: response.status, run_id: body.run_id }
-        : { cron_id: cron.cron_id, status: response.status, detail: body?.detail ?? body };
+      outcome =
+        response.ok && typeof body?.run_id === "string"
+          ? { cron_id: cron.cron_id, status: response.status, run_id: body.run_id }
+          : { cron_id: cron.cron_id, status: response.status, detail: body?.detail ?? body };
     } catch (error) {
       outcome = { cron_id: cron.cron_id, status: 500, detail: String(error) };
     }

@@ -9,11 +9,16 @@ import { cronsOf } from "../state-access.ts";
 import { CronCount, CronCreate, CronIdParam, CronSearch, CronUpdate, ThreadCronCreate, type CronFilter, type CronRequest } from "./schema.ts";
 
 /** POST /threads/{thread_id}/runs/crons: a cron whose runs all go to that thread. */
-export const threadCronRoutes = new Hono<AgentServerEnv>().post("/:thread_id/runs/crons", validate("param", ThreadIdParam), validate("json", ThreadCronCreate), async (c) => {
-  const body = c.req.valid("json");
-  using crons = cronsOf(c.env);
-  return answer(c, await crons.create(await cronRequest(c, body, c.req.valid("param").thread_id, null)));
-});
+export const threadCronRoutes = new Hono<AgentServerEnv>().post(
+  "/:thread_id/runs/crons",
+  validate("param", ThreadIdParam),
+  validate("json", ThreadCronCreate),
+  async (c) => {
+    const body = c.req.valid("json");
+    using crons = cronsOf(c.env);
+    return answer(c, await crons.create(await cronRequest(c, body, c.req.valid("param").thread_id, null)));
+  },
+);
 
 /** /runs/crons: stateless crons (a new thread per run), and searching, counting, reading, updating and deleting any cron. */
 export const cronRoutes = new Hono<AgentServerEnv>()
@@ -57,7 +62,14 @@ export const cronRoutes = new Hono<AgentServerEnv>()
  */
 async function cronRequest(
   c: Context,
-  body: { schedule: string; assistant_id: string; end_time?: number | undefined; enabled?: boolean | undefined; metadata?: JsonObject | undefined; context?: JsonObject | undefined },
+  body: {
+    schedule: string;
+    assistant_id: string;
+    end_time?: number | undefined;
+    enabled?: boolean | undefined;
+    metadata?: JsonObject | undefined;
+    context?: JsonObject | undefined;
+  },
   threadId: string | null,
   onRunCompleted: "delete" | "keep" | null,
 ): Promise<CronRequest> {

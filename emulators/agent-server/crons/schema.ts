@@ -22,14 +22,16 @@ const dateTime = () =>
     return z.NEVER;
   });
 
-const normalOffset = (offset: string | undefined) => (offset === undefined || offset.toUpperCase() === "Z" ? "Z" : offset.includes(":") ? offset : `${offset.slice(0, 3)}:${offset.slice(3)}`);
+const normalOffset = (offset: string | undefined) =>
+  offset === undefined || offset.toUpperCase() === "Z" ? "Z" : offset.includes(":") ? offset : `${offset.slice(0, 3)}:${offset.slice(3)}`;
 
 const unsupported = (why: string) => notEmulated(`not supported by the agent-server emulator: ${why}`);
 
 /** `timezone`: an IANA time zone name the schedule is read in (absent or null: UTC). */
 const timezone = () =>
   optionalField(z.string()).superRefine((zone, ctx) => {
-    if (zone !== undefined && !isTimezone(zone)) ctx.addIssue(valueError(`Invalid timezone '${zone}': expected an IANA time zone name such as 'America/New_York'`));
+    if (zone !== undefined && !isTimezone(zone))
+      ctx.addIssue(valueError(`Invalid timezone '${zone}': expected an IANA time zone name such as 'America/New_York'`));
   });
 
 /**

@@ -46,11 +46,16 @@ export class DeploymentRegistry extends DurableObject<AgentServerBindings> imple
 
   /** The key a workspace admits besides its own (by that key's own workspace id), if the control plane named one. */
   keyWorkspace(workspaceId: string): string | null {
-    return this.ctx.storage.sql.exec<{ key_workspace: string }>("SELECT key_workspace FROM workspace_keys WHERE workspace_id = ?", workspaceId).toArray()[0]?.key_workspace ?? null;
+    return (
+      this.ctx.storage.sql.exec<{ key_workspace: string }>("SELECT key_workspace FROM workspace_keys WHERE workspace_id = ?", workspaceId).toArray()[0]
+        ?.key_workspace ?? null
+    );
   }
 
   /** The workspace owning the deployment, or null when it has no agent server. */
   owner(deploymentId: string): string | null {
-    return this.ctx.storage.sql.exec<{ workspace_id: string }>("SELECT workspace_id FROM deployments WHERE id = ?", deploymentId).toArray()[0]?.workspace_id ?? null;
+    return (
+      this.ctx.storage.sql.exec<{ workspace_id: string }>("SELECT workspace_id FROM deployments WHERE id = ?", deploymentId).toArray()[0]?.workspace_id ?? null
+    );
   }
 }

@@ -40,7 +40,10 @@ export function withDeployments(api: Hono<AgentServerEnv>) {
     const credential = await workspaceCredential(request.headers);
     if (credential.kind === "none") return refuse(401, NOT_AUTHENTICATED);
     if (credential.kind === "invalid-tenant") {
-      return refuse(422, toValidationErrors(credential.issues, "header", credential.sent).map((e) => ({ ...e, loc: ["header", "x-tenant-id"] })));
+      return refuse(
+        422,
+        toValidationErrors(credential.issues, "header", credential.sent).map((e) => ({ ...e, loc: ["header", "x-tenant-id"] })),
+      );
     }
     const registry = registryOf(env);
     if (credential.chosen && (await registry.keyWorkspace(credential.workspaceId)) !== credential.keyWorkspace) return refuse(403, NOT_YOUR_WORKSPACE);

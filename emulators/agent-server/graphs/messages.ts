@@ -62,7 +62,9 @@ function toMessage(item: unknown, index: number, newId: () => string): Message {
   const type = typeof sender === "string" ? SENDER[sender.toLowerCase()] : undefined;
   if (!type) {
     throw new InvalidInputError(
-      `input.messages[${index}] has role ${JSON.stringify(sender ?? null)}; expected one of ${Object.keys(SENDER).map((s) => JSON.stringify(s)).join(", ")}.`,
+      `input.messages[${index}] has role ${JSON.stringify(sender ?? null)}; expected one of ${Object.keys(SENDER)
+        .map((s) => JSON.stringify(s))
+        .join(", ")}.`,
     );
   }
   const content = textOf(record.content);

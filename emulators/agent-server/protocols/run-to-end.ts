@@ -21,7 +21,10 @@ export async function startRun(env: AgentServerBindings, run: ProtocolRun) {
   const request =
     run.kind === "stateless"
       ? runRequest({ kind: "stateless", body: RunCreateStateless.parse({ assistant_id: run.assistantId, input: run.input }) }, delay)
-      : runRequest({ kind: "thread", threadId: run.threadId, body: RunCreate.parse({ assistant_id: run.assistantId, input: run.input, if_not_exists: "create" }) }, delay);
+      : runRequest(
+          { kind: "thread", threadId: run.threadId, body: RunCreate.parse({ assistant_id: run.assistantId, input: run.input, if_not_exists: "create" }) },
+          delay,
+        );
   using runs = runsOf(env);
   const created = await runs.create(request, { outcome: true });
   if (!created.ok) return created;

@@ -29,14 +29,22 @@ export interface CheckedCommand {
 export function checkRunGraphOptions(
   graph: Graph,
   thread: Thread | undefined,
-  request: { readonly command?: RunCommandBody | undefined; readonly interruptBefore?: "*" | readonly string[] | undefined; readonly interruptAfter?: "*" | readonly string[] | undefined },
+  request: {
+    readonly command?: RunCommandBody | undefined;
+    readonly interruptBefore?: "*" | readonly string[] | undefined;
+    readonly interruptAfter?: "*" | readonly string[] | undefined;
+  },
 ): Result<CheckedCommand | undefined> {
   const names = graph.nodes.map((n) => n.name);
   const errors: ValidationError[] = [];
-  for (const [field, nodes] of [["interrupt_before", request.interruptBefore], ["interrupt_after", request.interruptAfter]] as const) {
+  for (const [field, nodes] of [
+    ["interrupt_before", request.interruptBefore],
+    ["interrupt_after", request.interruptAfter],
+  ] as const) {
     if (nodes === undefined || nodes === "*") continue;
     nodes.forEach((node, index) => {
-      if (!names.includes(node)) errors.push(valueError(["body", field, index], node, `graph '${graph.graphId}' has no node '${node}'; its nodes are ${list(names)} (or "*" for all)`));
+      if (!names.includes(node))
+        errors.push(valueError(["body", field, index], node, `graph '${graph.graphId}' has no node '${node}'; its nodes are ${list(names)} (or "*" for all)`));
     });
   }
   const command = request.command;
@@ -50,11 +58,19 @@ export function checkRunGraphOptions(
   if (command.goto !== undefined) {
     const targets = Array.isArray(command.goto) ? command.goto : [command.goto];
     if (targets.some((t) => typeof t !== "string")) {
-      errors.push(valueError(["body", "command", "goto"], command.goto, "a Send (a node with its own input) is not supported by the agent-server emulator: its graphs keep one state; name the node and write its input with command.update"));
+      errors.push(
+        valueError(
+          ["body", "command", "goto"],
+          command.goto,
+          "a Send (a node with its own input) is not supported by the agent-server emulator: its graphs keep one state; name the node and write its input with command.update",
+        ),
+      );
     } else if (targets.length !== 1) {
       errors.push(valueError(["body", "command", "goto"], command.goto, `the emulated graphs run one node at a time: name one of ${list(names)}`));
     } else if (!names.includes(targets[0] as string)) {
-      errors.push(valueError(["body", "command", "goto"], command.goto, `graph '${graph.graphId}' has no node '${String(targets[0])}'; its nodes are ${list(names)}`));
+      errors.push(
+        valueError(["body", "command", "goto"], command.goto, `graph '${graph.graphId}' has no node '${String(targets[0])}'; its nodes are ${list(names)}`),
+      );
     } else checked.goto = targets[0] as string;
   }
   const resuming = command.resume !== undefined && command.resume !== null;

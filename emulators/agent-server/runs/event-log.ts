@@ -44,7 +44,14 @@ export class RunEventLog {
    */
   append(threadId: string, runId: string | null, { event, data }: ServerSentEvent, scope: EventScope = "run"): LoggedEvent {
     const { seq } = this.#sql
-      .exec<{ seq: number }>("INSERT INTO run_events (thread_id, run_id, scope, event, data) VALUES (?, ?, ?, ?, ?) RETURNING seq", threadId, runId, scope, event, JSON.stringify(data ?? null))
+      .exec<{ seq: number }>(
+        "INSERT INTO run_events (thread_id, run_id, scope, event, data) VALUES (?, ?, ?, ?, ?) RETURNING seq",
+        threadId,
+        runId,
+        scope,
+        event,
+        JSON.stringify(data ?? null),
+      )
       .one();
     this.#prune(threadId);
     const logged: LoggedEvent = { seq, runId, scope, event, data };

@@ -184,7 +184,12 @@ export async function executeRun(plan: RunPlan, hooks: RunHooks): Promise<RunOut
       return fail(node.name, values, error, hooks);
     }
     values = { ...values, messages: addMessages(values.messages ?? [], update.messages) };
-    hooks.checkpoint?.({ source: "loop", values, next: nodes.slice(index + 1, index + 2).map((n) => n.name), writes: { [node.name]: update as unknown as JsonObject } });
+    hooks.checkpoint?.({
+      source: "loop",
+      values,
+      next: nodes.slice(index + 1, index + 2).map((n) => n.name),
+      writes: { [node.name]: update as unknown as JsonObject },
+    });
     if (modes.has("updates")) hooks.emit({ event: "updates", data: { [node.name]: update } });
     if (modes.has("values")) hooks.emit({ event: "values", data: values });
     if (stopsAt(plan.interruptAfter, node.name)) return breakpoint(values, modes, hooks);

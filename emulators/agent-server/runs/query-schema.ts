@@ -73,7 +73,12 @@ export function readLastEventId(header: string | undefined): LastEventId {
   if (/^\d+$/.test(text)) return { ok: true, after: Number(text) };
   return {
     ok: false,
-    error: { type: "value_error", loc: ["header", "Last-Event-ID"], msg: "Value error, expected an event id from this stream (the number after 'id:'), or -1 for the first event", input: text },
+    error: {
+      type: "value_error",
+      loc: ["header", "Last-Event-ID"],
+      msg: "Value error, expected an event id from this stream (the number after 'id:'), or -1 for the first event",
+      input: text,
+    },
   };
 }
 

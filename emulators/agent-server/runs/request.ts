@@ -4,8 +4,7 @@ import type { MultitaskStrategy, RunCreate, RunCreateStateless, RunRequest } fro
 
 /** Where a run goes: a thread of the client's, or (stateless) a new one of its own. */
 export type RunTarget =
-  | { readonly kind: "thread"; readonly threadId: string; readonly body: RunCreate }
-  | { readonly kind: "stateless"; readonly body: RunCreateStateless };
+  { readonly kind: "thread"; readonly threadId: string; readonly body: RunCreate } | { readonly kind: "stateless"; readonly body: RunCreateStateless };
 
 /**
  * The run store's request for a validated body. Defaults as the document gives them:

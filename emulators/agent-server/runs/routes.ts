@@ -42,10 +42,15 @@ export const runRoutes = new Hono<AgentServerEnv>()
     const { run, stream } = created.value;
     // Location is where the official client reconnects after a dropped stream, with the last event
     // id it saw: only a resumable stream writes ids, so only it names one.
-    return answerRunStream(c, stream!, { threadId: thread_id, runId: run.run_id, cancelOnDisconnect: body.on_disconnect === "cancel" }, {
-      "content-location": runPath(thread_id, run.run_id),
-      ...(resumable ? { location: `${runPath(thread_id, run.run_id)}/stream` } : {}),
-    });
+    return answerRunStream(
+      c,
+      stream!,
+      { threadId: thread_id, runId: run.run_id, cancelOnDisconnect: body.on_disconnect === "cancel" },
+      {
+        "content-location": runPath(thread_id, run.run_id),
+        ...(resumable ? { location: `${runPath(thread_id, run.run_id)}/stream` } : {}),
+      },
+    );
   })
   .post("/:thread_id/runs/wait", validate("param", ThreadIdParam), validate("json", RunCreate), async (c) => {
     const { thread_id } = c.req.valid("param");
@@ -86,10 +91,15 @@ export const runRoutes = new Hono<AgentServerEnv>()
       withIds: true,
     });
     if (!stream.ok) return refusal(c, stream);
-    return answerRunStream(c, stream.value, { threadId: thread_id, runId: run_id, cancelOnDisconnect: query.cancel_on_disconnect }, {
-      "content-location": runPath(thread_id, run_id),
-      location: `${runPath(thread_id, run_id)}/stream`,
-    });
+    return answerRunStream(
+      c,
+      stream.value,
+      { threadId: thread_id, runId: run_id, cancelOnDisconnect: query.cancel_on_disconnect },
+      {
+        "content-location": runPath(thread_id, run_id),
+        location: `${runPath(thread_id, run_id)}/stream`,
+      },
+    );
   })
   .post("/:thread_id/runs/:run_id/cancel", validate("param", RunIdParam), validate("query", CancelQuery), async (c) => {
     const { thread_id, run_id } = c.req.valid("param");

@@ -15,5 +15,9 @@ export interface RunObserver {
    * The run is over: its final status (undefined when it was rolled back or its thread deleted),
    * the interrupts it paused on, and its error.
    */
-  finished(run: Run, status: RunStatus | undefined, ending: { readonly interrupts?: readonly Interrupt[] | undefined; readonly error?: RunError | undefined }): void;
+  finished(
+    run: Run,
+    status: RunStatus | undefined,
+    ending: { readonly interrupts?: readonly Interrupt[] | undefined; readonly error?: RunError | undefined },
+  ): void;
 }

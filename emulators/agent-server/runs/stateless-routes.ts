@@ -54,9 +54,14 @@ export const statelessRunRoutes = new Hono<AgentServerEnv>()
     if (!created.ok) return refusal(c, created);
     const { run, stream } = created.value;
     // No Location: the thread of a stateless run goes when the run ends, so there is nothing to rejoin.
-    return answerRunStream(c, stream!, { threadId: run.thread_id, runId: run.run_id, cancelOnDisconnect: body.on_disconnect === "cancel" }, {
-      "content-location": `/runs/${run.run_id}`,
-    });
+    return answerRunStream(
+      c,
+      stream!,
+      { threadId: run.thread_id, runId: run.run_id, cancelOnDisconnect: body.on_disconnect === "cancel" },
+      {
+        "content-location": `/runs/${run.run_id}`,
+      },
+    );
   })
   .post("/wait", validate("json", RunCreateStateless), async (c) => {
     const body = c.req.valid("json");
@@ -96,10 +101,15 @@ export const statelessRunRoutes = new Hono<AgentServerEnv>()
     if (!run) return detail(c, 404, `Run ${run_id} not found.`);
     const stream = await runs.openStream(run.thread_id, run_id, { after: lastEventId.after ?? 0, modes: query.stream_mode, withIds: true });
     if (!stream.ok) return refusal(c, stream);
-    return answerRunStream(c, stream.value, { threadId: run.thread_id, runId: run_id, cancelOnDisconnect: query.cancel_on_disconnect }, {
-      "content-location": `/runs/${run_id}`,
-      location: `/runs/${run_id}/stream`,
-    });
+    return answerRunStream(
+      c,
+      stream.value,
+      { threadId: run.thread_id, runId: run_id, cancelOnDisconnect: query.cancel_on_disconnect },
+      {
+        "content-location": `/runs/${run_id}`,
+        location: `/runs/${run_id}/stream`,
+      },
+    );
   })
   .post("/cancel", validate("query", CancelQuery), validate("json", RunsCancel), async (c) => {
     const body = c.req.valid("json");

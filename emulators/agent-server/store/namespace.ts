@@ -44,7 +44,13 @@ export function matchesListing(namespace: Namespace, prefix: Namespace | undefin
  */
 export function listNamespaces(
   namespaces: readonly Namespace[],
-  query: { readonly prefix?: Namespace | undefined; readonly suffix?: Namespace | undefined; readonly maxDepth?: number | undefined; readonly limit: number; readonly offset: number },
+  query: {
+    readonly prefix?: Namespace | undefined;
+    readonly suffix?: Namespace | undefined;
+    readonly maxDepth?: number | undefined;
+    readonly limit: number;
+    readonly offset: number;
+  },
 ): string[][] {
   const found = new Map<string, string[]>();
   for (const namespace of namespaces) {

@@ -33,7 +33,13 @@ export const storeRoutes = new Hono<AgentServerEnv>()
   .post("/items/search", validate("json", StoreSearch), async (c) => {
     const query = c.req.valid("json");
     using items = itemsOf(c.env);
-    const found = await items.search({ prefix: query.namespace_prefix ?? [], filter: query.filter, limit: query.limit, offset: query.offset, refreshTtl: query.refresh_ttl });
+    const found = await items.search({
+      prefix: query.namespace_prefix ?? [],
+      filter: query.filter,
+      limit: query.limit,
+      offset: query.offset,
+      refreshTtl: query.refresh_ttl,
+    });
     return c.json({ items: found });
   })
   .post("/namespaces", validate("json", StoreListNamespaces), async (c) => {

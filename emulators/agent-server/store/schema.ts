@@ -35,7 +35,9 @@ export const StorePut = z.object({
   key: z.string(),
   value: JsonObjectSchema,
   index: optionalField(z.union([z.literal(false), z.array(z.string())])),
-  ttl: optionalField(float().refine((minutes) => minutes > 0, { message: "Value error, ttl must be a positive number of minutes", params: { type: "value_error" } })),
+  ttl: optionalField(
+    float().refine((minutes) => minutes > 0, { message: "Value error, ttl must be a positive number of minutes", params: { type: "value_error" } }),
+  ),
 });
 export type StorePut = z.output<typeof StorePut>;
 

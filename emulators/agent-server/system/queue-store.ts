@@ -18,7 +18,10 @@ export class QueueStore extends RpcTarget {
   /** Runs by status, as the real server's `/metrics` counts its queue. */
   stats(): QueueStats {
     const counts = new Map(
-      this.#sql.exec<{ status: string; n: number }>("SELECT status, COUNT(*) AS n FROM runs WHERE status IN ('pending', 'running') GROUP BY status").toArray().map((row) => [row.status, row.n]),
+      this.#sql
+        .exec<{ status: string; n: number }>("SELECT status, COUNT(*) AS n FROM runs WHERE status IN ('pending', 'running') GROUP BY status")
+        .toArray()
+        .map((row) => [row.status, row.n]),
     );
     return { n_pending: counts.get("pending") ?? 0, n_running: counts.get("running") ?? 0 };
   }

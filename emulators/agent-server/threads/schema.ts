@@ -14,7 +14,9 @@ import type { ThreadValues } from "../graphs/graph.ts";
  */
 export const ThreadTtl = z.object({
   strategy: optionalField(z.enum(["delete", "keep_latest"])),
-  ttl: optionalField(float().refine((minutes) => minutes > 0, { message: "Value error, ttl must be a positive number of minutes", params: { type: "value_error" } })),
+  ttl: optionalField(
+    float().refine((minutes) => minutes > 0, { message: "Value error, ttl must be a positive number of minutes", params: { type: "value_error" } }),
+  ),
 });
 
 /**

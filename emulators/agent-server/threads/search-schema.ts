@@ -19,13 +19,25 @@ export const ThreadCount = optionalBody(ThreadFilter);
 export type ThreadFilter = z.output<typeof ThreadFilter>;
 
 /** What `select` may name: the 2026 document's fields, and `context`, which older clients still send. */
-export const THREAD_FIELDS = ["thread_id", "created_at", "updated_at", "state_updated_at", "metadata", "config", "context", "status", "values", "interrupts"] as const;
+export const THREAD_FIELDS = [
+  "thread_id",
+  "created_at",
+  "updated_at",
+  "state_updated_at",
+  "metadata",
+  "config",
+  "context",
+  "status",
+  "values",
+  "interrupts",
+] as const;
 
 /** `extract`: at most MAX_EXTRACTS aliases, each a path from one of the thread's JSON columns (extract.ts). */
 const Extract = z.record(z.string(), z.string()).superRefine((aliases, ctx) => {
   if (Object.keys(aliases).length > MAX_EXTRACTS) ctx.addIssue(valueError(`extract takes at most ${MAX_EXTRACTS} aliases`));
   for (const [alias, path] of Object.entries(aliases)) {
-    if (!parseExtractPath(path)) ctx.addIssue(valueError(`Invalid extract path '${path}': it must start with ${EXTRACT_ROOTS.join(", ")} (e.g. values.messages[-1])`, [alias]));
+    if (!parseExtractPath(path))
+      ctx.addIssue(valueError(`Invalid extract path '${path}': it must start with ${EXTRACT_ROOTS.join(", ")} (e.g. values.messages[-1])`, [alias]));
   }
 });
 

@@ -38,7 +38,10 @@ export class ThreadQueries extends RpcTarget {
     const page = matches.slice(query.offset, query.offset + query.limit).map(({ thread }) => {
       const picked = pick(thread, query.select);
       if (extracts.length === 0) return picked;
-      return { ...picked, extracted: Object.fromEntries(extracts.map(([alias, steps]) => [alias, extractValue(thread as unknown as Record<string, unknown>, steps)])) };
+      return {
+        ...picked,
+        extracted: Object.fromEntries(extracts.map(([alias, steps]) => [alias, extractValue(thread as unknown as Record<string, unknown>, steps)])),
+      };
     });
     return { items: page, total: matches.length };
   }

@@ -19,7 +19,10 @@ export const threadStateRoutes = new Hono<AgentServerEnv>()
   .post("/:thread_id/state", validate("param", ThreadIdParam), validate("json", ThreadStateUpdate), async (c) => {
     const body = c.req.valid("json");
     using state = threadStateOf(c.env);
-    return answer(c, await state.update(c.req.valid("param").thread_id, { values: body.values, asNode: body.as_node, checkpointId: body.checkpoint_id ?? body.checkpoint }));
+    return answer(
+      c,
+      await state.update(c.req.valid("param").thread_id, { values: body.values, asNode: body.as_node, checkpointId: body.checkpoint_id ?? body.checkpoint }),
+    );
   })
   // The 2026 document dropped `?subgraphs=` here (it is in the body); an older client's query is ignored, as FastAPI ignores unknown parameters.
   .post("/:thread_id/state/checkpoint", validate("param", ThreadIdParam), validate("json", ThreadStateCheckpointRequest), async (c) => {
@@ -39,7 +42,10 @@ export const threadStateRoutes = new Hono<AgentServerEnv>()
   .post("/:thread_id/history", validate("param", ThreadIdParam), validate("json", ThreadStateSearch), async (c) => {
     const body = c.req.valid("json");
     using state = threadStateOf(c.env);
-    return answer(c, await state.history(c.req.valid("param").thread_id, { limit: body.limit, before: body.before, metadata: body.metadata, checkpointId: body.checkpoint }));
+    return answer(
+      c,
+      await state.history(c.req.valid("param").thread_id, { limit: body.limit, before: body.before, metadata: body.metadata, checkpointId: body.checkpoint }),
+    );
   })
   .post("/:thread_id/copy", validate("param", ThreadIdParam), async (c) => {
     using state = threadStateOf(c.env);

@@ -66,7 +66,10 @@ export class ThreadStateStore extends RpcTarget {
    * with the values applied as `as_node` would have written them; the thread takes its values.
    * 409 while a run is in flight on the thread, 400 for a thread that has no graph yet.
    */
-  update(threadId: string, request: { readonly values: unknown; readonly asNode?: string | undefined; readonly checkpointId?: string | undefined }): Result<{ checkpoint: CheckpointConfig }> {
+  update(
+    threadId: string,
+    request: { readonly values: unknown; readonly asNode?: string | undefined; readonly checkpointId?: string | undefined },
+  ): Result<{ checkpoint: CheckpointConfig }> {
     return this.#storage.transactionSync((): Result<{ checkpoint: CheckpointConfig }> => {
       const thread = this.#threads.find(threadId);
       if (!thread) return notFound(threadId);
@@ -77,7 +80,10 @@ export class ThreadStateStore extends RpcTarget {
       const graphId = typeof thread.metadata.graph_id === "string" ? thread.metadata.graph_id : undefined;
       const graph = graphId === undefined ? undefined : findGraph(graphId);
       if (!graph) {
-        return refuse(400, `Thread ${threadId} has no graph yet: run it once, or create it with metadata {"graph_id": "<graph id>"}, before updating its state.`);
+        return refuse(
+          400,
+          `Thread ${threadId} has no graph yet: run it once, or create it with metadata {"graph_id": "<graph id>"}, before updating its state.`,
+        );
       }
       let base: Checkpoint | undefined;
       if (request.checkpointId !== undefined) {
@@ -86,7 +92,9 @@ export class ThreadStateStore extends RpcTarget {
       } else base = this.#checkpoints.latest(threadId);
 
       const writer = Object.keys(base?.metadata.writes ?? {})[0];
-      const update = applyStateUpdate(graph, base?.values ?? thread.values, { values: request.values, asNode: request.asNode, lastWriter: writer }, () => crypto.randomUUID());
+      const update = applyStateUpdate(graph, base?.values ?? thread.values, { values: request.values, asNode: request.asNode, lastWriter: writer }, () =>
+        crypto.randomUUID(),
+      );
       if (!update.ok) return invalid(update.errors);
       const checkpoint = this.#checkpoints.append(threadId, {
         parentId: base?.checkpoint_id ?? null,

@@ -25,16 +25,25 @@ export function applyStateUpdate(graph: Graph, base: ThreadValues, request: Stat
   const names = graph.nodes.map((n) => n.name);
   const asNode = request.asNode ?? (request.lastWriter !== undefined && names.includes(request.lastWriter) ? request.lastWriter : names.at(-1)!);
   if (!names.includes(asNode)) {
-    return refuse(["body", "as_node"], request.asNode, `graph '${graph.graphId}' has no node '${asNode}'; its nodes are ${names.map((n) => `'${n}'`).join(", ")}`);
+    return refuse(
+      ["body", "as_node"],
+      request.asNode,
+      `graph '${graph.graphId}' has no node '${asNode}'; its nodes are ${names.map((n) => `'${n}'`).join(", ")}`,
+    );
   }
   const next = names.slice(names.indexOf(asNode) + 1, names.indexOf(asNode) + 2);
   const update = request.values;
   if (update === null || update === undefined) return { ok: true, values: base, asNode, next };
   if (typeof update !== "object" || Array.isArray(update)) {
-    return refuse(["body", "values"], update, "the message graphs take one update, an object like {\"messages\": [...]}");
+    return refuse(["body", "values"], update, 'the message graphs take one update, an object like {"messages": [...]}');
   }
   const unknown = Object.keys(update).filter((key) => key !== "messages");
-  if (unknown.length > 0) return refuse(["body", "values", unknown[0]!], (update as Record<string, unknown>)[unknown[0]!], `the state of graph '${graph.graphId}' has only 'messages'`);
+  if (unknown.length > 0)
+    return refuse(
+      ["body", "values", unknown[0]!],
+      (update as Record<string, unknown>)[unknown[0]!],
+      `the state of graph '${graph.graphId}' has only 'messages'`,
+    );
   try {
     const added = inputMessages(update, newId);
     return { ok: true, values: { ...base, messages: addMessages(base.messages ?? [], added) }, asNode, next };

@@ -5,7 +5,11 @@ export interface ThreadStorage {
   readonly thread_id: string;
   readonly total_bytes: number;
   readonly checkpoints: { readonly count: number; readonly bytes: number };
-  readonly channel_values: { readonly count: number; readonly bytes: number; readonly by_channel: Record<string, { readonly versions: number; readonly bytes: number }> };
+  readonly channel_values: {
+    readonly count: number;
+    readonly bytes: number;
+    readonly by_channel: Record<string, { readonly versions: number; readonly bytes: number }>;
+  };
   readonly pending_writes: { readonly count: number; readonly bytes: number };
 }
 

@@ -50,9 +50,21 @@ export const checkpointConfig = (threadId: string, checkpointId: string): Checkp
  * types those fields as objects and strings, never null. A thread with no checkpoint yet shows its
  * values with no next nodes and a checkpoint without id.
  */
-export function toThreadState(threadId: string, checkpoint: Checkpoint | undefined, empty: { readonly values: ThreadValues; readonly created_at: string }): ThreadState {
+export function toThreadState(
+  threadId: string,
+  checkpoint: Checkpoint | undefined,
+  empty: { readonly values: ThreadValues; readonly created_at: string },
+): ThreadState {
   if (!checkpoint) {
-    return { values: empty.values, next: [], tasks: [], checkpoint: { thread_id: threadId, checkpoint_ns: "" }, metadata: {}, created_at: empty.created_at, interrupts: [] };
+    return {
+      values: empty.values,
+      next: [],
+      tasks: [],
+      checkpoint: { thread_id: threadId, checkpoint_ns: "" },
+      metadata: {},
+      created_at: empty.created_at,
+      interrupts: [],
+    };
   }
   return {
     values: checkpoint.values,

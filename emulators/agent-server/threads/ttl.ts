@@ -56,9 +56,14 @@ export class ThreadExpiry {
   /** The thread's TTL as GET /threads/{id}?include=ttl shows it, or undefined when it has none. */
   info(threadId: string): ThreadTtlInfo | undefined {
     const row = this.#sql
-      .exec<{ strategy: string; ttl_minutes: number; expires_at: number }>("SELECT strategy, ttl_minutes, expires_at FROM thread_ttls WHERE thread_id = ?", threadId)
+      .exec<{ strategy: string; ttl_minutes: number; expires_at: number }>(
+        "SELECT strategy, ttl_minutes, expires_at FROM thread_ttls WHERE thread_id = ?",
+        threadId,
+      )
       .toArray()[0];
-    return row ? { strategy: row.strategy as ThreadTtlInfo["strategy"], ttl_minutes: row.ttl_minutes, expires_at: new Date(row.expires_at).toISOString() } : undefined;
+    return row
+      ? { strategy: row.strategy as ThreadTtlInfo["strategy"], ttl_minutes: row.ttl_minutes, expires_at: new Date(row.expires_at).toISOString() }
+      : undefined;
   }
 
   /** Forgets a deleted thread's expiry. */
@@ -69,7 +74,10 @@ export class ThreadExpiry {
   /** The threads whose TTL has run out, oldest expiry first, with what to do to each. */
   expired(): { readonly threadId: string; readonly strategy: "delete" | "keep_latest" }[] {
     return this.#sql
-      .exec<{ thread_id: string; strategy: string }>("SELECT thread_id, strategy FROM thread_ttls WHERE expires_at <= ? ORDER BY expires_at, thread_id", this.#clock.now())
+      .exec<{ thread_id: string; strategy: string }>(
+        "SELECT thread_id, strategy FROM thread_ttls WHERE expires_at <= ? ORDER BY expires_at, thread_id",
+        this.#clock.now(),
+      )
       .toArray()
       .map((row) => ({ threadId: row.thread_id, strategy: row.strategy === "keep_latest" ? "keep_latest" : "delete" }));
   }

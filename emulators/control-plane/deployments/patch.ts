@@ -83,7 +83,8 @@ export function planPatch(target: PatchTarget, patch: DeploymentPatch): PatchDec
       // A client that read the deployment and sends its secrets back sends the mask: keep the value.
       if (secret.value === SECRET_MASK) {
         const kept = stored.get(secret.name);
-        if (kept === undefined) return { ok: false, detail: `secrets[${index}].value is the mask for secret '${secret.name}', which is not stored: send its value.` };
+        if (kept === undefined)
+          return { ok: false, detail: `secrets[${index}].value is the mask for secret '${secret.name}', which is not stored: send its value.` };
         next.push({ name: secret.name, value: kept });
       } else {
         next.push({ name: secret.name, value: secret.value });
@@ -93,8 +94,7 @@ export function planPatch(target: PatchTarget, patch: DeploymentPatch): PatchDec
   }
 
   const revisionFields = patch.source_revision_config ?? {};
-  const wantsRevision =
-    Object.values(revisionFields).some((v) => v != null) || patch.secrets != null || requested.resource_spec != null;
+  const wantsRevision = Object.values(revisionFields).some((v) => v != null) || patch.secrets != null || requested.resource_spec != null;
   const revisionSource = wantsRevision ? (patch.revision_source ?? target.source) : target.latest.source;
   // A revision from another source starts from scratch: the old source's fields mean nothing to it.
   const base = revisionSource === target.latest.source ? target.latest.config : EMPTY_REVISION_INPUT;

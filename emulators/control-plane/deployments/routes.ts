@@ -68,4 +68,3 @@ export const deploymentRoutes = new Hono<ControlPlaneEnv>()
     const { deployment_id, revision_id } = c.req.valid("param");
     return answer(c, await store.redeploy(deployment_id, revision_id, stepMs), (deployment) => c.json(deployment, 200));
   });
-

@@ -19,7 +19,12 @@ const id = uuid();
 const int = z.number().int().nullish();
 /** CPU cores: bounded, "rounded to 1 decimal place" (ResourceSpec). */
 const cores = (max: number) =>
-  z.number().min(0.1).max(max).transform((v) => Math.round(v * 10) / 10).nullish();
+  z
+    .number()
+    .min(0.1)
+    .max(max)
+    .transform((v) => Math.round(v * 10) / 10)
+    .nullish();
 /** Kubernetes objects (volumes, containers): passed through as sent, the emulator runs no pods. */
 const k8sObjects = z.array(z.looseObject({})).nullish();
 

@@ -256,9 +256,7 @@ export class DeploymentStore extends RpcTarget {
   async getRevision(deploymentId: string, revisionId: string): Promise<Result<Revision>> {
     await this.#catchUp();
     if (!this.#exists(deploymentId)) return notFound(deploymentId);
-    const row = this.#sql
-      .exec<RevisionRow>("SELECT * FROM deployment_revisions WHERE id = ? AND deployment_id = ?", revisionId, deploymentId)
-      .toArray()[0];
+    const row = this.#sql.exec<RevisionRow>("SELECT * FROM deployment_revisions WHERE id = ? AND deployment_id = ?", revisionId, deploymentId).toArray()[0];
     return row ? ok(toRevision(row)) : refuse(404, `Revision ID ${revisionId} not found.`);
   }
 
@@ -293,9 +291,7 @@ export class DeploymentStore extends RpcTarget {
    */
   #advance(now: number): boolean {
     return this.#ctx.storage.transactionSync(() => {
-      const due = this.#sql
-        .exec<RevisionRow>("SELECT * FROM deployment_revisions WHERE next_at IS NOT NULL AND next_at <= ? ORDER BY seq", now)
-        .toArray();
+      const due = this.#sql.exec<RevisionRow>("SELECT * FROM deployment_revisions WHERE next_at IS NOT NULL AND next_at <= ? ORDER BY seq", now).toArray();
       for (const revision of due) {
         const progress = progressAt(revision.created_ms, revision.step_ms, revision.outcome as PipelineEnd, now);
         this.#sql.exec(

@@ -22,7 +22,10 @@ const InstallationInput = z.object({
   id: uuid(),
   installation_id: z.int().min(1),
   name: z.string().min(1),
-  repositories: z.array(RepositoryInput).superRefine(uniqueBy((r: { id: number }) => String(r.id), ["id"], "repository id")).default([]),
+  repositories: z
+    .array(RepositoryInput)
+    .superRefine(uniqueBy((r: { id: number }) => String(r.id), ["id"], "repository id"))
+    .default([]),
 });
 
 /**

@@ -69,7 +69,8 @@ export class IntegrationStore extends RpcTarget {
   }
 
   #installations(kind: IntegrationKind): Installation[] {
-    if (this.#sql.exec("SELECT 1 FROM integration_listings_set WHERE kind = ?", kind).toArray().length === 0) return structuredClone([...SEEDED_INSTALLATIONS[kind]]);
+    if (this.#sql.exec("SELECT 1 FROM integration_listings_set WHERE kind = ?", kind).toArray().length === 0)
+      return structuredClone([...SEEDED_INSTALLATIONS[kind]]);
     return this.#sql
       .exec<InstallationRow>("SELECT * FROM integration_installations WHERE kind = ? ORDER BY seq", kind)
       .toArray()

@@ -18,12 +18,10 @@ export const tokenOfAnotherProvider = (tokenId: string, providerId: string) =>
   refuse(400, `OAuth token '${tokenId}' does not belong to provider '${providerId}'.`);
 
 /** 404: no connection with this id on the agent. */
-export const connectionNotFound = (agentId: string, connectionId: string) =>
-  refuse(404, `Connection '${connectionId}' not found for agent '${agentId}'.`);
+export const connectionNotFound = (agentId: string, connectionId: string) => refuse(404, `Connection '${connectionId}' not found for agent '${agentId}'.`);
 
 /** 409: the agent is already connected to this token. */
-export const duplicateConnection = (agentId: string, tokenId: string) =>
-  refuse(409, `Agent '${agentId}' is already connected to OAuth token '${tokenId}'.`);
+export const duplicateConnection = (agentId: string, tokenId: string) => refuse(409, `Agent '${agentId}' is already connected to OAuth token '${tokenId}'.`);
 
 /** 400: the redirect carries no code or no state. */
 export const missingCodeOrState = () => refuse(400, "Missing code or state: follow the url that POST /v2/auth/authenticate answered.");

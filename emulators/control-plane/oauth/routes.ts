@@ -88,7 +88,12 @@ const providerRoutes = new Hono<ControlPlaneEnv>()
   })
   .post("/providers", validate("json", ProviderCreateRequest), async (c) => {
     const { client_secret, ...request } = c.req.valid("json");
-    const draft = { ...request, client_secret_digest: client_secret === null ? null : await sha256Hex(client_secret), mcp_server_url: null, is_dynamic_client: false };
+    const draft = {
+      ...request,
+      client_secret_digest: client_secret === null ? null : await sha256Hex(client_secret),
+      mcp_server_url: null,
+      is_dynamic_client: false,
+    };
     using store = oauthOf(c);
     return answer(c, await store.createProvider(c.var.workspaceId, draft));
   })

@@ -13,7 +13,10 @@ export async function sha256Hex(text: string): Promise<string> {
 /** `bytes` random bytes, base64url without padding (safe in a query string unescaped). */
 export function randomSecret(bytes: number): string {
   const raw = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...raw)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...raw))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 /** An access token of the emulator's stand-in provider: opaque, 256 random bits, good nowhere else. */

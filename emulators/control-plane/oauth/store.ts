@@ -42,8 +42,7 @@ export interface PendingDraft {
 
 /** What `authenticate` decided: a token now, or an authorization to complete first. */
 export type Authentication =
-  | { readonly status: "completed"; readonly token: string; readonly tokenId: string }
-  | { readonly status: "pending"; readonly authId: string };
+  { readonly status: "completed"; readonly token: string; readonly tokenId: string } | { readonly status: "pending"; readonly authId: string };
 
 /** AuthWaitResponse. */
 export interface WaitOutcome {
@@ -331,7 +330,10 @@ export class OAuthStore extends RpcTarget {
 
   listConnections(agentId: string): AgentConnection[] {
     return this.#sql
-      .exec<ConnectionRow>("SELECT id, agent_id, oauth_token_id, created_by, created_ms FROM oauth_agent_connections WHERE agent_id = ? ORDER BY created_ms, id", agentId)
+      .exec<ConnectionRow>(
+        "SELECT id, agent_id, oauth_token_id, created_by, created_ms FROM oauth_agent_connections WHERE agent_id = ? ORDER BY created_ms, id",
+        agentId,
+      )
       .toArray()
       .flatMap((row) => {
         const token = this.#token(row.oauth_token_id);
@@ -373,7 +375,9 @@ export class OAuthStore extends RpcTarget {
   }
 
   flowWorkspace(authId: string): string | undefined {
-    const row = this.#sql.exec<{ workspace_id: string; expires_ms: number }>("SELECT workspace_id, expires_ms FROM oauth_flow_directory WHERE auth_id = ?", authId).toArray()[0];
+    const row = this.#sql
+      .exec<{ workspace_id: string; expires_ms: number }>("SELECT workspace_id, expires_ms FROM oauth_flow_directory WHERE auth_id = ?", authId)
+      .toArray()[0];
     if (row && row.expires_ms <= this.clock()) this.forgetFlow(authId);
     return row && row.expires_ms > this.clock() ? row.workspace_id : undefined;
   }
@@ -412,7 +416,9 @@ export class OAuthStore extends RpcTarget {
         ? []
         : this.#sql
             .exec<TokenRow>(
-              `SELECT ${TOKEN_COLUMNS.split(", ").map((c) => `t.${c}`).join(", ")} FROM oauth_agent_connections c JOIN oauth_tokens t ON t.id = c.oauth_token_id
+              `SELECT ${TOKEN_COLUMNS.split(", ")
+                .map((c) => `t.${c}`)
+                .join(", ")} FROM oauth_agent_connections c JOIN oauth_tokens t ON t.id = c.oauth_token_id
                WHERE c.agent_id = ? AND t.provider_id = ? ORDER BY c.created_ms DESC`,
               agentId,
               providerId,

@@ -28,4 +28,3 @@ export const templateRoutes = new Hono<ControlPlaneEnv>()
     using store = templatesOf(c);
     return answer(c, await store.delete(c.req.valid("param").template_id), () => c.body(null, 204));
   });
-

@@ -50,7 +50,10 @@ export const TemplateCreateRequest = z.strictObject({
   volume_mounts: VolumeMounts,
   proxy_config: ProxyConfig,
   /** Defaults to the image's registry host (`docker.io` for Docker Hub images). */
-  registry_name: checkedString((name) => (name.trim() === name && name !== "" ? undefined : "a registry name cannot be blank or padded"), z.string().max(255)).optional(),
+  registry_name: checkedString(
+    (name) => (name.trim() === name && name !== "" ? undefined : "a registry name cannot be blank or padded"),
+    z.string().max(255),
+  ).optional(),
   /** Defaults to the workspace's id for `registry_name` (one id per registry name, minted once). */
   registry_id: uuid().optional(),
 });

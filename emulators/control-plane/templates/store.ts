@@ -36,7 +36,10 @@ export class TemplateStore extends RpcTarget {
   list(limit: number, offset: number): Page<SandboxTemplate> {
     this.#seedOnce();
     const rows = this.#sql.exec<{ template: string }>("SELECT template FROM sandbox_templates ORDER BY seq LIMIT ? OFFSET ?", limit, offset);
-    return page(rows.toArray().map((row) => JSON.parse(row.template) as SandboxTemplate), offset);
+    return page(
+      rows.toArray().map((row) => JSON.parse(row.template) as SandboxTemplate),
+      offset,
+    );
   }
 
   /** The template with this (lower-case) id, or 404. */

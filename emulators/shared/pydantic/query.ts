@@ -99,7 +99,8 @@ export const queryChoices = <const C extends readonly [string, ...string[]]>(cho
       const quoted = choices.map((choice) => `'${choice}'`);
       const expected = quoted.length > 1 ? `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}` : quoted[0]!;
       items.forEach((item, index) => {
-        if (!choices.includes(item)) ctx.addIssue({ code: "custom", path: [index], message: `Input should be ${expected}`, params: { type: "enum" }, input: item });
+        if (!choices.includes(item))
+          ctx.addIssue({ code: "custom", path: [index], message: `Input should be ${expected}`, params: { type: "enum" }, input: item });
       });
       return items as C[number][];
     });

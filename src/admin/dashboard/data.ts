@@ -39,7 +39,9 @@ export function dashboardData(input: {
   // Every bucket of the span, empty ones included, so the time axis is even and as long as its
   // label says; without a chosen span, the shortest that holds all the traffic kept.
   const last = now - (now % SERIES_BUCKET_MS);
-  const seen = Object.keys(totals.series).map(Number).filter((t) => t > last - SERIES_KEEP_MS);
+  const seen = Object.keys(totals.series)
+    .map(Number)
+    .filter((t) => t > last - SERIES_KEEP_MS);
   const span: Span = input.span ?? (seen.some((t) => t <= last - SPANS_MS["5m"]) ? "1h" : "5m");
   const buckets = SPANS_MS[span] / SERIES_BUCKET_MS;
   const at = Array.from({ length: buckets }, (_, i) => last - (buckets - 1 - i) * SERIES_BUCKET_MS);

@@ -19,7 +19,10 @@ const InspectSchema = z.strictObject({
   userId: z.string().min(1).optional(),
   ip: z.string().min(1).optional(),
   /** The counter's identity digest, as its name and the logs show it. */
-  digest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  digest: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 
 type Field = { loc: (string | number)[]; msg: string; type: string };
@@ -34,7 +37,11 @@ export function counterRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
   return new Hono<AdminEnv>().post("/counters/inspect", async (c) => {
     const body = await jsonBody(c);
     const parsed = InspectSchema.safeParse(body);
-    if (!parsed.success) throw new GatewayError("validation", toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })));
+    if (!parsed.success)
+      throw new GatewayError(
+        "validation",
+        toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })),
+      );
     const { rule: ruleId, apiKey, userId, ip, digest: givenDigest } = parsed.data;
     const rule = tableOf(tables, ruleId)?.rules.find((r) => r.id === ruleId);
     if (!rule) throw new GatewayError("validation", [{ loc: ["body", "rule"], msg: `no rule ${ruleId} in the rule tables`, type: "value_error" }]);
@@ -42,7 +49,8 @@ export function counterRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
     const runtime = runtimeOf(c.env);
     const { settings } = runtime;
     const clientIp = ip === undefined ? UNKNOWN_CLIENT : clientIpKey(ip);
-    if (ip !== undefined && clientIp === UNKNOWN_CLIENT) throw new GatewayError("validation", [{ loc: ["body", "ip"], msg: `"${ip}" is not an IPv4 or IPv6 address`, type: "value_error" }]);
+    if (ip !== undefined && clientIp === UNKNOWN_CLIENT)
+      throw new GatewayError("validation", [{ loc: ["body", "ip"], msg: `"${ip}" is not an IPv4 or IPv6 address`, type: "value_error" }]);
     const identity = identityOf(rule.identity, { apiKey, userId, clientIp: ip === undefined ? undefined : clientIp });
     if (!givenDigest && "missing" in identity) throw new GatewayError("validation", [identity.missing]);
     const digest = givenDigest ?? identityDigest(identity as Identity, settings.hmacSecret);

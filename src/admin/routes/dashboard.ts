@@ -24,7 +24,8 @@ export function dashboardRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
       return c.html(dashboardPage({ region: runtimeOf(c.env).settings.region, refreshMs }), 200, {
         "cache-control": "no-store",
         // Nothing but this page's own inline scripts, and requests to this origin.
-        "content-security-policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        "content-security-policy":
+          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
       });
     })
     .get("/dashboard/data", async (c) => {

@@ -10,7 +10,10 @@ import { jsonBody } from "../body.ts";
 import type { AdminDeps, AdminEnv } from "../types.ts";
 
 const ExplainSchema = z.strictObject({
-  method: z.string().transform((m) => m.toUpperCase()).pipe(z.enum(METHODS)),
+  method: z
+    .string()
+    .transform((m) => m.toUpperCase())
+    .pipe(z.enum(METHODS)),
   path: z.string().startsWith("/"),
   /** As `-H` lines: repeated names are joined, as the runtime joins repeated header lines. */
   headers: z.array(z.tuple([z.string().min(1), z.string()])).default([]),
@@ -29,7 +32,11 @@ export function explainRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
   return new Hono<AdminEnv>().post("/explain", async (c) => {
     const body = await jsonBody(c);
     const parsed = ExplainSchema.safeParse(body);
-    if (!parsed.success) throw new GatewayError("validation", toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })));
+    if (!parsed.success)
+      throw new GatewayError(
+        "validation",
+        toValidationErrors(parsed.error.issues, "body", body).map(({ loc, msg, type }) => ({ loc: [...loc], msg, type })),
+      );
     const runtime = runtimeOf(c.env);
     const { settings } = runtime;
     const headers = new Headers();
@@ -37,7 +44,11 @@ export function explainRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
     const answer = await explainReport({ ...parsed.data, headers, region: settings.region, secret: settings.hmacSecret, tables });
     if (!answer.ok) throw new GatewayError("unprocessable", `the gateway would refuse this request with ${answer.status}: ${answer.detail}`);
 
-    const effective = await runtime.effectiveRule(answer.rule, { apiKey: answer.facts.apiKey ?? null, userId: answer.facts.userId ?? null, clientIp: answer.facts.clientIp });
+    const effective = await runtime.effectiveRule(answer.rule, {
+      apiKey: answer.facts.apiKey ?? null,
+      userId: answer.facts.userId ?? null,
+      clientIp: answer.facts.clientIp,
+    });
     const now = describe(effective);
     if (/^text\/plain\b/.test(c.req.header("accept") ?? "")) return c.text(`${answer.text}\n\nnow:        ${now}\n`);
     return c.json({ explanation: answer.json, text: answer.text, effective: { ...summary(effective), description: now } });
@@ -46,7 +57,13 @@ export function explainRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
 
 function summary(e: Effective) {
   if (e.treatment !== "count") return { treatment: TREATMENT_WORDS[e.treatment], override: e.by.id };
-  return { treatment: TREATMENT_WORDS[e.treatment], mode: e.mode, limit: e.limit, limitFrom: e.limitBy?.id ?? "published", modeFrom: e.modeBy?.id ?? "published" };
+  return {
+    treatment: TREATMENT_WORDS[e.treatment],
+    mode: e.mode,
+    limit: e.limit,
+    limitFrom: e.limitBy?.id ?? "published",
+    modeFrom: e.modeBy?.id ?? "published",
+  };
 }
 
 /** One line on top of the command's output: the overrides in force for this request. */

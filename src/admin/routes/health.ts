@@ -15,24 +15,30 @@ import type { AdminDeps, AdminEnv } from "../types.ts";
  * fail), with the bound that then holds: the counts are this isolate's, never an identity; and
  * while the overrides store cannot be read, saying which overrides are enforced instead.
  */
-export const healthRoutes = ({ runtime: runtimeOf }: Pick<AdminDeps, "runtime">) => new Hono<AdminEnv>().get("/health", async (c) => {
-  let unavailable: string | undefined;
-  let runtime: RegionRuntime | undefined;
-  try {
-    runtime = runtimeOf(c.env);
-    // An admin host that is also an upstream's: the deploy's probe must stop the rollout.
-    const { mistake } = adminHostsOf(c.env);
-    if (mistake) throw mistake;
-  } catch (error) {
-    // The operator's next step: which setting is missing or wrong (a secret's name, never its value).
-    unavailable = error instanceof SettingError ? error.message : "the gateway's configuration could not be read";
-  }
-  const headers = { "cache-control": "no-store" };
-  if (unavailable !== undefined || !runtime) return c.json({ status: "unavailable", detail: unavailable }, 503, headers);
-  const local = runtime.fallbackCounters;
-  // The overrides' outage (src/gateway/overrides.ts): what this isolate enforces instead.
-  const outage = await runtime.overridesOutage();
-  const details = [...(local > 0 ? [`${local} counters are decided by this isolate's local windows while their objects fail: each isolate admits at most count per window for each`] : []), ...(outage ? [outage] : [])];
-  if (details.length === 0) return c.json({ status: "ok" }, 200, headers);
-  return c.json({ status: "degraded", detail: details.join("; ") }, 200, headers);
-});
+export const healthRoutes = ({ runtime: runtimeOf }: Pick<AdminDeps, "runtime">) =>
+  new Hono<AdminEnv>().get("/health", async (c) => {
+    let unavailable: string | undefined;
+    let runtime: RegionRuntime | undefined;
+    try {
+      runtime = runtimeOf(c.env);
+      // An admin host that is also an upstream's: the deploy's probe must stop the rollout.
+      const { mistake } = adminHostsOf(c.env);
+      if (mistake) throw mistake;
+    } catch (error) {
+      // The operator's next step: which setting is missing or wrong (a secret's name, never its value).
+      unavailable = error instanceof SettingError ? error.message : "the gateway's configuration could not be read";
+    }
+    const headers = { "cache-control": "no-store" };
+    if (unavailable !== undefined || !runtime) return c.json({ status: "unavailable", detail: unavailable }, 503, headers);
+    const local = runtime.fallbackCounters;
+    // The overrides' outage (src/gateway/overrides.ts): what this isolate enforces instead.
+    const outage = await runtime.overridesOutage();
+    const details = [
+      ...(local > 0
+        ? [`${local} counters are decided by this isolate's local windows while their objects fail: each isolate admits at most count per window for each`]
+        : []),
+      ...(outage ? [outage] : []),
+    ];
+    if (details.length === 0) return c.json({ status: "ok" }, 200, headers);
+    return c.json({ status: "degraded", detail: details.join("; ") }, 200, headers);
+  });

@@ -51,7 +51,9 @@ export function overrideRoutes({ tables, runtime: runtimeOf }: AdminDeps) {
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000 || (before !== undefined && !/^\d+$/.test(before))) {
         throw new GatewayError("validation", [{ loc: ["query"], msg: "limit is 1..1000 and before a sequence number", type: "value_error" }]);
       }
-      const entries = await runtimeOf(c.env).overridesStore().audit(limit, before === undefined ? undefined : Number(before));
+      const entries = await runtimeOf(c.env)
+        .overridesStore()
+        .audit(limit, before === undefined ? undefined : Number(before));
       return c.json({ entries });
     });
 }

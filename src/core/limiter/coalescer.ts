@@ -111,7 +111,14 @@ export class Coalescer<I extends CoalescedItem, R> {
   }
 
   /** Sends every queued request whose counter has no call in flight (`busy`), in arrival order. */
-  async #send(key: string, group: Group<I, R>, own: Slot<I, R>, deadline: number, send: (items: readonly I[]) => Promise<R[]>, busy: ReadonlySet<string>): Promise<R> {
+  async #send(
+    key: string,
+    group: Group<I, R>,
+    own: Slot<I, R>,
+    deadline: number,
+    send: (items: readonly I[]) => Promise<R[]>,
+    busy: ReadonlySet<string>,
+  ): Promise<R> {
     const batch: Slot<I, R>[] = [];
     let kept = 0;
     for (const slot of group.queue) {
@@ -219,8 +226,5 @@ interface Group<I, R> {
 }
 
 type Slot<I, R> = { readonly item: I } & (
-  | { state: "queued" }
-  | { state: "sent"; call: Call }
-  | { state: "answered"; result: R }
-  | { state: "failed"; error: unknown }
+  { state: "queued" } | { state: "sent"; call: Call } | { state: "answered"; result: R } | { state: "failed"; error: unknown }
 );

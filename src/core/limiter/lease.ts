@@ -217,7 +217,13 @@ export class LeaseBook {
     const heard = leases?.heard;
     // A renewal comes from a lease in use; a give-back renews only a lease used often enough.
     const short = kind === "hits" && !leases?.warm;
-    return { caller: this.caller, want, ...(returned.length > 0 && { returned: [...returned] }), ...(heard !== undefined && { heard }), ...(short && want > 0 && { short }) };
+    return {
+      caller: this.caller,
+      want,
+      ...(returned.length > 0 && { returned: [...returned] }),
+      ...(heard !== undefined && { heard }),
+      ...(short && want > 0 && { short }),
+    };
   }
 
   /** The object answered the call sent at `from` (this isolate's clock), with a lease or none. */

@@ -21,7 +21,13 @@ export interface ChangeContext {
   readonly id: string;
 }
 
-type Changed = { readonly ok: true; readonly snapshot: OverridesSnapshot; readonly override?: Override; readonly previous?: Override; readonly audit: AuditRecord };
+type Changed = {
+  readonly ok: true;
+  readonly snapshot: OverridesSnapshot;
+  readonly override?: Override;
+  readonly previous?: Override;
+  readonly audit: AuditRecord;
+};
 
 /** What an override is about; two overrides with one target cannot both be active. */
 export function targetOf(o: Override | OverrideChange): string {
@@ -44,7 +50,8 @@ export function setOverride(snapshot: OverridesSnapshot, change: OverrideChange,
   const field = expiresInSeconds !== undefined ? "expiresInSeconds" : "expiresAt";
   const refuse = (msg: string) => ({ ok: false as const, detail: [{ loc: ["body", field], msg, type: "value_error" }] });
   if (expiresAt !== undefined && expiresAt <= ctx.now) return refuse(`must lie in the future (now is ${new Date(ctx.now).toISOString()})`);
-  if (expiresAt !== undefined && expiresAt > ctx.now + MAX_LIFETIME_S * 1000) return refuse(`must lie at most ${MAX_LIFETIME_S / 86_400} days ahead (now is ${new Date(ctx.now).toISOString()})`);
+  if (expiresAt !== undefined && expiresAt > ctx.now + MAX_LIFETIME_S * 1000)
+    return refuse(`must lie at most ${MAX_LIFETIME_S / 86_400} days ahead (now is ${new Date(ctx.now).toISOString()})`);
   if (change.kind === "identity" && change.action === "exempt") {
     // An exemption stops all counting for a caller: it must end on its own (bounds.ts).
     if (expiresAt === undefined) return refuse(`an exemption needs an expiry (expiresAt or expiresInSeconds), at most ${MAX_EXEMPTION_S / 86_400} days ahead`);

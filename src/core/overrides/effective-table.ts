@@ -43,7 +43,9 @@ export function effectiveTables(tables: Readonly<Record<string, RuleTable>>, com
         mode: ruleOverride?.mode ?? rule.mode,
         limit: ruleOverride?.limits?.[region] ?? rule.limits[region],
         published: { mode: rule.mode, limit: rule.limits[region] },
-        ...(ruleOverride && { override: { id: ruleOverride.id, reason: ruleOverride.reason, ...(ruleOverride.expiresAt !== undefined && { expiresAt: ruleOverride.expiresAt }) } }),
+        ...(ruleOverride && {
+          override: { id: ruleOverride.id, reason: ruleOverride.reason, ...(ruleOverride.expiresAt !== undefined && { expiresAt: ruleOverride.expiresAt }) },
+        }),
         identityOverrides: live.filter((o) => o.kind === "identity" && (o.rule === undefined || o.rule === rule.id)).length,
       };
     }),

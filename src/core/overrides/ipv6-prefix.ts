@@ -29,7 +29,10 @@ function format(groups: readonly number[], length: number): string {
   });
   let end = 4;
   while (end > 0 && masked[end - 1] === 0) end--;
-  return `${masked.slice(0, end).map((g) => g.toString(16)).join(":")}::/${length}`;
+  return `${masked
+    .slice(0, end)
+    .map((g) => g.toString(16))
+    .join(":")}::/${length}`;
 }
 
 /** The /`length` prefix holding the client with this /64 key, or undefined for an IPv4 client. */

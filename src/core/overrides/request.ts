@@ -29,7 +29,11 @@ const Meta = {
   reason: z.string().trim().min(1).max(500),
   /** RFC 3339, e.g. 2026-12-01T00:00:00Z. */
   expiresAt: z.iso.datetime({ offset: true }).optional(),
-  expiresInSeconds: z.int().positive().max(366 * 86_400).optional(),
+  expiresInSeconds: z
+    .int()
+    .positive()
+    .max(366 * 86_400)
+    .optional(),
 };
 
 const RuleChangeSchema = z
@@ -41,7 +45,10 @@ const SubjectSchema = z.strictObject({
   /** The raw key, user id, address or prefix: hashed here, never stored. */
   value: z.string().min(1).max(1024).optional(),
   /** Or its digest, as counter names and logs show it. */
-  hash: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits (a digest from a counter name)").optional(),
+  hash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits (a digest from a counter name)")
+    .optional(),
   /** `user-ip` by value only: the user's address (the user id is `value`). */
   ip: z.string().min(1).max(100).optional(),
 });
@@ -49,10 +56,16 @@ const SubjectSchema = z.strictObject({
 const IdentityChangeSchema = z
   .strictObject({ ...Meta, identity: SubjectSchema, action: z.enum(["limit", "exempt", "block"]), limits: RegionLimitsSchema.optional() })
   .refine((c) => (c.action === "limit") === (c.limits !== undefined), { message: 'limits are given with action "limit", and only then', path: ["limits"] })
-  .refine((c) => (c.identity.value === undefined) !== (c.identity.hash === undefined), { message: "give the identity's value or its hash, not both", path: ["identity"] })
-  .refine((c) => !(c.identity.kind === "ipv6-prefix" && c.identity.hash !== undefined), { message: "an IPv6 prefix is given by value (address/length)", path: ["identity", "hash"] })
+  .refine((c) => (c.identity.value === undefined) !== (c.identity.hash === undefined), {
+    message: "give the identity's value or its hash, not both",
+    path: ["identity"],
+  })
+  .refine((c) => !(c.identity.kind === "ipv6-prefix" && c.identity.hash !== undefined), {
+    message: "an IPv6 prefix is given by value (address/length)",
+    path: ["identity", "hash"],
+  })
   .refine((c) => (c.identity.ip !== undefined) === (c.identity.kind === "user-ip" && c.identity.value !== undefined), {
-    message: 'a user-ip subject by value gives the user id as value and the address as ip; no other subject has an ip',
+    message: "a user-ip subject by value gives the user id as value and the address as ip; no other subject has an ip",
     path: ["identity", "ip"],
   })
   .refine((c) => !(c.action === "exempt" && FORGEABLE.has(c.identity.kind)), {
@@ -80,12 +93,25 @@ export function parseOverrideRequest(body: unknown, tables: Readonly<Record<stri
   };
   if (data.rule !== undefined) {
     const table = tableOf(tables, data.rule);
-    if (!table) return refuse([{ loc: ["body", "rule"], msg: `no rule ${data.rule} in the rule tables (${Object.values(tables).map(ids).join("; ")})`, type: "value_error" }]);
+    if (!table)
+      return refuse([
+        { loc: ["body", "rule"], msg: `no rule ${data.rule} in the rule tables (${Object.values(tables).map(ids).join("; ")})`, type: "value_error" },
+      ]);
     const problems = loaderProblems(table, data.rule, "mode" in data ? data.mode : undefined, data.limits);
     if (problems.length > 0) return refuse(problems.map((msg) => ({ loc: ["body"], msg, type: "rule_table" })));
   }
   if (!("identity" in data)) {
-    return { ok: true, change: { kind: "rule", rule: data.rule, ...(data.mode && { mode: data.mode }), ...(data.limits && { limits: limits(data.limits) }), reason: data.reason, ...expiry } };
+    return {
+      ok: true,
+      change: {
+        kind: "rule",
+        rule: data.rule,
+        ...(data.mode && { mode: data.mode }),
+        ...(data.limits && { limits: limits(data.limits) }),
+        reason: data.reason,
+        ...expiry,
+      },
+    };
   }
   const { kind, value, hash, ip } = data.identity;
   const scoped = scopeProblems(tables, data.rule, kind, data.action, data.limits);
@@ -94,7 +120,10 @@ export function parseOverrideRequest(body: unknown, tables: Readonly<Record<stri
   if (hash !== undefined) subject = { kind, digest: hash };
   else {
     const hashed = subjectOf(kind, value!, secret, ip);
-    if (!hashed.ok) return refuse([{ loc: ["body", "identity", kind === "user-ip" && !hashed.why.includes("comma") ? "ip" : "value"], msg: hashed.why, type: "value_error" }]);
+    if (!hashed.ok)
+      return refuse([
+        { loc: ["body", "identity", kind === "user-ip" && !hashed.why.includes("comma") ? "ip" : "value"], msg: hashed.why, type: "value_error" },
+      ]);
     subject = hashed.subject;
   }
   return {
@@ -116,11 +145,25 @@ export function parseOverrideRequest(body: unknown, tables: Readonly<Record<stri
  * (scope.ts, bounds.ts): a named rule that does not count the subject, or a `user-id` limit laxer
  * than the published limit of a user rule it applies to.
  */
-function scopeProblems(tables: Readonly<Record<string, RuleTable>>, ruleId: number | undefined, kind: SubjectKind, action: IdentityOverride["action"], given: RegionLimitsInput | undefined): ValidationError[] {
-  const rules = Object.values(tables).flatMap((t) => t.rules).filter((r) => ruleId === undefined || r.id === ruleId);
+function scopeProblems(
+  tables: Readonly<Record<string, RuleTable>>,
+  ruleId: number | undefined,
+  kind: SubjectKind,
+  action: IdentityOverride["action"],
+  given: RegionLimitsInput | undefined,
+): ValidationError[] {
+  const rules = Object.values(tables)
+    .flatMap((t) => t.rules)
+    .filter((r) => ruleId === undefined || r.id === ruleId);
   const named = rules[0];
   if (ruleId !== undefined && named && !appliesOn({ subject: { kind, digest: "" }, action }, named.identity)) {
-    return [{ loc: ["body", "rule"], msg: `rule ${ruleId} counts by ${named.identity}: a ${kind} override applies only on rules counting ${COUNTED_BY[kind].join(" or ")}`, type: "value_error" }];
+    return [
+      {
+        loc: ["body", "rule"],
+        msg: `rule ${ruleId} counts by ${named.identity}: a ${kind} override applies only on rules counting ${COUNTED_BY[kind].join(" or ")}`,
+        type: "value_error",
+      },
+    ];
   }
   if (!FORGEABLE.has(kind) || action !== "limit" || !given) return [];
   const problems: ValidationError[] = [];
@@ -165,7 +208,16 @@ export function tableData(table: RuleTable) {
   return {
     table: table.name,
     aliasRoots: table.roots.slice(1),
-    rules: table.rules.map((r) => ({ id: r.id, name: r.name, category: r.category, tier: r.tier, match: r.matchers, identity: r.identity, limits: r.limits, mode: r.mode })),
+    rules: table.rules.map((r) => ({
+      id: r.id,
+      name: r.name,
+      category: r.category,
+      tier: r.tier,
+      match: r.matchers,
+      identity: r.identity,
+      limits: r.limits,
+      mode: r.mode,
+    })),
   };
 }
 

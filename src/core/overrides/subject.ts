@@ -85,7 +85,13 @@ export function requestDigests(request: RequestIdentities, needs: DigestNeeds, s
     if (prefix) prefixes.set(length, identityDigest({ kind: "ip", ip: prefix }, secret));
   }
   const userIp = request.userId && needs.kinds.has("user-ip") ? identityDigest(identityOf("user-ip", request.userId, request.clientIp), secret) : undefined;
-  return { "api-key": hash("api-key", request.apiKey), "user-ip": userIp, "user-id": hash("user-id", request.userId), ip: hash("ip", request.clientIp), prefixes };
+  return {
+    "api-key": hash("api-key", request.apiKey),
+    "user-ip": userIp,
+    "user-id": hash("user-id", request.userId),
+    ip: hash("ip", request.clientIp),
+    prefixes,
+  };
 }
 
 /** How a subject is shown in the audit log and the dashboard: its kind and a shortened digest. */

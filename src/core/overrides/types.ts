@@ -59,9 +59,7 @@ export interface IdentityOverride extends OverrideMeta {
 export type Override = RuleOverride | IdentityOverride;
 
 /** An override as a validated request describes it, before the store gives it an id and times. */
-export type OverrideChange =
-  | (Omit<RuleOverride, keyof OverrideMeta> & ChangeMeta)
-  | (Omit<IdentityOverride, keyof OverrideMeta> & ChangeMeta);
+export type OverrideChange = (Omit<RuleOverride, keyof OverrideMeta> & ChangeMeta) | (Omit<IdentityOverride, keyof OverrideMeta> & ChangeMeta);
 
 interface ChangeMeta {
   readonly reason: string;

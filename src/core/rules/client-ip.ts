@@ -148,14 +148,7 @@ export function clientIpKey(header: string | null | undefined): string {
   const groups = parseIPv6(s);
   if (groups === null) return UNKNOWN_CLIENT;
 
-  if (
-    groups[0] === 0 &&
-    groups[1] === 0 &&
-    groups[2] === 0 &&
-    groups[3] === 0 &&
-    groups[4] === 0 &&
-    groups[5] === 0xffff
-  ) {
+  if (groups[0] === 0 && groups[1] === 0 && groups[2] === 0 && groups[3] === 0 && groups[4] === 0 && groups[5] === 0xffff) {
     const hi = groups[6]!;
     const lo = groups[7]!;
     return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;

@@ -52,5 +52,10 @@ function keyedHmac(secret: string): ReturnType<typeof hmac.create> {
  * addresses. The secret is required (src/gateway/settings.ts refuses to serve without one).
  */
 export function identityDigest(identity: Identity, secret: string): string {
-  return bytesToHex(keyedHmac(secret).clone().update(utf8ToBytes(canonicalIdentity(identity))).digest());
+  return bytesToHex(
+    keyedHmac(secret)
+      .clone()
+      .update(utf8ToBytes(canonicalIdentity(identity)))
+      .digest(),
+  );
 }

@@ -60,7 +60,10 @@ const UUID_PLACEHOLDER = "{uuid}";
 export function loadRuleTable(data: unknown, source = "rules"): RuleTable {
   const parsed = RuleFileSchema.safeParse(data);
   if (!parsed.success) {
-    throw new RuleTableError(source, parsed.error.issues.map((issue) => describeIssue(issue, data)));
+    throw new RuleTableError(
+      source,
+      parsed.error.issues.map((issue) => describeIssue(issue, data)),
+    );
   }
   const file = parsed.data;
   const problems: string[] = [];
@@ -106,7 +109,9 @@ export function loadRuleTable(data: unknown, source = "rules"): RuleTable {
         const root = aliasRoots.find((r) => matcher.path!.pattern === r || matcher.path!.pattern.startsWith(`${r}/`));
         if (root && ANCHORED_KINDS.has(matcher.path.kind)) {
           // Written under an alias root, the pattern would also be repeated below it (/api/v1/api/v1/...).
-          problems.push(`${where}, field ${field}.path.pattern: "${matcher.path.pattern}" starts with alias root "${root}"; write it from "/" (it matches under "${root}" too)`);
+          problems.push(
+            `${where}, field ${field}.path.pattern: "${matcher.path.pattern}" starts with alias root "${root}"; write it from "/" (it matches under "${root}" too)`,
+          );
         }
       }
       // Same matcher, same identity, same tier: the later row could never count a request.

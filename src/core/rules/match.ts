@@ -47,10 +47,7 @@ export function pathMatches(pattern: PathPattern, path: string): boolean {
       for (let offset = 0; offset + want.length <= have.length; offset++) if (equalAt(offset)) return true;
       return false;
     case "template":
-      return (
-        have.length === want.length &&
-        want.every((segment, i) => (segment === "{uuid}" ? isUuid(have[i]!) : have[i] === segment))
-      );
+      return have.length === want.length && want.every((segment, i) => (segment === "{uuid}" ? isUuid(have[i]!) : have[i] === segment));
   }
 }
 

@@ -39,8 +39,7 @@ const PERCENT = 0x25;
  */
 const PCHAR = (() => {
   const table = new Uint8Array(128);
-  const allowed =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@";
+  const allowed = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@";
   for (let i = 0; i < allowed.length; i++) table[allowed.charCodeAt(i)] = 1;
   return table;
 })();
@@ -69,10 +68,7 @@ function isAlreadyCanonical(raw: string): boolean {
     if (c === SLASH) {
       const len = i - segStart;
       if (len === 0) return false; // `//` or trailing slash
-      if (
-        raw.charCodeAt(segStart) === DOT &&
-        (len === 1 || (len === 2 && raw.charCodeAt(segStart + 1) === DOT))
-      ) {
+      if (raw.charCodeAt(segStart) === DOT && (len === 1 || (len === 2 && raw.charCodeAt(segStart + 1) === DOT))) {
         return false; // `.` or `..`
       }
       segStart = i + 1;
@@ -149,9 +145,7 @@ function encodeSegment(segment: string): string {
   // of what we must escape; undo it for `$&+,;=:@`, which are pchar. Every
   // `%` in its output starts an escape it wrote, so the regex cannot match
   // across an escape boundary (a literal `%24` is output as `%2524`).
-  return encodeURIComponent(segment).replace(OVER_ENCODED_PCHAR, (m) =>
-    decodeURIComponent(m),
-  );
+  return encodeURIComponent(segment).replace(OVER_ENCODED_PCHAR, (m) => decodeURIComponent(m));
 }
 
 /**

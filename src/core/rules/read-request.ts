@@ -89,7 +89,15 @@ export function readRequest(table: RuleTable, raw: RawRequest): RequestReading {
   const normalized = normalizePath(raw.rawPath);
   if (!normalized.ok) return refuse(`Malformed request path: ${normalized.detail}`);
   const { path, upstreamPath } = canonicalUuidParameters(table, normalized.path, normalized.upstreamPath);
-  return { ok: true, method: raw.method, path, upstreamPath, apiKey: identity["x-api-key"], userId: identity["x-user-id"], websocket: upgrading?.websocket ?? false };
+  return {
+    ok: true,
+    method: raw.method,
+    path,
+    upstreamPath,
+    apiKey: identity["x-api-key"],
+    userId: identity["x-user-id"],
+    websocket: upgrading?.websocket ?? false,
+  };
 }
 
 function refuse(detail: string): RequestReading {

@@ -17,7 +17,22 @@ export type UpgradeReading = { readonly ok: true; readonly websocket: boolean } 
  * for a credential when a browser's WebSocket cannot send headers. The gateway counts by the
  * `x-api-key` header only, so on an upgrade each of these is refused rather than passed on.
  */
-const QUERY_CREDENTIALS = new Set(["apikey", "xapikey", "key", "token", "accesstoken", "authtoken", "auth", "authorization", "bearer", "jwt", "tenantid", "xtenantid", "session", "sessionid"]);
+const QUERY_CREDENTIALS = new Set([
+  "apikey",
+  "xapikey",
+  "key",
+  "token",
+  "accesstoken",
+  "authtoken",
+  "auth",
+  "authorization",
+  "bearer",
+  "jwt",
+  "tenantid",
+  "xtenantid",
+  "session",
+  "sessionid",
+]);
 
 /**
  * Reads a request that has an `Upgrade` header (`upgrade`, its value). It is a WebSocket upgrade

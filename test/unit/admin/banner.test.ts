@@ -41,7 +41,11 @@ describe("npm start's banner about the admin API", () => {
     }
   });
 
-  it.each([[401, true], [404, false], [500, undefined]] as const)("reads a %i to the probe as %s", async (status, on) => {
+  it.each([
+    [401, true],
+    [404, false],
+    [500, undefined],
+  ] as const)("reads a %i to the probe as %s", async (status, on) => {
     const server = await answering(status);
     try {
       expect(await adminApiIsOn(server.url)).toBe(on);

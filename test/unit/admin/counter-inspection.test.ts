@@ -11,7 +11,15 @@ describe("Counter.inspect", () => {
     counter.decide(LIMIT, 2, 1_000);
     const writes = store.writes;
     for (let i = 0; i < 10; i++) {
-      expect(counter.inspect(LIMIT, 4_000)).toEqual({ limit: LIMIT, admissions: 2, remaining: 1, resetInMs: 7_000, retryInMs: 0, ages: [3_000, 3_000], source: "memory" });
+      expect(counter.inspect(LIMIT, 4_000)).toEqual({
+        limit: LIMIT,
+        admissions: 2,
+        remaining: 1,
+        resetInMs: 7_000,
+        retryInMs: 0,
+        ages: [3_000, 3_000],
+        source: "memory",
+      });
     }
     expect(store.writes).toBe(writes);
     // Nothing was spent: one more admission, then a denial.
@@ -27,6 +35,12 @@ describe("Counter.inspect", () => {
     expect(fresh.inspect(LIMIT, 2_000)).toMatchObject({ admissions: 3, remaining: 0, source: "storage" });
     expect(fresh.inspect(LIMIT, 2_000).source).toBe("storage"); // still not loaded
     expect(store.writes).toBe(writes);
-    expect(new Counter(new MemoryCounterStore(), "none").inspect(LIMIT, 0)).toMatchObject({ admissions: 0, remaining: 3, resetInMs: 0, retryInMs: 0, ages: [] });
+    expect(new Counter(new MemoryCounterStore(), "none").inspect(LIMIT, 0)).toMatchObject({
+      admissions: 0,
+      remaining: 3,
+      resetInMs: 0,
+      retryInMs: 0,
+      ages: [],
+    });
   });
 });

@@ -113,11 +113,14 @@ describe("the admin dashboard in Chromium", () => {
       expect(admitted + denied).toBe(4);
       expect(denied).toBeGreaterThan(0);
       // The page's next reads show exactly what the gateway answered.
-      await waitFor(([a, d]) => {
-        const { document } = globalThis as unknown as PageGlobals;
-        const cell = (name: string) => document.querySelector(`#rules tr[data-rule="28"] td.${name}`)?.textContent;
-        return cell("admitted") === String(a) && cell("denied") === String(d);
-      }, [admitted, denied]);
+      await waitFor(
+        ([a, d]) => {
+          const { document } = globalThis as unknown as PageGlobals;
+          const cell = (name: string) => document.querySelector(`#rules tr[data-rule="28"] td.${name}`)?.textContent;
+          return cell("admitted") === String(a) && cell("denied") === String(d);
+        },
+        [admitted, denied],
+      );
       await waitFor(() => {
         const { document } = globalThis as unknown as PageGlobals;
         return document.body.dataset.charts === "1" && document.querySelector('#limited tbody tr[data-counter^="us:28:"]') !== null;

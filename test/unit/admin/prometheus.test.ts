@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { emptyBatch, LATENCY_BUCKETS_MS, mergeBatch, recordDecision, recordFailure, recordUpstream, SERIES_BUCKET_MS, trim } from "../../../src/core/metrics/aggregate.ts";
+import {
+  emptyBatch,
+  LATENCY_BUCKETS_MS,
+  mergeBatch,
+  recordDecision,
+  recordFailure,
+  recordUpstream,
+  SERIES_BUCKET_MS,
+  trim,
+} from "../../../src/core/metrics/aggregate.ts";
 import { prometheusText } from "../../../src/admin/metrics/prometheus.ts";
 
 describe("metrics", () => {
@@ -7,11 +16,33 @@ describe("metrics", () => {
     const a = emptyBatch();
     const b = emptyBatch();
     const limit = { count: 15, interval: 10 };
-    recordDecision(a, { rule: 12, ruleName: "runs-query-key", outcome: "admitted", decidedBy: "object", counterMs: 3, limit, used: 4, counter: "us:12:x" }, 10_001);
+    recordDecision(
+      a,
+      { rule: 12, ruleName: "runs-query-key", outcome: "admitted", decidedBy: "object", counterMs: 3, limit, used: 4, counter: "us:12:x" },
+      10_001,
+    );
     recordDecision(b, { rule: 12, ruleName: "runs-query-key", outcome: "denied", decidedBy: "deny-cache", limit, used: 15, counter: "us:12:x" }, 10_002);
-    recordDecision(b, { rule: 12, ruleName: "runs-query-key", outcome: "admitted", decidedBy: "local-fallback", failed: true, counterMs: 1000, limit, used: 2, counter: "us:12:y" }, 25_000);
+    recordDecision(
+      b,
+      {
+        rule: 12,
+        ruleName: "runs-query-key",
+        outcome: "admitted",
+        decidedBy: "local-fallback",
+        failed: true,
+        counterMs: 1000,
+        limit,
+        used: 2,
+        counter: "us:12:y",
+      },
+      25_000,
+    );
     // On a leased unit: counted as such, and no counter call to time.
-    recordDecision(b, { rule: 12, ruleName: "runs-query-key", outcome: "admitted", decidedBy: "lease", counterMs: 0, limit, used: 5, counter: "us:12:z" }, 25_001);
+    recordDecision(
+      b,
+      { rule: 12, ruleName: "runs-query-key", outcome: "admitted", decidedBy: "lease", counterMs: 0, limit, used: 5, counter: "us:12:z" },
+      25_001,
+    );
     recordFailure(b, 12, "runs-query-key");
     recordUpstream(b, { upstream: "hosted-api", status: 503, ms: 7 });
     mergeBatch(a, b);

@@ -17,7 +17,12 @@ describe("a due cron's run request", () => {
     const request = runRequestFor(cron, ORIGIN);
     expect(request.method).toBe("POST");
     expect(request.url).toBe(`${ORIGIN}/threads/t-1/runs`);
-    expect(await request.json()).toEqual({ assistant_id: payload.assistant_id, input: payload.input, metadata: payload.metadata, multitask_strategy: "enqueue" });
+    expect(await request.json()).toEqual({
+      assistant_id: payload.assistant_id,
+      input: payload.input,
+      metadata: payload.metadata,
+      multitask_strategy: "enqueue",
+    });
     const rejecting = runRequestFor({ ...cron, payload: { ...payload, multitask_strategy: "reject" } }, ORIGIN);
     expect(await rejecting.json()).toMatchObject({ multitask_strategy: "reject" });
   });

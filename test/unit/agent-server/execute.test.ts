@@ -102,7 +102,12 @@ describe("executeRun: checkpoints, cancelling, resuming, holding", () => {
   });
 
   it("resumes at the nodes next, without saving the input again, as the attempt it is", async () => {
-    const values = { messages: [{ id: "h", type: "human" as const, content: "x" }, { id: "d", type: "ai" as const, content: "draft: x", name: "draft" }] };
+    const values = {
+      messages: [
+        { id: "h", type: "human" as const, content: "x" },
+        { id: "d", type: "ai" as const, content: "draft: x", name: "draft" },
+      ],
+    };
     const log: unknown[] = [];
     const { steps, outcome } = await record({ input: say("ignored"), values, resume: { next: ["review"] }, attempt: 2 }, { emit: (e) => log.push(e) });
     expect(log[0]).toEqual({ event: "metadata", data: { run_id: "r1", attempt: 2 } });

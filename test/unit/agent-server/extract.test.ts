@@ -27,6 +27,7 @@ describe("extract paths (POST /threads/search `extract`)", () => {
   });
 
   it("are refused outside the JSON columns or when malformed", () => {
-    for (const path of ["thread_id", "status", "", "values..messages", "values.messages[x]", "values.[0]", "metadata.a]"]) expect(parseExtractPath(path), path).toBeUndefined();
+    for (const path of ["thread_id", "status", "", "values..messages", "values.messages[x]", "values.[0]", "metadata.a]"])
+      expect(parseExtractPath(path), path).toBeUndefined();
   });
 });

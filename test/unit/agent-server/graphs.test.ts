@@ -9,7 +9,8 @@ import { defaultAssistantId, findGraph, graphIds } from "../../../emulators/agen
 
 const human = (content: string, id = "h1"): Message => ({ id, type: "human", content });
 const values = (...messages: Message[]): ThreadValues => ({ messages });
-const reply = <C>(graph: Graph<C>, node: number, context: C, state: ThreadValues) => graph.nodes[node]!.run({ values: state, context, messageId: "m" }).messages[0]!.content;
+const reply = <C>(graph: Graph<C>, node: number, context: C, state: ThreadValues) =>
+  graph.nodes[node]!.run({ values: state, context, messageId: "m" }).messages[0]!.content;
 
 describe("graph registry", () => {
   it("deploys agent, pipeline and approval, with default assistant ids uuid5(NAMESPACE_URL, graph_id)", () => {
@@ -60,7 +61,12 @@ describe("context schemas", () => {
       { type: "string_type", loc: ["body", "context", "model"], msg: "Input should be a valid string", input: 1 },
     ]);
     expect(checkContext(agentGraph as unknown as Graph, { temperature: 1 })).toEqual([
-      { type: "extra_forbidden", loc: ["body", "context", "temperature"], msg: "Extra inputs are not permitted (graph 'agent' takes system_prompt, model)", input: 1 },
+      {
+        type: "extra_forbidden",
+        loc: ["body", "context", "temperature"],
+        msg: "Extra inputs are not permitted (graph 'agent' takes system_prompt, model)",
+        input: 1,
+      },
     ]);
   });
 });

@@ -44,7 +44,12 @@ describe("the approval graph", () => {
   });
 
   it("human_review pauses with what to approve when nothing resumes it", () => {
-    const values = { messages: [{ id: "h", type: "human" as const, content: "x" }, { id: "d", type: "ai" as const, content: "draft: x", name: "draft" }] };
+    const values = {
+      messages: [
+        { id: "h", type: "human" as const, content: "x" },
+        { id: "d", type: "ai" as const, content: "draft: x", name: "draft" },
+      ],
+    };
     const review = approvalGraph.nodes[1]!;
     expect(() => review.run({ values, context: {}, messageId: "m" })).toThrow(NodeInterrupt);
     const answered = review.run({ values, context: {}, messageId: "m", interrupt: () => "approve" });

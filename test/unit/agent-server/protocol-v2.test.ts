@@ -20,7 +20,13 @@ describe("protocol v2 envelopes", () => {
 
   it("answers with the result or the error, stamped with applied_through_seq", () => {
     expect(answerOf(2, done({ run_id: "r" }), 9)).toEqual({ type: "success", id: 2, result: { run_id: "r" }, meta: { applied_through_seq: 9 } });
-    expect(answerOf(2, refused("no_such_run", "gone"), 0)).toEqual({ type: "error", id: 2, error: "no_such_run", message: "gone", meta: { applied_through_seq: 0 } });
+    expect(answerOf(2, refused("no_such_run", "gone"), 0)).toEqual({
+      type: "error",
+      id: 2,
+      error: "no_such_run",
+      message: "gone",
+      meta: { applied_through_seq: 0 },
+    });
   });
 });
 
@@ -31,7 +37,15 @@ describe("protocol v2 filters", () => {
       filter: { channels: ["values", "custom:progress"], namespaces: [["a"]], depth: 1 },
       since: 4,
     });
-    for (const bad of [{}, { channels: [] }, { channels: ["debug"] }, { channels: ["custom:"] }, { channels: ["values"], depth: -1 }, { channels: ["values"], since: "3" }, { channels: ["values"], namespaces: ["a"] }]) {
+    for (const bad of [
+      {},
+      { channels: [] },
+      { channels: ["debug"] },
+      { channels: ["custom:"] },
+      { channels: ["values"], depth: -1 },
+      { channels: ["values"], since: "3" },
+      { channels: ["values"], namespaces: ["a"] },
+    ]) {
       expect(readFilter(bad).ok).toBe(false);
     }
   });
@@ -58,7 +72,14 @@ describe("a run as protocol v2 events", () => {
   const recording = (pending: readonly string[] = []) => {
     const written: { method: string; data: any }[] = [];
     const buffer: ProtocolEventSink = { append: (_t, _r, method, data) => void written.push({ method, data: data as any }) };
-    return { written, events: new ProtocolRunEvents(buffer, () => pending, () => 1_000) };
+    return {
+      written,
+      events: new ProtocolRunEvents(
+        buffer,
+        () => pending,
+        () => 1_000,
+      ),
+    };
   };
 
   it("says started, values and updates per step, then completed", () => {

@@ -9,8 +9,14 @@ const update = (values: unknown, asNode?: string, lastWriter?: string) => applyS
 
 describe("applyStateUpdate", () => {
   it("adds messages as add_messages does (new ids appended, known ids replaced)", () => {
-    expect(update({ messages: [{ role: "assistant", content: "yo" }] })).toMatchObject({ ok: true, values: { messages: [base.messages[0], { id: "new", type: "ai", content: "yo" }] } });
-    expect(update({ messages: [{ id: "h1", type: "human", content: "edited" }] })).toMatchObject({ ok: true, values: { messages: [{ id: "h1", content: "edited" }] } });
+    expect(update({ messages: [{ role: "assistant", content: "yo" }] })).toMatchObject({
+      ok: true,
+      values: { messages: [base.messages[0], { id: "new", type: "ai", content: "yo" }] },
+    });
+    expect(update({ messages: [{ id: "h1", type: "human", content: "edited" }] })).toMatchObject({
+      ok: true,
+      values: { messages: [{ id: "h1", content: "edited" }] },
+    });
     expect(update(null)).toMatchObject({ ok: true, values: base });
   });
 
@@ -24,6 +30,9 @@ describe("applyStateUpdate", () => {
     expect(update({}, "critic")).toEqual({ ok: false, errors: [expect.objectContaining({ type: "value_error", loc: ["body", "as_node"], input: "critic" })] });
     expect(update({ mood: 1 })).toEqual({ ok: false, errors: [expect.objectContaining({ loc: ["body", "values", "mood"], input: 1 })] });
     expect(update([{ messages: [] }])).toEqual({ ok: false, errors: [expect.objectContaining({ loc: ["body", "values"] })] });
-    expect(update({ messages: [{ role: "robot", content: "x" }] })).toEqual({ ok: false, errors: [expect.objectContaining({ loc: ["body", "values", "messages"] })] });
+    expect(update({ messages: [{ role: "robot", content: "x" }] })).toEqual({
+      ok: false,
+      errors: [expect.objectContaining({ loc: ["body", "values", "messages"] })],
+    });
   });
 });

@@ -9,7 +9,9 @@ describe("AGENT_SERVER_STEP_DELAY_MS", () => {
     expect(stepDelayMs({ AGENT_SERVER_STEP_DELAY_MS: " 250 " })).toBe(250);
     for (const bad of ["-1", "1.5", "fast", "60001"]) {
       expect(() => stepDelayMs({ AGENT_SERVER_STEP_DELAY_MS: bad })).toThrow(SettingError);
-      expect(() => stepDelayMs({ AGENT_SERVER_STEP_DELAY_MS: bad })).toThrow(`AGENT_SERVER_STEP_DELAY_MS must be a whole number of milliseconds from 0 to 60000, got '${bad}'.`);
+      expect(() => stepDelayMs({ AGENT_SERVER_STEP_DELAY_MS: bad })).toThrow(
+        `AGENT_SERVER_STEP_DELAY_MS must be a whole number of milliseconds from 0 to 60000, got '${bad}'.`,
+      );
     }
   });
 });

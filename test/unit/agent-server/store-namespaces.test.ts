@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { listNamespaces, matchesListing, namespaceProblem, startsWith } from "../../../emulators/agent-server/store/namespace.ts";
 
-const ALL = [
-  ["users", "u1", "memories"],
-  ["users", "u1", "profile"],
-  ["users", "u2", "memories"],
-  ["docs", "a"],
-  ["docs"],
-];
+const ALL = [["users", "u1", "memories"], ["users", "u1", "profile"], ["users", "u2", "memories"], ["docs", "a"], ["docs"]];
 const list = (query: Partial<Parameters<typeof listNamespaces>[1]>) => listNamespaces(ALL, { limit: 100, offset: 0, ...query });
 
 describe("store namespaces", () => {
@@ -36,6 +30,9 @@ describe("store namespaces", () => {
   it("cut to max_depth and deduplicate, then page", () => {
     expect(list({ maxDepth: 2 })).toEqual([["docs"], ["docs", "a"], ["users", "u1"], ["users", "u2"]]);
     expect(list({ maxDepth: 1 })).toEqual([["docs"], ["users"]]);
-    expect(list({ maxDepth: 2, limit: 2, offset: 1 })).toEqual([["docs", "a"], ["users", "u1"]]);
+    expect(list({ maxDepth: 2, limit: 2, offset: 1 })).toEqual([
+      ["docs", "a"],
+      ["users", "u1"],
+    ]);
   });
 });

@@ -13,7 +13,12 @@ const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false" };
 /** What the test reads of a config's Durable Objects and migrations. */
 interface Objects {
   durable_objects: { bindings: Array<{ class_name: string }> };
-  migrations: Array<{ new_sqlite_classes?: string[]; new_classes?: string[]; deleted_classes?: string[]; renamed_classes?: Array<{ from: string; to: string }> }>;
+  migrations: Array<{
+    new_sqlite_classes?: string[];
+    new_classes?: string[];
+    deleted_classes?: string[];
+    renamed_classes?: Array<{ from: string; to: string }>;
+  }>;
   services?: unknown[];
 }
 const readObjects = (config: string, env?: string) => unstable_readConfig({ config, env }) as unknown as Objects;

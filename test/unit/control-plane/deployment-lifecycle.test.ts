@@ -1,13 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import {
-  isFinal,
-  outcomeOf,
-  PATHS,
-  progressAt,
-  REVISION_STATUSES,
-  type PipelineEnd,
-} from "../../../emulators/control-plane/deployments/lifecycle.ts";
+import { isFinal, outcomeOf, PATHS, progressAt, REVISION_STATUSES, type PipelineEnd } from "../../../emulators/control-plane/deployments/lifecycle.ts";
 
 const T0 = 1_800_000_000_000;
 const STEP = 500;
@@ -18,9 +11,7 @@ const walk = (outcome: PipelineEnd) => Array.from({ length: PATHS[outcome].lengt
 
 describe("revision status sequence", () => {
   test("a revision walks CREATING to DEPLOYED, one status per step, then stays", () => {
-    expect(walk("deployed")).toEqual([
-      "CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING", "DEPLOYED", "DEPLOYED", "DEPLOYED",
-    ]);
+    expect(walk("deployed")).toEqual(["CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING", "DEPLOYED", "DEPLOYED", "DEPLOYED"]);
   });
 
   test("failure outcomes stop right after the stage that fails", () => {

@@ -5,7 +5,13 @@ import { DeploymentPatchRequest } from "../../../emulators/control-plane/deploym
 
 const github: PatchTarget = {
   source: "github",
-  sourceConfig: { ...EMPTY_SOURCE_CONFIG, integration_id: "00000000-0000-4000-8000-000000000001", repo_url: "https://github.com/acme/agent", deployment_type: "dev", build_on_push: false },
+  sourceConfig: {
+    ...EMPTY_SOURCE_CONFIG,
+    integration_id: "00000000-0000-4000-8000-000000000001",
+    repo_url: "https://github.com/acme/agent",
+    deployment_type: "dev",
+    build_on_push: false,
+  },
   secrets: [{ name: "OPENAI_API_KEY", value: "sk-1" }],
   secretReferences: null,
   latest: { source: "github", config: { repo_ref: "main", langgraph_config_path: "langgraph.json", image_uri: null, source_tarball_path: null } },
@@ -63,14 +69,25 @@ describe("planPatch", () => {
   });
 
   test("a masked secret keeps its stored value; an unknown masked one is refused", () => {
-    const kept = plan(github, { secrets: [{ name: "OPENAI_API_KEY", value: SECRET_MASK }, { name: "NEW", value: "n" }] });
-    expect(kept.ok && kept.plan.secrets).toEqual([{ name: "OPENAI_API_KEY", value: "sk-1" }, { name: "NEW", value: "n" }]);
+    const kept = plan(github, {
+      secrets: [
+        { name: "OPENAI_API_KEY", value: SECRET_MASK },
+        { name: "NEW", value: "n" },
+      ],
+    });
+    expect(kept.ok && kept.plan.secrets).toEqual([
+      { name: "OPENAI_API_KEY", value: "sk-1" },
+      { name: "NEW", value: "n" },
+    ]);
     const refused = plan(github, { secrets: [{ name: "OTHER", value: SECRET_MASK }] });
     expect(refused).toMatchObject({ ok: false, detail: expect.stringContaining("'OTHER'") });
   });
 
   test("a revision from another source starts from that source's fields only", () => {
-    const decision = plan(github, { revision_source: "internal_source", source_revision_config: { source_tarball_path: "uploads/a.tgz", langgraph_config_path: "langgraph.json" } });
+    const decision = plan(github, {
+      revision_source: "internal_source",
+      source_revision_config: { source_tarball_path: "uploads/a.tgz", langgraph_config_path: "langgraph.json" },
+    });
     expect(decision.ok && decision.plan.revision).toEqual({
       source: "internal_source",
       config: { repo_ref: null, langgraph_config_path: "langgraph.json", image_uri: null, source_tarball_path: "uploads/a.tgz" },

@@ -24,9 +24,21 @@ describe("DeploymentCreateRequest", () => {
   });
 
   test.each([
-    ["internal_source", { source: "internal_source", source_config: {}, source_revision_config: { source_tarball_path: "u/a.tgz" } }, ["body", "source_revision_config", "langgraph_config_path"]],
-    ["internal_docker", { source: "internal_docker", source_config: {}, source_revision_config: { langgraph_config_path: "l.json" } }, ["body", "source_revision_config", "langgraph_config_path"]],
-    ["external_docker", { source: "external_docker", source_config: {}, source_revision_config: { image_uri: "" } }, ["body", "source_revision_config", "image_uri"]],
+    [
+      "internal_source",
+      { source: "internal_source", source_config: {}, source_revision_config: { source_tarball_path: "u/a.tgz" } },
+      ["body", "source_revision_config", "langgraph_config_path"],
+    ],
+    [
+      "internal_docker",
+      { source: "internal_docker", source_config: {}, source_revision_config: { langgraph_config_path: "l.json" } },
+      ["body", "source_revision_config", "langgraph_config_path"],
+    ],
+    [
+      "external_docker",
+      { source: "external_docker", source_config: {}, source_revision_config: { image_uri: "" } },
+      ["body", "source_revision_config", "image_uri"],
+    ],
     ["github", { source_config: { repo_url: "r", custom_url: "https://agent.example.com" } }, ["body", "source_config", "custom_url"]],
     ["github", { source_revision_config: { langgraph_config_path: "l.json" } }, ["body", "source_revision_config", "repo_ref"]],
   ])("applies the %s rules as value errors at the field", (_source, overrides, loc) => {
@@ -39,7 +51,9 @@ describe("DeploymentCreateRequest", () => {
   test("accepts each source in its minimal valid form", () => {
     expect(errors({ ...github, source: "internal_docker", source_config: {}, source_revision_config: {} })).toEqual([]);
     expect(errors({ ...github, source: "internal_source", source_config: {}, source_revision_config: { langgraph_config_path: "l.json" } })).toEqual([]);
-    expect(errors({ ...github, source: "external_docker", source_config: { custom_url: "https://a.example.com" }, source_revision_config: { image_uri: "a:1" } })).toEqual([]);
+    expect(
+      errors({ ...github, source: "external_docker", source_config: { custom_url: "https://a.example.com" }, source_revision_config: { image_uri: "a:1" } }),
+    ).toEqual([]);
   });
 
   test("reports missing required fields as pydantic does", () => {

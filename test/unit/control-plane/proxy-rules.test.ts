@@ -102,9 +102,12 @@ describe("inject_headers: token names, values with ${NAME} references", () => {
 });
 
 describe("match_hosts and no_proxy", () => {
-  it.each(["api.github.com", "*.huggingface.co", "localhost", "localhost:8080", "10.0.0.1", "[::1]:443", "xn--bcher-kva.example"])("accepts the host %s", (host) => {
-    expect(checkHostPattern(host)).toBeUndefined();
-  });
+  it.each(["api.github.com", "*.huggingface.co", "localhost", "localhost:8080", "10.0.0.1", "[::1]:443", "xn--bcher-kva.example"])(
+    "accepts the host %s",
+    (host) => {
+      expect(checkHostPattern(host)).toBeUndefined();
+    },
+  );
 
   it.each([
     ["https://api.github.com", /is a URL/],
@@ -120,9 +123,12 @@ describe("match_hosts and no_proxy", () => {
     expect(checkHostPattern(host)).toMatch(reason);
   });
 
-  it.each(["*", "localhost", ".svc.cluster.local", "*.internal", "10.0.0.0/8", "fd00::/8", "127.0.0.1", "db:5432"])("accepts the no_proxy entry %s", (entry) => {
-    expect(checkNoProxyEntry(entry)).toBeUndefined();
-  });
+  it.each(["*", "localhost", ".svc.cluster.local", "*.internal", "10.0.0.0/8", "fd00::/8", "127.0.0.1", "db:5432"])(
+    "accepts the no_proxy entry %s",
+    (entry) => {
+      expect(checkNoProxyEntry(entry)).toBeUndefined();
+    },
+  );
 
   it.each([
     ["localhost,127.0.0.1", /comma/],
@@ -171,7 +177,9 @@ describe("ProxyConfig schema", () => {
   it("refuses a rule name used twice (checked once every rule is otherwise valid)", () => {
     const rule = { name: "same", match_hosts: ["a.com"] };
     const result = ProxyConfig.safeParse({ rules: [rule, { ...rule }] });
-    expect(result.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([["rules.1.name", "Value error, rule name 'same' is already used by item 0"]]);
+    expect(result.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["rules.1.name", "Value error, rule name 'same' is already used by item 0"],
+    ]);
   });
 
   it("treats header names case-insensitively", () => {

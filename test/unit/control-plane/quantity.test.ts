@@ -72,7 +72,8 @@ describe("parseQuantity: the Kubernetes quantity grammar", () => {
 
   it("knows whole quantities exactly", () => {
     for (const whole of ["1", "0.5Ki", "1.5Gi", "1000m", "2.5e3", "0.001k", "1e0", "0", "1E", "5."]) expect(isWholeQuantity(parsed(whole)), whole).toBe(true);
-    for (const fraction of ["500m", "0.5", "1.0001k", "1e-1", "1e-999999999", "999m", "1u", ".1Ki"]) expect(isWholeQuantity(parsed(fraction)), fraction).toBe(false);
+    for (const fraction of ["500m", "0.5", "1.0001k", "1e-1", "1e-999999999", "999m", "1u", ".1Ki"])
+      expect(isWholeQuantity(parsed(fraction)), fraction).toBe(false);
   });
 });
 

@@ -71,7 +71,11 @@ describe("TemplateCreateRequest", () => {
   });
 
   it("defaults each missing resource on its own", () => {
-    expect(TemplateCreateRequest.parse({ name: "t", image: "x", resources: { cpu: "250m" } }).resources).toEqual({ cpu: "250m", memory: "2Gi", storage: "10Gi" });
+    expect(TemplateCreateRequest.parse({ name: "t", image: "x", resources: { cpu: "250m" } }).resources).toEqual({
+      cpu: "250m",
+      memory: "2Gi",
+      storage: "10Gi",
+    });
   });
 
   it("refuses unknown and read-only fields instead of dropping them", () => {
@@ -86,7 +90,10 @@ describe("TemplateCreateRequest", () => {
       name: "  ",
       image: "x",
       resources: { memory: "4GB" },
-      volume_mounts: [{ volume_name: "w", mount_path: "/w" }, { volume_name: "v", mount_path: "/w" }],
+      volume_mounts: [
+        { volume_name: "w", mount_path: "/w" },
+        { volume_name: "v", mount_path: "/w" },
+      ],
       proxy_config: { rules: [{ name: "r", match_hosts: ["a.com"], match_paths: ["/a", "/b/*/c"] }] },
       registry_id: "not-a-uuid",
     });

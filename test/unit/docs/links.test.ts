@@ -56,7 +56,12 @@ export function linksOf(text: string): { line: number; target: string }[] {
 }
 
 // docs/ and its folders (docs/history/: what earlier issues measured).
-const files = ["README.md", ...readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const files = [
+  "README.md",
+  ...readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 describe("README and docs", () => {
   it("README.md is at most 250 lines", () => {

@@ -33,7 +33,11 @@ describe("answer", () => {
 
   it("renders refusals as FastAPI does: {detail: message}, and 422 with the error list", async () => {
     expect(await call("GET", "/missing")).toEqual({ status: 404, type: "application/json", body: { detail: "Thing 9 not found." } });
-    expect(await call("GET", "/invalid")).toEqual({ status: 422, type: "application/json", body: { detail: [{ type: "missing", loc: ["body", "x"], msg: "Field required" }] } });
+    expect(await call("GET", "/invalid")).toEqual({
+      status: 422,
+      type: "application/json",
+      body: { detail: [{ type: "missing", loc: ["body", "x"], msg: "Field required" }] },
+    });
   });
 });
 

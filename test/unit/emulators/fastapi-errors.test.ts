@@ -20,7 +20,11 @@ describe("zod issues as FastAPI (pydantic v2) validation errors", () => {
   it("query integers: bounds and parsing", () => {
     const limit = z.object({ limit: z.coerce.number().int().min(1).max(500) });
     expect(errorsFor(limit, { limit: "501" }, "query")[0]).toEqual({
-      type: "less_than_equal", loc: ["query", "limit"], msg: "Input should be less than or equal to 500", input: "501", ctx: { le: 500 },
+      type: "less_than_equal",
+      loc: ["query", "limit"],
+      msg: "Input should be less than or equal to 500",
+      input: "501",
+      ctx: { le: 500 },
     });
     expect(errorsFor(limit, { limit: "0" }, "query")[0]).toMatchObject({ type: "greater_than_equal", ctx: { ge: 1 } });
     expect(errorsFor(limit, { limit: "abc" }, "query")[0]).toMatchObject({ type: "int_parsing", loc: ["query", "limit"] });
@@ -44,7 +48,8 @@ describe("zod issues as FastAPI (pydantic v2) validation errors", () => {
   it("nested locations keep array indexes as numbers", () => {
     const schema = z.object({ rules: z.array(z.object({ match_paths: z.array(z.string().min(1)) })) });
     expect(errorsFor(schema, { rules: [{ match_paths: ["/a", ""] }] })[0]).toMatchObject({
-      loc: ["body", "rules", 0, "match_paths", 1], type: "string_too_short",
+      loc: ["body", "rules", 0, "match_paths", 1],
+      type: "string_too_short",
     });
   });
 

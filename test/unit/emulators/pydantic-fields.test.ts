@@ -90,7 +90,9 @@ describe("queryIntegerChoice", () => {
 
   it("refuses another number or a word as literal_error", () => {
     for (const value of ["2", "abc", "", "1.0"]) {
-      expect(errorsFor(Query, { check_db: value }, "query"), value).toEqual([{ type: "literal_error", loc: ["query", "check_db"], msg: "Input should be 0 or 1", input: value }]);
+      expect(errorsFor(Query, { check_db: value }, "query"), value).toEqual([
+        { type: "literal_error", loc: ["query", "check_db"], msg: "Input should be 0 or 1", input: value },
+      ]);
     }
   });
 });

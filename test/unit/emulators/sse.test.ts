@@ -18,7 +18,8 @@ describe("server-sent events on the wire", () => {
   });
 
   it("reads comments as nothing, alone or before an event", () => {
-    const wire = ": connected\n" + text(encodeEvent({ event: "a", data: 1 })) + ": heartbeat\n\n" + ": heartbeat\n" + text(encodeEvent({ event: "b", data: 2, id: "3" }));
+    const wire =
+      ": connected\n" + text(encodeEvent({ event: "a", data: 1 })) + ": heartbeat\n\n" + ": heartbeat\n" + text(encodeEvent({ event: "b", data: 2, id: "3" }));
     expect(parseEvents(wire).events).toEqual([
       { event: "a", data: 1 },
       { event: "b", data: 2, id: "3" },
@@ -26,7 +27,8 @@ describe("server-sent events on the wire", () => {
   });
 
   it("reads complete events back (with their ids) and keeps an incomplete one for later", () => {
-    const wire = text(encodeEvent({ event: "metadata", data: { run_id: "r" } })) + text(encodeEvent({ event: "values", data: [1], id: "7" })) + "event: values\ndata: {";
+    const wire =
+      text(encodeEvent({ event: "metadata", data: { run_id: "r" } })) + text(encodeEvent({ event: "values", data: [1], id: "7" })) + "event: values\ndata: {";
     expect(parseEvents(wire)).toEqual({
       events: [
         { event: "metadata", data: { run_id: "r" } },

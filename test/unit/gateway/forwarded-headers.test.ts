@@ -22,7 +22,14 @@ describe("the upstream's request headers", () => {
   });
 
   it("drop underscore names, client-address and request-rewrite headers, whatever their case", () => {
-    const headers = sent({ x_api_key: "second", "X-Real-IP": "10.0.0.1", "True-Client-IP": "10.0.0.2", "X-Original-URL": "/admin", "Fastly-Client-IP": "10.0.0.3", "X-Forwarded-Port": "1" });
+    const headers = sent({
+      x_api_key: "second",
+      "X-Real-IP": "10.0.0.1",
+      "True-Client-IP": "10.0.0.2",
+      "X-Original-URL": "/admin",
+      "Fastly-Client-IP": "10.0.0.3",
+      "X-Forwarded-Port": "1",
+    });
     for (const name of ["x_api_key", "x-original-url", "fastly-client-ip", "x-forwarded-port"]) expect(headers.has(name)).toBe(false);
     expect(headers.get("x-real-ip")).toBe("203.0.113.7");
     expect(headers.get("true-client-ip")).toBe("203.0.113.7");
@@ -45,7 +52,16 @@ describe("the upstream's request headers", () => {
   });
 
   it("drop hop-by-hop headers and Accept-Encoding", () => {
-    const headers = sent({ "Keep-Alive": "timeout=5", TE: "trailers", Trailer: "x", Upgrade: "websocket", "Proxy-Authorization": "Basic abc", "Proxy-Authenticate": "Basic", "Accept-Encoding": "gzip", "Transfer-Encoding": "chunked" });
+    const headers = sent({
+      "Keep-Alive": "timeout=5",
+      TE: "trailers",
+      Trailer: "x",
+      Upgrade: "websocket",
+      "Proxy-Authorization": "Basic abc",
+      "Proxy-Authenticate": "Basic",
+      "Accept-Encoding": "gzip",
+      "Transfer-Encoding": "chunked",
+    });
     expect([...headers.keys()].sort()).toEqual(["forwarded", "true-client-ip", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip"]);
   });
 
@@ -82,7 +98,15 @@ describe("the upstream's request headers", () => {
 
 describe("the client's response headers", () => {
   it("drop hop-by-hop headers and those the upstream's Connection names, ignoring options that are not names", () => {
-    const upstream = new Headers({ connection: "x-hop, not a name, X-Other", "x-hop": "1", "x-other": "2", "keep-alive": "timeout=5", "transfer-encoding": "chunked", upgrade: "h2c", "x-kept": "3" });
+    const upstream = new Headers({
+      connection: "x-hop, not a name, X-Other",
+      "x-hop": "1",
+      "x-other": "2",
+      "keep-alive": "timeout=5",
+      "transfer-encoding": "chunked",
+      upgrade: "h2c",
+      "x-kept": "3",
+    });
     expect([...downstreamHeaders(upstream, undefined).keys()]).toEqual(["x-kept"]);
   });
 
@@ -93,7 +117,11 @@ describe("the client's response headers", () => {
   });
 
   it("carry the rate-limit headers over the upstream's own, and every Set-Cookie line", () => {
-    const upstream = new Headers([["ratelimit", "forged"], ["set-cookie", "a=1"], ["set-cookie", "b=2"]]);
+    const upstream = new Headers([
+      ["ratelimit", "forged"],
+      ["set-cookie", "a=1"],
+      ["set-cookie", "b=2"],
+    ]);
     const headers = downstreamHeaders(upstream, { ratelimit: '"r";r=1;t=2', "ratelimit-policy": '"r";q=2;w=10' });
     expect(headers.get("ratelimit")).toBe('"r";r=1;t=2');
     expect(headers.get("ratelimit-policy")).toBe('"r";q=2;w=10');

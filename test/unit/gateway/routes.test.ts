@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { localPathFor, localRoute, mountFor, parseUpstreamHosts, upstreamForHost } from "../../../src/gateway/routes.ts";
 
 describe("UPSTREAM_HOSTS", () => {
-  const routes = parseUpstreamHosts(" api.example.com=hosted-api,control.example.com = control-plane, *.agents.example.com=agent-server, *.eu.agents.example.com=hosted-api ");
+  const routes = parseUpstreamHosts(
+    " api.example.com=hosted-api,control.example.com = control-plane, *.agents.example.com=agent-server, *.eu.agents.example.com=hosted-api ",
+  );
 
   it("picks by exact host, then the longest wildcard suffix; nothing else", () => {
     expect(upstreamForHost(routes, "api.example.com")).toBe("hosted-api");

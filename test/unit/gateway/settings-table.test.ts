@@ -31,7 +31,14 @@ function renderedTable(): string {
 function cells(table: string): string[][] {
   return table
     .split("\n")
-    .map((line) => line.trim().replace(/^\|/, "").replace(/(?<!\\)\|$/, "").split(/(?<!\\)\|/).map((cell) => cell.trim()))
+    .map((line) =>
+      line
+        .trim()
+        .replace(/^\|/, "")
+        .replace(/(?<!\\)\|$/, "")
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim()),
+    )
     .filter((row) => !row.every((cell) => /^:?-+:?$/.test(cell)));
 }
 
@@ -48,7 +55,10 @@ describe("docs/configuration.md's settings table", () => {
   it("is the one the settings schema renders", () => {
     const expected = renderedTable();
     const actual = documentedTable(readFileSync(join(ROOT, "docs/configuration.md"), "utf8"));
-    expect(cells(actual), `docs/configuration.md's settings table differs from src/gateway/settings-schema.ts; put this table in its place:\n\n${expected}\n`).toEqual(cells(expected));
+    expect(
+      cells(actual),
+      `docs/configuration.md's settings table differs from src/gateway/settings-schema.ts; put this table in its place:\n\n${expected}\n`,
+    ).toEqual(cells(expected));
   });
 
   it("has every variable documented, and no cell that breaks its row", () => {

@@ -41,7 +41,7 @@ describe("renderError: one shape per kind", () => {
   });
 
   it("quota-exceeded: the IANA type first, its extension after detail, the rate-limit headers and Retry-After", async () => {
-    const error = new GatewayError("quota-exceeded", "Rate limit \"x\" ... Retry after 7 seconds.", {
+    const error = new GatewayError("quota-exceeded", 'Rate limit "x" ... Retry after 7 seconds.', {
       headers: { "ratelimit-policy": '"x";q=1;w=10', ratelimit: '"x";r=0;t=7', "retry-after": "7" },
       extensions: { "violated-policies": ["x"] },
     });
@@ -57,7 +57,7 @@ describe("renderError: one shape per kind", () => {
     expect(Object.fromEntries(response.headers)).toEqual({ "content-type": PROBLEM, "www-authenticate": 'Bearer realm="tollgate admin"' });
   });
 
-  it("bad-request: the hosted API's own 400 {\"detail\": ...}, with the headers it is given", async () => {
+  it('bad-request: the hosted API\'s own 400 {"detail": ...}, with the headers it is given', async () => {
     expect(await wire(renderError(new GatewayError("bad-request", "GET requests must not have a body")))).toEqual({
       status: 400,
       headers: { "content-type": JSON_TYPE },
@@ -67,7 +67,7 @@ describe("renderError: one shape per kind", () => {
     expect(Object.fromEntries(withHeaders.headers)).toEqual({ "content-type": JSON_TYPE, "ratelimit-policy": "p" });
   });
 
-  it("unprocessable: 422 {\"detail\": \"...\"}", async () => {
+  it('unprocessable: 422 {"detail": "..."}', async () => {
     expect(await wire(renderError(new GatewayError("unprocessable", "the gateway would refuse this request with 400: x")))).toEqual({
       status: 422,
       headers: { "content-type": JSON_TYPE },
@@ -105,7 +105,11 @@ describe("renderError: what is not a GatewayError", () => {
   it("a Hono helper's HTTPException: its own response, or its message as {detail}", async () => {
     const own = new Response("x", { status: 413 });
     expect(renderError(new HTTPException(413, { res: own }))).toBe(own);
-    expect(await wire(renderError(new HTTPException(400, { message: "Malformed JSON" })))).toEqual({ status: 400, headers: { "content-type": JSON_TYPE }, body: '{"detail":"Malformed JSON"}' });
+    expect(await wire(renderError(new HTTPException(400, { message: "Malformed JSON" })))).toEqual({
+      status: 400,
+      headers: { "content-type": JSON_TYPE },
+      body: '{"detail":"Malformed JSON"}',
+    });
   });
 
   it("anything else: a 500 that names nothing, logged with the path", async () => {

@@ -55,7 +55,10 @@ describe("the import structure", () => {
         "src/core/rules/b.ts": 'import type { A } from "./a.ts";\nexport interface B { a?: A }\n',
       }),
     );
-    expect(summary(found)).toEqual(["src/core/rules/a.ts: import(no-cycle) Dependency cycle detected", "src/core/rules/b.ts: import(no-cycle) Dependency cycle detected"]);
+    expect(summary(found)).toEqual([
+      "src/core/rules/a.ts: import(no-cycle) Dependency cycle detected",
+      "src/core/rules/b.ts: import(no-cycle) Dependency cycle detected",
+    ]);
   }, 60_000);
 
   it("catches what oxlint's correctness rules catch: an unused import, an expression with no effect", async () => {
@@ -84,9 +87,11 @@ describe("the import structure", () => {
         "src/worker.ts": "export const createWorker = 1;\n",
         "src/gateway/runtime.ts": "export const runtime = 1;\n",
         "src/gateway/overrides/cache.ts": "export const cache = 1;\n",
-        "src/admin/routes/inspect.ts": 'import { app } from "../../gateway/app.ts";\nimport { cache } from "../../gateway/overrides/cache.ts";\nimport { runtime } from "../../gateway/runtime.ts";\nexport const inspect = [app, cache, runtime];\n',
+        "src/admin/routes/inspect.ts":
+          'import { app } from "../../gateway/app.ts";\nimport { cache } from "../../gateway/overrides/cache.ts";\nimport { runtime } from "../../gateway/runtime.ts";\nexport const inspect = [app, cache, runtime];\n',
         "src/core/overrides/seed.ts": 'import { seed } from "../../../emulators/control-plane/seed.ts";\nexport const again = seed;\n',
-        "emulators/control-plane/seed.ts": 'import { app } from "../../src/gateway/app.ts";\nimport { problem } from "../../src/http/problem.ts";\nexport const seed = [app, problem];\n',
+        "emulators/control-plane/seed.ts":
+          'import { app } from "../../src/gateway/app.ts";\nimport { problem } from "../../src/http/problem.ts";\nexport const seed = [app, problem];\n',
       }),
     );
     expect(found.every((f) => f.code === "eslint(no-restricted-imports)")).toBe(true);

@@ -37,10 +37,20 @@ export interface TestBrowser {
 /** Regular files of a ustar archive (the package's library bundle holds nothing else). */
 function untar(tar: Buffer): { name: string; data: Buffer }[] {
   const files: { name: string; data: Buffer }[] = [];
-  for (let at = 0; at + 512 <= tar.length; ) {
-    const name = tar.subarray(at, at + 100).toString("utf8").replace(/\0.*$/s, "");
+  for (let at = 0; at + 512 <= tar.length;) {
+    const name = tar
+      .subarray(at, at + 100)
+      .toString("utf8")
+      .replace(/\0.*$/s, "");
     if (name === "") break;
-    const size = parseInt(tar.subarray(at + 124, at + 136).toString("utf8").replace(/\0.*$/s, "").trim() || "0", 8);
+    const size = parseInt(
+      tar
+        .subarray(at + 124, at + 136)
+        .toString("utf8")
+        .replace(/\0.*$/s, "")
+        .trim() || "0",
+      8,
+    );
     const type = String.fromCharCode(tar[at + 156]!);
     if (type === "0" || type === "\0") files.push({ name, data: tar.subarray(at + 512, at + 512 + size) });
     at += 512 + Math.ceil(size / 512) * 512;

@@ -42,14 +42,20 @@ describe("npm run explain", () => {
     const { stdout } = await explain("POST", "/runs/wait", "--upstream", "agent-server");
     expect(stdout).toContain('row 203 "agent-server-public-ip"');
     expect(stdout).toContain("precedence: 4 of 4 (specific rows in table order, then the defaults 201 and 202, then the catch-all 203)");
-    await expect(explain("GET", "/x", "--upstream", "billing")).rejects.toMatchObject({ stderr: expect.stringContaining("--upstream: must be one of hosted-api, control-plane, agent-server") });
+    await expect(explain("GET", "/x", "--upstream", "billing")).rejects.toMatchObject({
+      stderr: expect.stringContaining("--upstream: must be one of hosted-api, control-plane, agent-server"),
+    });
   });
 
   it("reads a deployment's agent server as the gateway does: counted on its own path, forwarded below /deployments/<id>", async () => {
     const id = "5b0c3a1e-9f2d-4c8a-8e1b-2a7f6d4c9e01";
     for (const path of [`/deployments/${id}/info`, `/%64eployments/${id}/./info`, `/agent-server/deployments/${id}/info`]) {
       const read = JSON.parse((await explain("GET", path, "--json")).stdout);
-      expect(read, path).toMatchObject({ upstream: "agent-server", rule: { id: 200, name: "agent-server-high-throughput-ip" }, request: { path: "/info", upstreamPath: `/deployments/${id}/info` } });
+      expect(read, path).toMatchObject({
+        upstream: "agent-server",
+        rule: { id: 200, name: "agent-server-high-throughput-ip" },
+        request: { path: "/info", upstreamPath: `/deployments/${id}/info` },
+      });
     }
     const hosted = JSON.parse((await explain("GET", `/deployments/${id}/info`, "--upstream", "agent-server", "--json")).stdout);
     expect(hosted).toMatchObject({ rule: { id: 200 }, request: { path: "/info", upstreamPath: `/deployments/${id}/info` } });
@@ -94,7 +100,10 @@ describe("npm run explain", () => {
 
   it("exits 2 with one clear line for a malformed path or bad arguments", async () => {
     await expect(explain("GET", "/runs/%zz")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("400") });
-    await expect(explain("GET")).rejects.toMatchObject({ code: 2, stderr: "explain: expected METHOD and PATH (got 1 operand) (npm run explain -- --help lists every option)\n" });
+    await expect(explain("GET")).rejects.toMatchObject({
+      code: 2,
+      stderr: "explain: expected METHOD and PATH (got 1 operand) (npm run explain -- --help lists every option)\n",
+    });
     await expect(explain("GET", "/", "--region", "mars")).rejects.toMatchObject({ code: 2 });
     await expect(explain("FOO", "/")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('METHOD: "FOO"') });
   });

@@ -22,7 +22,9 @@ describe("the checkout's local identity secret", () => {
     const root = checkout();
     writeFileSync(join(root, ".dev.vars"), "ADMIN_TOKEN=abcdefghijklmnop");
     const made = localSecret("us", root);
-    expect(readFileSync(join(root, ".dev.vars"), "utf8")).toMatch(/^ADMIN_TOKEN=abcdefghijklmnop\n# Made by tollgate[^\n]*\nIDENTITY_HMAC_SECRET="[\w-]{64}"\n$/);
+    expect(readFileSync(join(root, ".dev.vars"), "utf8")).toMatch(
+      /^ADMIN_TOKEN=abcdefghijklmnop\n# Made by tollgate[^\n]*\nIDENTITY_HMAC_SECRET="[\w-]{64}"\n$/,
+    );
     expect(made).toHaveLength(64);
     const own = checkout();
     writeFileSync(join(own, ".dev.vars"), 'IDENTITY_HMAC_SECRET="my-own-secret-that-is-long-enough-to-use"\n');

@@ -32,7 +32,13 @@ describe("the admin API's door", () => {
     ["Basic with a wrong password", { authorization: `Basic ${btoa("admin:wrong-password-0123456")}` }],
   ])("refuses %s with a 401 problem", async (_, headers) => {
     const send = adminGateway();
-    for (const [method, path] of [["GET", "/rules"], ["GET", "/overrides"], ["POST", "/overrides"], ["GET", "/dashboard"], ["GET", "/unknown"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/rules"],
+      ["GET", "/overrides"],
+      ["POST", "/overrides"],
+      ["GET", "/dashboard"],
+      ["GET", "/unknown"],
+    ] as const) {
       const res = await admin(send, method, path, { token: null, headers });
       expect(res.status, `${method} ${path}`).toBe(401);
       expect(res.headers.get("content-type")).toBe("application/problem+json");
@@ -101,7 +107,6 @@ describe("the admin API's door", () => {
     }
     expect(upstream.seen).toHaveLength(2);
   });
-
 });
 
 describe("GET /_tollgate/health", () => {

@@ -28,12 +28,13 @@ describe("GET /_tollgate/dashboard", () => {
     const K = freshIdentity().apiKey;
     const { address } = await freezeCounter(28, { kind: "api-key", apiKey: K }, 1_900_000_000_000);
     const limit = region === "eu" ? 20 : 1;
-    const read = async () => (await (await admin(send, "GET", "/dashboard/data")).json()) as {
-      rules: { id: number; totals: { admitted: number; denied: number }; limit: { count: number } }[];
-      series: Record<string, { admitted: number[]; denied: number[]; fullest: (number | null)[]; limit: (number | null)[] }>;
-      limited: { counter: string; denials: number }[];
-      at: number[];
-    };
+    const read = async () =>
+      (await (await admin(send, "GET", "/dashboard/data")).json()) as {
+        rules: { id: number; totals: { admitted: number; denied: number }; limit: { count: number } }[];
+        series: Record<string, { admitted: number[]; denied: number[]; fullest: (number | null)[]; limit: (number | null)[] }>;
+        limited: { counter: string; denials: number }[];
+        at: number[];
+      };
     const before = (await read()).rules.find((r) => r.id === 28)!.totals;
     for (let i = 0; i < limit + 4; i++) await send("/runs/stats", { headers: keyed(K) });
     const data = await read();
@@ -56,7 +57,15 @@ describe("GET /_tollgate/dashboard", () => {
     await freezeCounter(28, { kind: "api-key", apiKey: K }, 1_900_000_000_000);
     const limit = region === "eu" ? 20 : 1;
     // K2 may make 100 an hour on row 28: its decisions meet 100, the rule's line stays at `limit`.
-    const made = await admin(send, "POST", "/overrides", { body: { rule: 28, identity: { kind: "api-key", value: K2 }, action: "limit", limits: { [region]: { count: 100, interval: 3600 } }, reason: "a big customer" } });
+    const made = await admin(send, "POST", "/overrides", {
+      body: {
+        rule: 28,
+        identity: { kind: "api-key", value: K2 },
+        action: "limit",
+        limits: { [region]: { count: 100, interval: 3600 } },
+        reason: "a big customer",
+      },
+    });
     expect(made.status).toBe(201);
     for (let i = 0; i < limit + 2; i++) await send("/runs/stats", { headers: keyed(K) });
     for (let i = 0; i < 3; i++) expect((await send("/runs/stats", { headers: keyed(K2) })).status).toBe(200);
@@ -66,7 +75,14 @@ describe("GET /_tollgate/dashboard", () => {
       spanMs: number;
       bucketMs: number;
       series: Record<string, { admitted: number[]; denied: number[]; shadowDenied: number[]; fullest: (number | null)[]; limit: number[] }>;
-      rules: { id: number; limit: { count: number }; denialRate: number | null; counterLatency: { count: number; p50: number | null; p99: number | null } | null; totals: { admitted: number; denied: number; denyCache: number }; identityOverrides: { subject: { kind: string; digest: string }; action: string; limit: { count: number; interval: number } | null }[] }[];
+      rules: {
+        id: number;
+        limit: { count: number };
+        denialRate: number | null;
+        counterLatency: { count: number; p50: number | null; p99: number | null } | null;
+        totals: { admitted: number; denied: number; denyCache: number };
+        identityOverrides: { subject: { kind: string; digest: string }; action: string; limit: { count: number; interval: number } | null }[];
+      }[];
     };
     // The span the data chose holds all its traffic (just sent): five minutes of 10 s buckets, to now.
     expect(data.span).toBe("5m");
@@ -88,9 +104,13 @@ describe("GET /_tollgate/dashboard", () => {
     // Another rule does not list it.
     expect(data.rules.find((r) => r.id === 12)!.identityOverrides).toEqual([]);
     // One on every rule is listed on the rules that count what it names (keys), not on a user's.
-    const everywhere = await admin(send, "POST", "/overrides", { body: { identity: { kind: "api-key", value: freshIdentity().apiKey }, action: "block", reason: "abuse" } });
+    const everywhere = await admin(send, "POST", "/overrides", {
+      body: { identity: { kind: "api-key", value: freshIdentity().apiKey }, action: "block", reason: "abuse" },
+    });
     expect(everywhere.status).toBe(201);
-    const after = (await (await admin(send, "GET", "/dashboard/data")).json()) as { rules: { id: number; identity: string; identityOverrides: { action: string; everyRule: boolean }[] }[] };
+    const after = (await (await admin(send, "GET", "/dashboard/data")).json()) as {
+      rules: { id: number; identity: string; identityOverrides: { action: string; everyRule: boolean }[] }[];
+    };
     expect(after.rules.find((r) => r.id === 12)!.identityOverrides).toEqual([expect.objectContaining({ action: "block", everyRule: true })]);
     const userRule = after.rules.find((r) => r.identity === "user-ip")!;
     expect(userRule.identityOverrides).toEqual([]);

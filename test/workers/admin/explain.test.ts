@@ -34,7 +34,15 @@ describe("POST /_tollgate/explain", () => {
   });
 
   it("refuses what the gateway would refuse, with the gateway's reason", async () => {
-    const res = await admin(adminGateway(), "POST", "/explain", { body: { ...question, headers: [["x-api-key", "a"], ["x-api-key", "b"]] } });
+    const res = await admin(adminGateway(), "POST", "/explain", {
+      body: {
+        ...question,
+        headers: [
+          ["x-api-key", "a"],
+          ["x-api-key", "b"],
+        ],
+      },
+    });
     expect(res.status).toBe(422);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/refuse this request with 400: Header x-api-key must be sent once/);
   });

@@ -39,7 +39,13 @@ describe("ADMIN_HOSTS", () => {
   });
 
   it("reads a request's host name as routing does: port, case and trailing dot removed", () => {
-    for (const url of ["https://admin.localhost/x", "https://admin.localhost:8787/x", "http://ADMIN.localhost./_tollgate", "https://admin.localhost.:443/", "https://admin.localhost"]) {
+    for (const url of [
+      "https://admin.localhost/x",
+      "https://admin.localhost:8787/x",
+      "http://ADMIN.localhost./_tollgate",
+      "https://admin.localhost.:443/",
+      "https://admin.localhost",
+    ]) {
       expect(hostnameOf(new Request(url).url), url).toBe("admin.localhost");
     }
     expect(hostnameOf("http://[::1]:8787/x")).toBe("[::1]");
@@ -68,7 +74,13 @@ describe("the admin API on its hosts only", () => {
 
   it("takes every spelling of the admin host's name, and no other name however alike", async () => {
     const send = gatewayWith(DEPLOYED);
-    for (const host of ["tollgate-admin.example.com", "TOLLGATE-ADMIN.Example.COM", "tollgate-admin.example.com.", "tollgate-admin.example.com:8443", "tollgate-admin.example.com.:443"]) {
+    for (const host of [
+      "tollgate-admin.example.com",
+      "TOLLGATE-ADMIN.Example.COM",
+      "tollgate-admin.example.com.",
+      "tollgate-admin.example.com:8443",
+      "tollgate-admin.example.com.:443",
+    ]) {
       expect((await send(`https://${host}/_tollgate/rules`, { headers: bearer })).status, host).toBe(200);
     }
     for (const host of [
@@ -126,7 +138,11 @@ describe("the admin API on its hosts only", () => {
   it("is off (404, health too) where ADMIN_HOSTS is unset, whatever the tokens", async () => {
     for (const hosts of [undefined, "", " , "]) {
       const send = gatewayWith({ ...DEPLOYED, ADMIN_HOSTS: hosts });
-      for (const url of ["https://tollgate-admin.example.com/_tollgate/rules", "https://api.example.com/_tollgate/rules", "https://api.example.com/_tollgate/health"]) {
+      for (const url of [
+        "https://tollgate-admin.example.com/_tollgate/rules",
+        "https://api.example.com/_tollgate/rules",
+        "https://api.example.com/_tollgate/health",
+      ]) {
         expect((await send(url, { headers: bearer })).status, `${hosts} ${url}`).toBe(404);
       }
     }
@@ -180,7 +196,9 @@ describe("an admin host that is also an upstream host", () => {
     const send = gatewayWith({ ...DEPLOYED, ADMIN_HOSTS: "admin.agents.example.com" });
     const res = await send("https://admin.agents.example.com/_tollgate/rules", { headers: bearer });
     expect(res.status).toBe(500);
-    expect(await res.json()).toMatchObject({ detail: expect.stringMatching(/admin\.agents\.example\.com is also an upstream host \(UPSTREAM_HOSTS serves it to agent-server\)/) });
+    expect(await res.json()).toMatchObject({
+      detail: expect.stringMatching(/admin\.agents\.example\.com is also an upstream host \(UPSTREAM_HOSTS serves it to agent-server\)/),
+    });
   });
 
   it("is logged once as a misconfiguration", async () => {

@@ -72,11 +72,20 @@ describe("POST /_tollgate/counters/inspect", () => {
     const send = adminGateway();
     const K = freshIdentity().apiKey;
     const { address } = await freezeCounter(12, { kind: "api-key", apiKey: K }, T);
-    const created = await admin(send, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, rule: 12, action: "limit", limits: { [region]: { count: 40, interval: 10 } }, reason: "trial" } });
+    const created = await admin(send, "POST", "/overrides", {
+      body: { identity: { kind: "api-key", value: K }, rule: 12, action: "limit", limits: { [region]: { count: 40, interval: 10 } }, reason: "trial" },
+    });
     const { override } = (await created.json()) as { override: { id: string } };
     const digest = address.name.split(":")[2];
     const res = (await (await admin(send, "POST", "/counters/inspect", { body: { rule: 12, digest } })).json()) as Inspected;
-    expect(res).toMatchObject({ counter: address.name, limit: { count: 40, interval: 10 }, limitFrom: override.id, admissions: 0, remaining: 40, freesInSeconds: 0 });
+    expect(res).toMatchObject({
+      counter: address.name,
+      limit: { count: 40, interval: 10 },
+      limitFrom: override.id,
+      admissions: 0,
+      remaining: 40,
+      freesInSeconds: 0,
+    });
   });
 
   it("shows the counter requests are counted on: under an address's limit, the address's, not the user's", async () => {
@@ -85,9 +94,12 @@ describe("POST /_tollgate/counters/inspect", () => {
     const { userId, ip } = freshIdentity();
     // Rule 3 counts per user and IP; an address's limit counts the whole address on one counter (src/core/overrides/scope.ts).
     const { address } = await freezeCounter(3, { kind: "ip", ip }, T);
-    const created = await admin(send, "POST", "/overrides", { body: { identity: { kind: "ip", value: ip }, rule: 3, action: "limit", limits: { [region]: { count: 5, interval: 10 } }, reason: "abuse" } });
+    const created = await admin(send, "POST", "/overrides", {
+      body: { identity: { kind: "ip", value: ip }, rule: 3, action: "limit", limits: { [region]: { count: 5, interval: 10 } }, reason: "abuse" },
+    });
     expect(created.status).toBe(201);
-    for (let i = 0; i < 2; i++) expect((await send("/auth/token", { method: "POST", headers: { "x-user-id": userId, "cf-connecting-ip": ip } })).status).not.toBe(429);
+    for (let i = 0; i < 2; i++)
+      expect((await send("/auth/token", { method: "POST", headers: { "x-user-id": userId, "cf-connecting-ip": ip } })).status).not.toBe(429);
     const res = (await (await admin(send, "POST", "/counters/inspect", { body: { rule: 3, userId, ip } })).json()) as Inspected;
     expect(res).toMatchObject({ counter: address.name, limit: { count: 5, interval: 10 }, admissions: 2, remaining: 3 });
   });

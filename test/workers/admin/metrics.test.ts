@@ -30,7 +30,8 @@ async function scrape(send: ReturnType<typeof adminGateway>) {
   return parsePrometheus(await res.text());
 }
 
-const decisions = (rule: number, name: string, outcome: string) => `tollgate_decisions_total{region="${region}",rule="${rule}",rule_name="${name}",outcome="${outcome}"}`;
+const decisions = (rule: number, name: string, outcome: string) =>
+  `tollgate_decisions_total{region="${region}",rule="${rule}",rule_name="${name}",outcome="${outcome}"}`;
 const perRule = (metric: string, rule: number, name: string) => `${metric}{region="${region}",rule="${rule}",rule_name="${name}"}`;
 
 describe("GET /_tollgate/metrics", () => {
@@ -69,7 +70,9 @@ describe("GET /_tollgate/metrics", () => {
     expect(delta(after, perRule("tollgate_fallback_admissions_total", 12, "runs-query-key"))).toBe(2);
     expect(delta(after, `tollgate_upstream_responses_total{region="${region}",upstream="hosted-api",class="2xx"}`)).toBe(limit + 2);
     expect(delta(after, `tollgate_upstream_latency_ms_count{region="${region}",upstream="hosted-api"}`)).toBe(limit + 2);
-    expect(after.get(`tollgate_upstream_latency_ms_bucket{region="${region}",upstream="hosted-api",le="+Inf"}`)).toBe(after.get(`tollgate_upstream_latency_ms_count{region="${region}",upstream="hosted-api"}`));
+    expect(after.get(`tollgate_upstream_latency_ms_bucket{region="${region}",upstream="hosted-api",le="+Inf"}`)).toBe(
+      after.get(`tollgate_upstream_latency_ms_count{region="${region}",upstream="hosted-api"}`),
+    );
   });
 
   it("counts shadow denials, blocks and exemptions by outcome", async () => {
@@ -80,7 +83,9 @@ describe("GET /_tollgate/metrics", () => {
     const E = freshIdentity().apiKey;
     await admin(send, "POST", "/overrides", { body: { rule: 28, mode: "shadow", reason: "measure" } });
     await admin(send, "POST", "/overrides", { body: { identity: { kind: "api-key", value: B }, action: "block", reason: "abuse" } });
-    await admin(send, "POST", "/overrides", { body: { identity: { kind: "api-key", value: E }, rule: 28, action: "exempt", reason: "monitor", expiresInSeconds: 3600 } });
+    await admin(send, "POST", "/overrides", {
+      body: { identity: { kind: "api-key", value: E }, rule: 28, action: "exempt", reason: "monitor", expiresInSeconds: 3600 },
+    });
     const limit = region === "eu" ? 20 : 1;
     await freezeCounter(28, { kind: "api-key", apiKey: K }, 1_900_000_000_000);
     for (let i = 0; i < limit + 2; i++) expect((await send("/runs/stats", { headers: keyed(K) })).status).toBe(200);

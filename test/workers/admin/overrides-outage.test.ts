@@ -56,8 +56,16 @@ describe("the overrides store unreachable", () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const blocked = freshIdentity().apiKey;
     const slowed = freshIdentity().apiKey;
-    expect((await admin(up, "POST", "/overrides", { body: { identity: { kind: "api-key", value: blocked }, action: "block", reason: "abuse" } })).status).toBe(201);
-    expect((await admin(up, "POST", "/overrides", { body: { identity: { kind: "api-key", value: slowed }, rule: 12, action: "limit", limits: { [region]: { count: 2, interval: 60 } }, reason: "noisy" } })).status).toBe(201);
+    expect((await admin(up, "POST", "/overrides", { body: { identity: { kind: "api-key", value: blocked }, action: "block", reason: "abuse" } })).status).toBe(
+      201,
+    );
+    expect(
+      (
+        await admin(up, "POST", "/overrides", {
+          body: { identity: { kind: "api-key", value: slowed }, rule: 12, action: "limit", limits: { [region]: { count: 2, interval: 60 } }, reason: "noisy" },
+        })
+      ).status,
+    ).toBe(201);
     clock.now = T + REFRESH_MS; // a refresh of the isolate that made them writes the copy too
     expect((await runsQuery(up, freshIdentity().apiKey)).status).toBe(200);
 
@@ -72,7 +80,9 @@ describe("the overrides store unreachable", () => {
     }
     const degraded = await healthOf(isolates[0]!);
     expect(degraded.status).toBe("degraded");
-    expect(degraded.detail).toMatch(/^the overrides store cannot be read: enforcing the 2 overrides last read 595 s ago \(this data center's copy\), until that copy is 3600 s old$/);
+    expect(degraded.detail).toMatch(
+      /^the overrides store cannot be read: enforcing the 2 overrides last read 595 s ago \(this data center's copy\), until that copy is 3600 s old$/,
+    );
     expect(await healthOf(up)).toEqual({ status: "ok" });
 
     // An isolate that started while the object was down recovers once it answers.
@@ -90,7 +100,9 @@ describe("the overrides store unreachable", () => {
     const logs: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: unknown) => void logs.push(String(line)));
     const blocked = freshIdentity().apiKey;
-    expect((await admin(up, "POST", "/overrides", { body: { identity: { kind: "api-key", value: blocked }, action: "block", reason: "abuse" } })).status).toBe(201);
+    expect((await admin(up, "POST", "/overrides", { body: { identity: { kind: "api-key", value: blocked }, action: "block", reason: "abuse" } })).status).toBe(
+      201,
+    );
 
     // An isolate that read the object itself, then lost it.
     const flaky = unreachableConfig({ now: false });
@@ -132,7 +144,10 @@ describe("the overrides store unreachable", () => {
     const { namespace } = unreachableConfig();
     const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), OVERRIDES: namespace });
     expect((await runsQuery(send, freshIdentity().apiKey)).status).toBe(200);
-    expect(await healthOf(send)).toEqual({ status: "degraded", detail: "the overrides store cannot be read and no copy of the overrides younger than 3600 s is known: no override is enforced" });
+    expect(await healthOf(send)).toEqual({
+      status: "degraded",
+      detail: "the overrides store cannot be read and no copy of the overrides younger than 3600 s is known: no override is enforced",
+    });
   });
 
   it("concurrent first requests of a new isolate each wait for the overrides (none is decided without them)", async () => {

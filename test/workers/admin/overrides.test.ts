@@ -9,7 +9,19 @@ import { subjectOf } from "../../../src/core/overrides/subject.ts";
 import type { OverridesStore } from "../../../src/durable-objects/overrides-store.ts";
 import { freshIdentity } from "../support/requests.ts";
 import { recordingLimiter } from "../support/custom-gateway.ts";
-import { admin, adminGateway, adminUrl, configObject, driveOverridesClock, freezeCounter, keyed, region, resetAdminState, runsQuery, TOKEN } from "./support.ts";
+import {
+  admin,
+  adminGateway,
+  adminUrl,
+  configObject,
+  driveOverridesClock,
+  freezeCounter,
+  keyed,
+  region,
+  resetAdminState,
+  runsQuery,
+  TOKEN,
+} from "./support.ts";
 
 const T = 1_900_000_000_000;
 const REFRESH_MS = 5_000;
@@ -26,7 +38,6 @@ async function setup() {
   return { clock, config, send };
 }
 
-
 describe("an override raising key K's limit on row 12 (15/10)", () => {
   it(`reaches an isolate that did not make it within OVERRIDES_REFRESH_MS (${REFRESH_MS} ms), and ends at its expiry`, async () => {
     const { clock, config, send } = await setup();
@@ -40,7 +51,18 @@ describe("an override raising key K's limit on row 12 (15/10)", () => {
     // request would, so this isolate learns of it only by reading again.
     const subject = await subjectOf("api-key", K, env.IDENTITY_HMAC_SECRET!);
     if (!subject.ok) throw new Error(subject.why);
-    const set = await config.set({ kind: "identity", rule: 12, subject: subject.subject, action: "limit", limits: { [region]: { count: 30, interval: 10 } }, reason: "customer trial", expiresInSeconds: 60 }, "admin");
+    const set = await config.set(
+      {
+        kind: "identity",
+        rule: 12,
+        subject: subject.subject,
+        action: "limit",
+        limits: { [region]: { count: 30, interval: 10 } },
+        reason: "customer trial",
+        expiresInSeconds: 60,
+      },
+      "admin",
+    );
     expect(set.ok).toBe(true);
 
     clock.now = T + REFRESH_MS - 1; // within the bound: the old copy may still apply
@@ -77,7 +99,9 @@ describe("an override raising key K's limit on row 12 (15/10)", () => {
     await freezeCounter(12, { kind: "api-key", apiKey: K }, T);
     for (let i = 0; i < 15; i++) await runsQuery(send, K);
     expect((await runsQuery(send, K)).status).toBe(429);
-    const res = await admin(send, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, rule: 12, action: "limit", limits: { [region]: { count: 20, interval: 10 } }, reason: "raised" } });
+    const res = await admin(send, "POST", "/overrides", {
+      body: { identity: { kind: "api-key", value: K }, rule: 12, action: "limit", limits: { [region]: { count: 20, interval: 10 } }, reason: "raised" },
+    });
     expect(res.status).toBe(201);
     const statuses = [];
     for (let i = 0; i < 6; i++) statuses.push((await runsQuery(send, K)).status);
@@ -122,13 +146,29 @@ describe("a malformed override", () => {
     ["a rule that does not exist", { rule: 999, mode: "shadow", reason: "x" }, ["body", "rule"]],
     ["a limit action without limits", { identity: { kind: "api-key", value: "k" }, action: "limit", reason: "x" }, ["body", "limits"]],
     ["an address that is not one", { identity: { kind: "ip", value: "300.1.1.1" }, action: "block", reason: "x" }, ["body", "identity", "value"]],
-    ["an IPv6 prefix longer than /64", { identity: { kind: "ipv6-prefix", value: "2001:db8::/80" }, action: "block", reason: "x" }, ["body", "identity", "value"]],
+    [
+      "an IPv6 prefix longer than /64",
+      { identity: { kind: "ipv6-prefix", value: "2001:db8::/80" }, action: "block", reason: "x" },
+      ["body", "identity", "value"],
+    ],
     ["an expiry in the past", { rule: 12, mode: "shadow", reason: "x", expiresAt: "2001-01-01T00:00:00Z" }, ["body", "expiresAt"]],
     ["a count of 1e12", { rule: 12, limits: { [region]: { count: 1e12, interval: 10 } }, reason: "x" }, ["body", "limits", region, "count"]],
-    ["an interval of 9e12 s (285,000 years)", { identity: { kind: "api-key", value: "k" }, action: "limit", limits: { [region]: { count: 5, interval: 9e12 } }, reason: "x" }, ["body", "limits", region, "interval"]],
+    [
+      "an interval of 9e12 s (285,000 years)",
+      { identity: { kind: "api-key", value: "k" }, action: "limit", limits: { [region]: { count: 5, interval: 9e12 } }, reason: "x" },
+      ["body", "limits", region, "interval"],
+    ],
     ["an exemption without an expiry", { identity: { kind: "api-key", value: "k" }, action: "exempt", reason: "x" }, ["body", "expiresAt"]],
-    ["an exemption for longer than 30 days", { identity: { kind: "api-key", value: "k" }, action: "exempt", reason: "x", expiresInSeconds: 31 * 86_400 }, ["body", "expiresInSeconds"]],
-    ["an exemption for an x-user-id alone", { identity: { kind: "user-id", value: "u" }, action: "exempt", reason: "x", expiresInSeconds: 60 }, ["body", "identity", "kind"]],
+    [
+      "an exemption for longer than 30 days",
+      { identity: { kind: "api-key", value: "k" }, action: "exempt", reason: "x", expiresInSeconds: 31 * 86_400 },
+      ["body", "expiresInSeconds"],
+    ],
+    [
+      "an exemption for an x-user-id alone",
+      { identity: { kind: "user-id", value: "u" }, action: "exempt", reason: "x", expiresInSeconds: 60 },
+      ["body", "identity", "kind"],
+    ],
     ["a key's override on a rule counting IPs", { identity: { kind: "api-key", value: "k" }, rule: 29, action: "block", reason: "x" }, ["body", "rule"]],
   ])("is refused with 422 naming the field (%s), and changes nothing", async (_, body, loc) => {
     const { send } = await setup();
@@ -145,8 +185,14 @@ describe("a malformed override", () => {
 
   it("refuses what is not JSON (415) or not valid JSON (422)", async () => {
     const { send } = await setup();
-    expect((await send(adminUrl("/overrides"), { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "text/plain" }, body: "{}" })).status).toBe(415);
-    const bad = await send(adminUrl("/overrides"), { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: "{" });
+    expect(
+      (await send(adminUrl("/overrides"), { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "text/plain" }, body: "{}" })).status,
+    ).toBe(415);
+    const bad = await send(adminUrl("/overrides"), {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: "{",
+    });
     expect(bad.status).toBe(422);
     expect(await bad.json()).toEqual({ detail: [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }] });
   });
@@ -158,8 +204,14 @@ describe("identity overrides", () => {
     const limiter = recordingLimiter();
     const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), COUNTERS: limiter.namespace });
     const K = freshIdentity().apiKey;
-    expect((await admin(base, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, action: "block", reason: "abuse report 7" } })).status).toBe(201);
-    for (const [method, path] of [["POST", "/runs/query"], ["GET", "/runs/stats"], ["GET", "/anything"]] as const) {
+    expect(
+      (await admin(base, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, action: "block", reason: "abuse report 7" } })).status,
+    ).toBe(201);
+    for (const [method, path] of [
+      ["POST", "/runs/query"],
+      ["GET", "/runs/stats"],
+      ["GET", "/anything"],
+    ] as const) {
       const res = await send(path, { method, headers: keyed(K) });
       expect(res.status, path).toBe(403);
       expect(res.headers.get("content-type")).toBe("application/problem+json");
@@ -189,7 +241,9 @@ describe("identity overrides", () => {
     const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), COUNTERS: limiter.namespace });
     const user = `user-${crypto.randomUUID()}`;
     const home = "203.0.113.40";
-    const res = await admin(base, "POST", "/overrides", { body: { identity: { kind: "user-ip", value: user, ip: home }, action: "exempt", expiresInSeconds: 3600, reason: "load test" } });
+    const res = await admin(base, "POST", "/overrides", {
+      body: { identity: { kind: "user-ip", value: user, ip: home }, action: "exempt", expiresInSeconds: 3600, reason: "load test" },
+    });
     expect(res.status).toBe(201);
     // Row 13 (POST /runs/query, per user and IP): exempt from the user's address, no counter call.
     const at = (ip: string, path = "/runs/query", method = "POST") => send(path, { method, headers: { "x-user-id": user, "cf-connecting-ip": ip } });
@@ -212,7 +266,10 @@ describe("identity overrides", () => {
     if (!subject.ok) throw new Error(subject.why);
     // Written as an older version stored it: no expiry, no rule, straight into storage.
     await runInDurableObject(config, (_instance: OverridesStore, state) => {
-      state.storage.kv.put("config", { version: 1, overrides: [{ kind: "identity", id: "legacy", subject: subject.subject, action: "exempt", reason: "old", createdAt: T - 1000, createdBy: "admin" }] });
+      state.storage.kv.put("config", {
+        version: 1,
+        overrides: [{ kind: "identity", id: "legacy", subject: subject.subject, action: "exempt", reason: "old", createdAt: T - 1000, createdBy: "admin" }],
+      });
     });
     const anyone = { "x-user-id": user, "cf-connecting-ip": "198.51.100.9" };
     expect((await counted("/public/download/x", { headers: anyone })).headers.get("ratelimit-policy")).toMatch(/q=5000;w=60$/);
@@ -242,13 +299,22 @@ describe("identity overrides", () => {
       expect.objectContaining({ id: "slow", limits: { [region]: { count: 5, interval: 86_400 } } }),
     ]);
     const warnings = logs.map((l) => JSON.parse(l)).filter((l) => l.event === "override_out_of_bounds");
-    expect(warnings.map((w) => [w.id, w.action])).toEqual([["lax", "clamp"], ["slow", "clamp"]]);
+    expect(warnings.map((w) => [w.id, w.action])).toEqual([
+      ["lax", "clamp"],
+      ["slow", "clamp"],
+    ]);
     expect((await runsQuery(send, freshIdentity().apiKey)).headers.get("ratelimit-policy")).toBe('"runs-query-key";q=100000;w=10');
   });
 
   it("block an IPv6 prefix: every address inside it, none outside", async () => {
     const { send } = await setup();
-    expect((await admin(send, "POST", "/overrides", { body: { identity: { kind: "ipv6-prefix", value: "2001:db8:aa00::/40" }, action: "block", reason: "hosting range" } })).status).toBe(201);
+    expect(
+      (
+        await admin(send, "POST", "/overrides", {
+          body: { identity: { kind: "ipv6-prefix", value: "2001:db8:aa00::/40" }, action: "block", reason: "hosting range" },
+        })
+      ).status,
+    ).toBe(201);
     const from = (ip: string) => send("/anything", { headers: { "cf-connecting-ip": ip } });
     expect((await from("2001:db8:aa00::1")).status).toBe(403);
     expect((await from("2001:db8:aaff:ffff:1:2:3:4")).status).toBe(403);
@@ -261,7 +327,13 @@ describe("identity overrides", () => {
     const limiter = recordingLimiter();
     const send = adminGateway({ OVERRIDES_REFRESH_MS: String(REFRESH_MS), COUNTERS: limiter.namespace });
     const K = freshIdentity().apiKey;
-    expect((await admin(base, "POST", "/overrides", { body: { identity: { kind: "api-key", value: K }, rule: 28, action: "exempt", expiresInSeconds: 3600, reason: "internal monitor" } })).status).toBe(201);
+    expect(
+      (
+        await admin(base, "POST", "/overrides", {
+          body: { identity: { kind: "api-key", value: K }, rule: 28, action: "exempt", expiresInSeconds: 3600, reason: "internal monitor" },
+        })
+      ).status,
+    ).toBe(201);
     for (let i = 0; i < 25; i++) {
       const res = await send("/runs/stats", { headers: keyed(K) });
       expect(res.status).toBe(200);
@@ -305,14 +377,40 @@ describe("the audit log", () => {
     const as = (token: string, method: string, path: string, body?: object) => admin(send, method, path, { token, body });
 
     clock.now = T + 1_000;
-    const first = (await (await as("alice-token-0123456789ab", "POST", "/overrides", { identity: { kind: "api-key", value: K }, rule: 12, action: "limit", limits: { [region]: { count: 30, interval: 10 } }, reason: "trial" })).json()) as { override: { id: string } };
+    const first = (await (
+      await as("alice-token-0123456789ab", "POST", "/overrides", {
+        identity: { kind: "api-key", value: K },
+        rule: 12,
+        action: "limit",
+        limits: { [region]: { count: 30, interval: 10 } },
+        reason: "trial",
+      })
+    ).json()) as { override: { id: string } };
     clock.now = T + 2_000;
-    const second = (await (await as("oncall-token-0123456789", "POST", "/overrides", { identity: { kind: "api-key", value: K }, rule: 12, action: "limit", limits: { [region]: { count: 50, interval: 10 } }, reason: "trial, more" })).json()) as { override: { id: string }; previous: { id: string } };
+    const second = (await (
+      await as("oncall-token-0123456789", "POST", "/overrides", {
+        identity: { kind: "api-key", value: K },
+        rule: 12,
+        action: "limit",
+        limits: { [region]: { count: 50, interval: 10 } },
+        reason: "trial, more",
+      })
+    ).json()) as { override: { id: string }; previous: { id: string } };
     expect(second.previous.id).toBe(first.override.id);
     clock.now = T + 3_000;
     expect((await as(TOKEN, "DELETE", `/overrides/${second.override.id}`)).status).toBe(200);
 
-    const { entries } = (await (await as(TOKEN, "GET", "/audit")).json()) as { entries: { seq: number; at: number; actor: string; action: string; target: string; override?: { id: string; limits: object }; previous?: { id: string; limits: object } }[] };
+    const { entries } = (await (await as(TOKEN, "GET", "/audit")).json()) as {
+      entries: {
+        seq: number;
+        at: number;
+        actor: string;
+        action: string;
+        target: string;
+        override?: { id: string; limits: object };
+        previous?: { id: string; limits: object };
+      }[];
+    };
     expect(entries.map((e) => [e.at, e.actor, e.action])).toEqual([
       [T + 3_000, "admin", "end"],
       [T + 2_000, "oncall", "set"],
@@ -340,10 +438,18 @@ describe("GET /_tollgate/rules", () => {
   it("answers the effective table: published rows, with rule overrides laid over them", async () => {
     const { send } = await setup();
     await admin(send, "POST", "/overrides", { body: { rule: 28, mode: "shadow", limits: { [region]: { count: 3, interval: 30 } }, reason: "measuring" } });
-    const { region: answered, tables } = (await (await admin(send, "GET", "/rules")).json()) as { region: string; tables: { table: string; rows: { id: number; mode: string; limit: object; published: object; override?: object }[] }[] };
+    const { region: answered, tables } = (await (await admin(send, "GET", "/rules")).json()) as {
+      region: string;
+      tables: { table: string; rows: { id: number; mode: string; limit: object; published: object; override?: object }[] }[];
+    };
     expect(answered).toBe(region);
     const rows = tables.flatMap((t) => t.rows);
-    expect(rows.find((r) => r.id === 28)).toMatchObject({ mode: "shadow", limit: { count: 3, interval: 30 }, published: { mode: "enforce" }, override: { reason: "measuring" } });
+    expect(rows.find((r) => r.id === 28)).toMatchObject({
+      mode: "shadow",
+      limit: { count: 3, interval: 30 },
+      published: { mode: "enforce" },
+      override: { reason: "measuring" },
+    });
     expect(rows.find((r) => r.id === 12)).toMatchObject({ mode: "enforce", limit: { count: 15, interval: 10 } });
     expect(rows.find((r) => r.id === 12)!.override).toBeUndefined();
     expect(tables.map((t) => t.table)).toContain("hosted-api");

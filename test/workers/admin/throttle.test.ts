@@ -84,7 +84,9 @@ describe("failed admin authentication", () => {
     const gateways = Array.from({ length: 4 }, () => adminGateway());
     const ip = freshIdentity().ip;
     await driveThrottleClock(ip, T0);
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => admin(gateways[i % gateways.length]!, "GET", "/rules", { token: `${WRONG}${i}`, ip })));
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => admin(gateways[i % gateways.length]!, "GET", "/rules", { token: `${WRONG}${i}`, ip })),
+    );
     const statuses = answers.map((res) => res.status);
     await Promise.all(answers.map((res) => res.body?.cancel()));
     expect(statuses.filter((s) => s === 401)).toHaveLength(AUTH_FAILURES.count);
@@ -125,7 +127,9 @@ describe("failed admin authentication", () => {
       const lines = log.mock.calls.map(([line]) => String(line));
       const throttled = lines.filter((line) => line.includes('"admin_auth_throttled"')).map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(throttled).toHaveLength(4);
-      expect(throttled.slice(0, 3).every((l) => l.credential === "wrong" && l.method === "POST" && l.path === "/_tollgate/overrides" && l.actor === undefined)).toBe(true);
+      expect(
+        throttled.slice(0, 3).every((l) => l.credential === "wrong" && l.method === "POST" && l.path === "/_tollgate/overrides" && l.actor === undefined),
+      ).toBe(true);
       expect(throttled[3]).toMatchObject({ credential: "valid", actor: "admin", method: "GET", path: "/_tollgate/rules" });
       const text = lines.join("\n");
       expect(text).not.toContain(WRONG);

@@ -4,7 +4,7 @@ import { matchToken, presentedToken } from "../../../src/admin/auth.ts";
 import { adminTokens } from "../../../src/admin/tokens.ts";
 
 describe("admin tokens", () => {
-  it("name ADMIN_TOKEN \"admin\" and ADMIN_TOKENS by their own names", () => {
+  it('name ADMIN_TOKEN "admin" and ADMIN_TOKENS by their own names', () => {
     expect(adminTokens("a".repeat(16), " alice = b-token-0123456789 ,oncall=c-token=with=equals ")).toEqual([
       { name: "admin", token: "a".repeat(16), role: "operator" },
       { name: "alice", token: "b-token-0123456789", role: "operator" },

@@ -117,7 +117,9 @@ describe("POST /assistants", () => {
   });
 
   it("treats null fields as absent (as Python clients send them)", async () => {
-    const res = await agentServer("POST", "/assistants", { body: { graph_id: "agent", config: null, context: null, metadata: null, name: null, if_exists: null } });
+    const res = await agentServer("POST", "/assistants", {
+      body: { graph_id: "agent", config: null, context: null, metadata: null, name: null, if_exists: null },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ config: {}, context: {}, metadata: {}, name: "agent" });
   });
@@ -127,7 +129,14 @@ describe("default assistants", () => {
   it("exist for every graph with uuid5(NAMESPACE_URL, graph_id), created_by system, name = graph id", async () => {
     const res = await agentServer("GET", `/assistants/${AGENT_DEFAULT_ID}`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ assistant_id: AGENT_DEFAULT_ID, graph_id: "agent", name: "agent", version: 1, context: {}, metadata: { created_by: "system" } });
+    expect(res.body).toMatchObject({
+      assistant_id: AGENT_DEFAULT_ID,
+      graph_id: "agent",
+      name: "agent",
+      version: 1,
+      context: {},
+      metadata: { created_by: "system" },
+    });
     const pipeline = await agentServer("GET", "/assistants/66dccdf8-d52b-5123-8595-e7c707dd9462");
     expect(pipeline.body).toMatchObject({ graph_id: "pipeline", name: "pipeline", metadata: { created_by: "system" } });
   });
@@ -173,7 +182,13 @@ describe("GET /assistants/{assistant_id}", () => {
 
 describe("PATCH /assistants/{assistant_id}", () => {
   it("stores version N+1 from the fields given, replaces context whole (no merge) and makes it active", async () => {
-    const created = await createAssistant({ graph_id: "agent", name: "A", context: { system_prompt: "one", model: "m1" }, metadata: { a: 1 }, config: { tags: ["t"] } });
+    const created = await createAssistant({
+      graph_id: "agent",
+      name: "A",
+      context: { system_prompt: "one", model: "m1" },
+      metadata: { a: 1 },
+      config: { tags: ["t"] },
+    });
     const res = await agentServer("PATCH", `/assistants/${created.assistant_id}`, { body: { context: { model: "m2" }, metadata: { b: 2 } } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -203,7 +218,10 @@ describe("PATCH /assistants/{assistant_id}", () => {
 
   it("answers 404 for an unknown assistant or graph, 422 for a context the graph refuses and for a non-uuid id", async () => {
     const missing = unknownId();
-    expect(await agentServer("PATCH", `/assistants/${missing}`, { body: {} })).toMatchObject({ status: 404, body: { detail: `Assistant ${missing} not found.` } });
+    expect(await agentServer("PATCH", `/assistants/${missing}`, { body: {} })).toMatchObject({
+      status: 404,
+      body: { detail: `Assistant ${missing} not found.` },
+    });
     const created = await createAssistant({ graph_id: "agent", context: { model: "m" } });
     const badGraph = await agentServer("PATCH", `/assistants/${created.assistant_id}`, { body: { graph_id: "nope" } });
     expect(badGraph.status).toBe(404);
@@ -267,7 +285,18 @@ describe("POST /assistants/{assistant_id}/versions", () => {
     expect(all.body.map((v: any) => v.version)).toEqual([4, 3, 2, 1]);
     // Every field of the Assistant schema, which the document requires of each item; a version
     // never changes, so it was last updated when it was created.
-    expect(Object.keys(all.body[0]).sort()).toEqual(["assistant_id", "config", "context", "created_at", "description", "graph_id", "metadata", "name", "updated_at", "version"]);
+    expect(Object.keys(all.body[0]).sort()).toEqual([
+      "assistant_id",
+      "config",
+      "context",
+      "created_at",
+      "description",
+      "graph_id",
+      "metadata",
+      "name",
+      "updated_at",
+      "version",
+    ]);
     for (const version of all.body) expect(version.updated_at).toBe(version.created_at);
     expect(all.body[2]).toMatchObject({ version: 2, context: { model: "m2" } });
 
@@ -330,7 +359,10 @@ describe("POST /assistants/search and /assistants/count", () => {
   it("answers 422 for bad bounds and enums", async () => {
     const res = await agentServer("POST", "/assistants/search", { body: { limit: 1001, sort_by: "version" } });
     expect(res.status).toBe(422);
-    expect(res.body.detail.map((e: any) => e.loc)).toEqual([["body", "limit"], ["body", "sort_by"]]);
+    expect(res.body.detail.map((e: any) => e.loc)).toEqual([
+      ["body", "limit"],
+      ["body", "sort_by"],
+    ]);
   });
 });
 
@@ -361,7 +393,9 @@ describe("DELETE /assistants/{assistant_id}", () => {
     expect((await agentServer("GET", `/threads/${thread.thread_id}`)).status).toBe(404);
     // Deleted as DELETE /threads/{id} deletes: nothing of the thread is left behind.
     const left = await runInDurableObject(agentServerEnv.AGENT_SERVER_STATE.getByName("agent-server"), (_, state) =>
-      ["runs", "run_events", "checkpoints"].map((table) => state.storage.sql.exec(`SELECT count(*) AS n FROM ${table} WHERE thread_id = ?`, thread.thread_id).one().n),
+      ["runs", "run_events", "checkpoints"].map(
+        (table) => state.storage.sql.exec(`SELECT count(*) AS n FROM ${table} WHERE thread_id = ?`, thread.thread_id).one().n,
+      ),
     );
     expect(left).toEqual([0, 0, 0]);
   });

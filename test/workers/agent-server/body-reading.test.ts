@@ -100,9 +100,7 @@ describe("a JSON body that is not UTF-8 is FastAPI's 400 too (UnicodeDecodeError
 });
 
 describe("the body is read to its end before any answer, even a refusal, so an upload is never cut off", () => {
-  it.each([
-    ["an unknown path", "/nowhere", {}, 404],
-  ] as const)("%s", async (_name, path, headers, status) => {
+  it.each([["an unknown path", "/nowhere", {}, 404]] as const)("%s", async (_name, path, headers, status) => {
     const { body, finished } = trackedUpload();
     const res = await createAgentServer().fetch(new Request(`https://emulator.test${path}`, { method: "POST", headers, body }), env);
     expect(res.status).toBe(status);

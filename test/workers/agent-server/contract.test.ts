@@ -36,7 +36,11 @@ describe("checkResponse accepts", () => {
     await check("GET", `/assistants/${ID}`, jsonResponse(200, assistant));
     await check("POST", `/assistants/${ID}/versions`, jsonResponse(200, [assistant]));
     await check("POST", "/assistants/count", jsonResponse(200, 3));
-    await check("POST", `/threads/${ID}/runs/stream`, new Response("event: metadata\ndata: {}\n\n", { headers: { "content-type": "text/event-stream; charset=utf-8" } }));
+    await check(
+      "POST",
+      `/threads/${ID}/runs/stream`,
+      new Response("event: metadata\ndata: {}\n\n", { headers: { "content-type": "text/event-stream; charset=utf-8" } }),
+    );
     await check("PUT", "/store/items", new Response(null, { status: 204 }));
   });
 
@@ -48,7 +52,11 @@ describe("checkResponse accepts", () => {
     await check("GET", `/assistants/${ID}`, jsonResponse(404, { detail: "Assistant not found." }));
     await check("PATCH", "/assistants/agent", jsonResponse(409, { detail: "read-only" }));
     await check("POST", "/assistants", jsonResponse(422, { detail: [{ type: "missing", loc: ["body", "graph_id"], msg: "Field required" }] }));
-    await check("POST", "/assistants", jsonResponse(429, { type: "about:blank", title: "Too Many Requests", status: 429, detail: "slow down" }, "application/problem+json"));
+    await check(
+      "POST",
+      "/assistants",
+      jsonResponse(429, { type: "about:blank", title: "Too Many Requests", status: 429, detail: "slow down" }, "application/problem+json"),
+    );
   });
 
   it("an error the 2026 document types in its own shape, as that shape (protocol v2's ProtocolError)", async () => {
@@ -58,20 +66,40 @@ describe("checkResponse accepts", () => {
 
 describe("checkResponse refuses an error the document types in its own shape, in another", () => {
   it("a protocol v2 command's 400 as FastAPI's {detail}", async () => {
-    await expect(check("POST", `/threads/${ID}/commands`, jsonResponse(400, { detail: "not a command" }))).rejects.toThrow(/commands_post 400|required property 'type'/);
+    await expect(check("POST", `/threads/${ID}/commands`, jsonResponse(400, { detail: "not a command" }))).rejects.toThrow(
+      /commands_post 400|required property 'type'/,
+    );
   });
 });
 
 describe("checkResponse refuses", () => {
   it.each([
     ["a version without updated_at", "POST", `/assistants/${ID}/versions`, jsonResponse(200, [{ ...assistant, updated_at: undefined }]), /updated_at/],
-    ["a thread status the document does not list", "GET", `/threads/${ID}`, jsonResponse(200, { thread_id: ID, created_at: NOW, updated_at: NOW, metadata: {}, status: "asleep" }), /status/],
+    [
+      "a thread status the document does not list",
+      "GET",
+      `/threads/${ID}`,
+      jsonResponse(200, { thread_id: ID, created_at: NOW, updated_at: NOW, metadata: {}, status: "asleep" }),
+      /status/,
+    ],
     ["a config whose tags are not a list", "GET", `/assistants/${ID}`, jsonResponse(200, { ...assistant, config: { tags: "a" } }), /config\/tags/],
     ["a timestamp that is not a date-time", "GET", `/assistants/${ID}`, jsonResponse(200, { ...assistant, created_at: "yesterday" }), /created_at/],
     ["the document's own error body (a bare string)", "GET", `/assistants/${ID}`, jsonResponse(404, "Assistant not found."), /error body/],
     ["a 422 whose detail is not FastAPI's list", "POST", "/assistants", jsonResponse(422, { detail: "bad" }), /error body/],
-    ["a 422 item with fields FastAPI does not write", "POST", "/assistants", jsonResponse(422, { detail: [{ type: "missing", loc: ["body"], msg: "Field required", hint: "x" }] }), /additional/],
-    ["an error that is not JSON", "GET", `/assistants/${ID}`, new Response("Not Found", { status: 404, headers: { "content-type": "text/plain" } }), /not JSON/],
+    [
+      "a 422 item with fields FastAPI does not write",
+      "POST",
+      "/assistants",
+      jsonResponse(422, { detail: [{ type: "missing", loc: ["body"], msg: "Field required", hint: "x" }] }),
+      /additional/,
+    ],
+    [
+      "an error that is not JSON",
+      "GET",
+      `/assistants/${ID}`,
+      new Response("Not Found", { status: 404, headers: { "content-type": "text/plain" } }),
+      /not JSON/,
+    ],
     ["an undocumented success status", "POST", "/assistants", jsonResponse(201, assistant), /status 201 is not documented/],
     ["an undocumented media type", "POST", "/assistants", jsonResponse(200, assistant, "text/plain"), /media type 'text\/plain'/],
     ["a success for an operation the document does not describe", "GET", "/assistants", jsonResponse(200, []), /does not describe/],
@@ -87,6 +115,8 @@ describe("checkResponse refuses", () => {
   });
 
   it("fields a selection did not ask for", async () => {
-    await expect(check("POST", "/assistants/search", jsonResponse(200, [{ name: "agent", graph_id: "agent" }]), { select: ["name"] })).rejects.toThrow(/did not ask for: graph_id/);
+    await expect(check("POST", "/assistants/search", jsonResponse(200, [{ name: "agent", graph_id: "agent" }]), { select: ["name"] })).rejects.toThrow(
+      /did not ask for: graph_id/,
+    );
   });
 });

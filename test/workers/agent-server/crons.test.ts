@@ -34,7 +34,13 @@ describe("POST /threads/{thread_id}/runs/crons", () => {
       created_at: expect.stringMatching(TIMESTAMP),
       updated_at: expect.stringMatching(TIMESTAMP),
       user_id: null,
-      payload: { schedule: YEARLY, assistant_id: AGENT_DEFAULT_ID, input: { messages: [{ role: "user", content: "tick" }] }, metadata: { job: "yearly" }, end_time: "2100-01-01T00:00:00Z" },
+      payload: {
+        schedule: YEARLY,
+        assistant_id: AGENT_DEFAULT_ID,
+        input: { messages: [{ role: "user", content: "tick" }] },
+        metadata: { job: "yearly" },
+        end_time: "2100-01-01T00:00:00Z",
+      },
       next_run_date: expect.stringMatching(/^\d{4}-01-01T00:00:00\.000\+00:00$/),
       metadata: { job: "yearly" },
       enabled: true,
@@ -60,7 +66,9 @@ describe("POST /threads/{thread_id}/runs/crons", () => {
     for (const schedule of ["every day", "61 * * * *", "0 0 30 2 *"]) {
       const res = await createThreadCron(thread.thread_id, { schedule, assistant_id: "agent" });
       expect(res.status, schedule).toBe(422);
-      expect(res.body.detail).toEqual([expect.objectContaining({ type: "value_error", loc: ["body", "schedule"], msg: expect.stringContaining("Invalid cron schedule") })]);
+      expect(res.body.detail).toEqual([
+        expect.objectContaining({ type: "value_error", loc: ["body", "schedule"], msg: expect.stringContaining("Invalid cron schedule") }),
+      ]);
     }
     const context = await createThreadCron(thread.thread_id, { schedule: YEARLY, assistant_id: "agent", context: { temperature: 1 } });
     expect(context.body.detail[0]).toMatchObject({ type: "extra_forbidden", loc: ["body", "context", "temperature"] });
@@ -159,7 +167,10 @@ describe("POST /runs/crons/search and /count, DELETE /runs/crons/{cron_id}", () 
       ["enum", "body.sort_by"],
       ["enum", "body.select.0"],
     ]);
-    expect((await agentServer("POST", "/runs/crons/count", { body: { assistant_id: "not-a-graph" } })).body.detail[0]).toMatchObject({ type: "uuid_parsing", loc: ["body", "assistant_id"] });
+    expect((await agentServer("POST", "/runs/crons/count", { body: { assistant_id: "not-a-graph" } })).body.detail[0]).toMatchObject({
+      type: "uuid_parsing",
+      loc: ["body", "assistant_id"],
+    });
     expect((await agentServer("DELETE", "/runs/crons/x")).body.detail[0]).toMatchObject({ type: "uuid_parsing", loc: ["path", "cron_id"] });
   });
 });
@@ -178,7 +189,9 @@ describe("cron schedules", () => {
 
     const claimed = await runInDurableObject(stateObject(), (state) => [state.crons().claimDue(), state.crons().claimDue()]);
     const mine = claimed[0]!.filter((c) => c.thread_id === thread.thread_id);
-    expect(mine).toEqual([{ cron_id: due.cron_id, thread_id: thread.thread_id, on_run_completed: null, payload: expect.objectContaining({ input: { messages: ["tick"] } }) }]);
+    expect(mine).toEqual([
+      { cron_id: due.cron_id, thread_id: thread.thread_id, on_run_completed: null, payload: expect.objectContaining({ input: { messages: ["tick"] } }) },
+    ]);
     expect(claimed[1]!.filter((c) => c.thread_id === thread.thread_id)).toEqual([]);
     const [after] = (await agentServer("POST", "/runs/crons/search", { body: { thread_id: thread.thread_id, enabled: true } })).body;
     expect(Date.parse(after.next_run_date) - Date.parse(due.next_run_date)).toBeGreaterThanOrEqual(365 * 24 * 3600 * 1000);
@@ -187,13 +200,22 @@ describe("cron schedules", () => {
 
   it("fire a thread cron's run when the object's alarm rings: a background run on the thread, through the emulator's API", async () => {
     const thread = await createThread();
-    const cron = (await createThreadCron(thread.thread_id, { schedule: YEARLY, assistant_id: "agent", input: { messages: [{ role: "user", content: "tick" }] }, metadata: { job: "new-year" } })).body;
+    const cron = (
+      await createThreadCron(thread.thread_id, {
+        schedule: YEARLY,
+        assistant_id: "agent",
+        input: { messages: [{ role: "user", content: "tick" }] },
+        metadata: { job: "new-year" },
+      })
+    ).body;
     await passNextRun(cron);
     expect(await runDurableObjectAlarm(stateOf(agentServerEnv))).toBe(true);
 
     const runs = await agentServer("GET", `/threads/${thread.thread_id}/runs`);
     expect(runs.status).toBe(200);
-    expect(runs.body).toEqual([expect.objectContaining({ thread_id: thread.thread_id, assistant_id: AGENT_DEFAULT_ID, metadata: expect.objectContaining({ job: "new-year" }) })]);
+    expect(runs.body).toEqual([
+      expect.objectContaining({ thread_id: thread.thread_id, assistant_id: AGENT_DEFAULT_ID, metadata: expect.objectContaining({ job: "new-year" }) }),
+    ]);
     const result = await agentServer("GET", `/threads/${thread.thread_id}/runs/${runs.body[0].run_id}/join`);
     expect(result.body.messages.at(-1).content).toBe("you said: tick");
     await agentServer("DELETE", `/runs/crons/${cron.cron_id}`);

@@ -50,7 +50,10 @@ describe("a deployment's agent server", () => {
     expect(assistant.status).toBe(200);
     const thread = await a.call("POST", "/threads", {});
     expect(thread.status).toBe(200);
-    const run = await a.call("POST", `/threads/${thread.body.thread_id}/runs/wait`, { assistant_id: assistant.body.assistant_id, input: { messages: [{ role: "user", content: "hi" }] } });
+    const run = await a.call("POST", `/threads/${thread.body.thread_id}/runs/wait`, {
+      assistant_id: assistant.body.assistant_id,
+      input: { messages: [{ role: "user", content: "hi" }] },
+    });
     expect(run.status).toBe(200);
     expect(run.body.messages.at(-1).content).toBe("Deployed. | you said: hi");
 
@@ -65,7 +68,10 @@ describe("a deployment's agent server", () => {
 
   it("takes only its own workspace's callers: none is 401, another workspace's key 404, like an unknown deployment", async () => {
     const { id, call } = await provisioned();
-    expect(await raw(`/deployments/${id}/threads/search`, {}, { method: "POST", body: "{}" })).toEqual({ status: 401, body: { detail: expect.stringContaining("Not authenticated") } });
+    expect(await raw(`/deployments/${id}/threads/search`, {}, { method: "POST", body: "{}" })).toEqual({
+      status: 401,
+      body: { detail: expect.stringContaining("Not authenticated") },
+    });
     expect((await call("POST", "/threads/search", {}, { "x-api-key": "someone-else" })).status).toBe(404);
     expect(await raw(`/deployments/${id}/ok`, { "x-api-key": "someone-else" })).toEqual({ status: 404, body: { detail: `Deployment ID ${id} not found.` } });
     expect((await raw(`/deployments/${id}/ok`, { "x-api-key": "k", "x-tenant-id": "not-a-uuid" })).status).toBe(422);
@@ -79,22 +85,35 @@ describe("a deployment's agent server", () => {
     expect((await raw(`/deployments/${other}/ok`, { "x-api-key": key, "x-tenant-id": tenant })).status).toBe(200);
     expect((await raw(`/deployments/${other.toUpperCase()}/ok`, { "x-api-key": key, "x-tenant-id": tenant })).status).toBe(200);
     // A workspace id alone opens nothing; with any other key, or a bearer token that is not the key, it is refused.
-    expect(await raw(`/deployments/${other}/ok`, { "x-tenant-id": tenant })).toEqual({ status: 401, body: { detail: expect.stringContaining("Not authenticated") } });
+    expect(await raw(`/deployments/${other}/ok`, { "x-tenant-id": tenant })).toEqual({
+      status: 401,
+      body: { detail: expect.stringContaining("Not authenticated") },
+    });
     for (const headers of [{ "x-api-key": `fresh-${crypto.randomUUID()}` }, { authorization: `Bearer ${crypto.randomUUID()}` }] as Record<string, string>[]) {
-      expect(await raw(`/deployments/${other}/ok`, { ...headers, "x-tenant-id": tenant })).toEqual({ status: 403, body: { detail: expect.stringContaining("X-Tenant-Id") } });
+      expect(await raw(`/deployments/${other}/ok`, { ...headers, "x-tenant-id": tenant })).toEqual({
+        status: 403,
+        body: { detail: expect.stringContaining("X-Tenant-Id") },
+      });
     }
   });
 
   it("is a 404 for a deployment never provisioned, in any spelling: the registry answers, the registry unchanged", async () => {
     const id = crypto.randomUUID();
     const headers = { "x-api-key": "k" };
-    for (const path of [`/deployments/${id}/ok`, `/deployments/${id}`, "/deployments/not-a-uuid/ok", `/deployments/%7B${id}%7D/ok`, `/deployments/${id}/../${id}/ok`]) {
+    for (const path of [
+      `/deployments/${id}/ok`,
+      `/deployments/${id}`,
+      "/deployments/not-a-uuid/ok",
+      `/deployments/%7B${id}%7D/ok`,
+      `/deployments/${id}/../${id}/ok`,
+    ]) {
       expect((await raw(path, headers)).status, path).toBe(404);
     }
     // /deployments itself names no deployment: the shared server's own 404.
     expect(await raw("/deployments", headers)).toEqual({ status: 404, body: { detail: "Not Found" } });
-    const recorded = await runInDurableObject(agentServerEnv.AGENT_SERVER_DEPLOYMENTS.getByName("deployments"), (_, state: DurableObjectState) =>
-      state.storage.sql.exec("SELECT 1 FROM deployments WHERE id = ?", id).toArray().length,
+    const recorded = await runInDurableObject(
+      agentServerEnv.AGENT_SERVER_DEPLOYMENTS.getByName("deployments"),
+      (_, state: DurableObjectState) => state.storage.sql.exec("SELECT 1 FROM deployments WHERE id = ?", id).toArray().length,
     );
     expect(recorded).toBe(0);
   });
@@ -106,10 +125,14 @@ describe("a deployment's agent server", () => {
     expect((await call("GET", `/threads/${thread.body.thread_id}`)).body.metadata).toEqual({ kept: true });
 
     await provisioning.deprovision(id);
-    expect(await raw(`/deployments/${id}/threads/${thread.body.thread_id}`, { "x-api-key": apiKey })).toEqual({ status: 404, body: { detail: `Deployment ID ${id} not found.` } });
+    expect(await raw(`/deployments/${id}/threads/${thread.body.thread_id}`, { "x-api-key": apiKey })).toEqual({
+      status: 404,
+      body: { detail: `Deployment ID ${id} not found.` },
+    });
     // Emptied and reset: reached again, it is a new agent server (no threads).
-    const threads = await runInDurableObject(agentServerEnv.AGENT_SERVER_STATE.getByName(deploymentObjectName(id)), (_, state: DurableObjectState) =>
-      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM threads").one().n,
+    const threads = await runInDurableObject(
+      agentServerEnv.AGENT_SERVER_STATE.getByName(deploymentObjectName(id)),
+      (_, state: DurableObjectState) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM threads").one().n,
     );
     expect(threads).toBe(0);
     // Idempotent.
@@ -119,7 +142,11 @@ describe("a deployment's agent server", () => {
   it("fires a deployment's crons into its own state", async () => {
     const { id, call } = await provisioned();
     const thread = await call("POST", "/threads", {});
-    const cron = await call("POST", `/threads/${thread.body.thread_id}/runs/crons`, { schedule: "0 0 1 1 *", assistant_id: "agent", input: { messages: [{ role: "user", content: "tick" }] } });
+    const cron = await call("POST", `/threads/${thread.body.thread_id}/runs/crons`, {
+      schedule: "0 0 1 1 *",
+      assistant_id: "agent",
+      input: { messages: [{ role: "user", content: "tick" }] },
+    });
     expect(cron.status).toBe(200);
     const state = stateObject(deploymentObjectName(id));
     await runInDurableObject(state, (object) => object.clock.advance(Date.parse(cron.body.next_run_date) - Date.parse(cron.body.created_at) + 1000));

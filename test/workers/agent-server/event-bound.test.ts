@@ -14,8 +14,9 @@ const RUNS = 1_000;
 
 /** The thread's stored events, counted in the state object's table. */
 const storedEvents = (threadId: string) =>
-  runInDurableObject(stateOf(agentServerEnv), (_, ctx: DurableObjectState) =>
-    ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM run_events WHERE thread_id = ?", threadId).one().n,
+  runInDurableObject(
+    stateOf(agentServerEnv),
+    (_, ctx: DurableObjectState) => ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM run_events WHERE thread_id = ?", threadId).one().n,
   );
 
 // The human message keeps one id, so each run replaces it (add_messages) and the thread's values

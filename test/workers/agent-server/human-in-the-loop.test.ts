@@ -35,7 +35,9 @@ describe("the approval graph pauses at human_review", () => {
     const [, , draft, , paused, last] = events;
     expect(draft!.data.draft.messages[0].content).toBe("draft: ship it");
     const interrupt = paused!.data.__interrupt__[0];
-    expect(paused!.data).toEqual({ __interrupt__: [{ value: { question: "Approve this draft?", draft: "draft: ship it", options: ["approve", "reject"] }, id: interrupt.id }] });
+    expect(paused!.data).toEqual({
+      __interrupt__: [{ value: { question: "Approve this draft?", draft: "draft: ship it", options: ["approve", "reject"] }, id: interrupt.id }],
+    });
     expect(interrupt.id).toMatch(/^[0-9a-f]{32}$/);
     // The values event carries the whole state with the interrupt beside it, as LangGraph 1.0.4+ streams it.
     expect(contents(last!.data)).toEqual(["ship it", "draft: ship it"]);
@@ -114,7 +116,8 @@ describe("the approval graph pauses at human_review", () => {
     expect(done.__interrupt__[0].value.draft).toBe("draft: fix the typo");
     expect((await thread(threadId)).status).toBe("interrupted");
 
-    const refused = async (command: unknown) => (await agentServer("POST", `/threads/${threadId}/runs`, { body: { assistant_id: "approval", command } })).body.detail[0].loc;
+    const refused = async (command: unknown) =>
+      (await agentServer("POST", `/threads/${threadId}/runs`, { body: { assistant_id: "approval", command } })).body.detail[0].loc;
     expect(await refused({})).toEqual(["body", "command"]);
     expect(await refused({ goto: "nowhere" })).toEqual(["body", "command", "goto"]);
     expect(await refused({ goto: { node: "draft", input: {} } })).toEqual(["body", "command", "goto"]);

@@ -15,7 +15,13 @@ describe("PATCH /runs/crons/{cron_id} (crons.update)", () => {
     const thread = await client.threads.create();
     const cron = await client.crons.createForThread(thread.thread_id, "agent", { schedule: YEARLY, input: say("tick"), metadata: { job: "a", keep: 1 } });
     const updated = await client.crons.update(cron.cron_id, { schedule: "0 0 1 6 *", input: say("tock"), metadata: { job: "b" }, enabled: false });
-    expect(updated).toMatchObject({ cron_id: cron.cron_id, schedule: "0 0 1 6 *", metadata: { job: "b", keep: 1 }, enabled: false, thread_id: thread.thread_id });
+    expect(updated).toMatchObject({
+      cron_id: cron.cron_id,
+      schedule: "0 0 1 6 *",
+      metadata: { job: "b", keep: 1 },
+      enabled: false,
+      thread_id: thread.thread_id,
+    });
     expect(updated.payload).toMatchObject({ input: say("tock"), schedule: "0 0 1 6 *" });
     expect(new Date(updated.next_run_date!).getUTCMonth()).toBe(5);
     expect(Date.parse(updated.updated_at)).toBeGreaterThanOrEqual(Date.parse(cron.updated_at));
@@ -49,7 +55,9 @@ describe("GET /runs/{run_id}/stream (runs.joinStream without a thread)", () => {
   it("replays a stateless run by its id alone, with ids and its Location, as the join on its thread does", async () => {
     const client = officialClient();
     // The client's `runs.create` does not send `onCompletion`; the thread is kept so the run is still there to join.
-    const run = (await agentServer("POST", "/runs", { body: { assistant_id: "agent", input: say("hello"), on_completion: "keep", stream_mode: ["values", "updates"] } })).body;
+    const run = (
+      await agentServer("POST", "/runs", { body: { assistant_id: "agent", input: say("hello"), on_completion: "keep", stream_mode: ["values", "updates"] } })
+    ).body;
     await join(run.thread_id, run.run_id);
     const events: { event: string; data: any }[] = [];
     for await (const part of client.runs.joinStream(null, run.run_id)) events.push(part);

@@ -17,7 +17,11 @@ describe("MCP transport", () => {
   it("initialize negotiates the client's revision when it is spoken, else the newest", async () => {
     const known = await mcp(request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }, "init-1"));
     expect(known.status).toBe(200);
-    expect(known.body).toMatchObject({ jsonrpc: "2.0", id: "init-1", result: { protocolVersion: "2025-06-18", capabilities: { tools: { listChanged: false } }, serverInfo: { name: "LangGraph" } } });
+    expect(known.body).toMatchObject({
+      jsonrpc: "2.0",
+      id: "init-1",
+      result: { protocolVersion: "2025-06-18", capabilities: { tools: { listChanged: false } }, serverInfo: { name: "LangGraph" } },
+    });
     expect(known.headers.get("mcp-session-id")).toBeNull();
     const unknown = await mcp(request("initialize", { protocolVersion: "1999-01-01", capabilities: {}, clientInfo: { name: "t", version: "1" } }, 7));
     expect(unknown.body).toMatchObject({ id: 7, result: { protocolVersion: "2025-11-25" } });
@@ -35,7 +39,14 @@ describe("MCP transport", () => {
   it("refuses what is no JSON-RPC message with 400 and the JSON-RPC error code", async () => {
     const parse = await mcp("{not json");
     expect(parse).toMatchObject({ status: 400, body: { detail: expect.stringContaining("Parse error"), error: { code: -32700 }, id: null } });
-    for (const bad of [[request("ping")], { jsonrpc: "1.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: 1, method: 5 }, { jsonrpc: "2.0", id: {}, method: "ping" }, { jsonrpc: "2.0" }, 42]) {
+    for (const bad of [
+      [request("ping")],
+      { jsonrpc: "1.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: 1, method: 5 },
+      { jsonrpc: "2.0", id: {}, method: "ping" },
+      { jsonrpc: "2.0" },
+      42,
+    ]) {
       const res = await mcp(bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
       expect(res.body.error.code, JSON.stringify(bad)).toBe(-32600);
@@ -55,7 +66,11 @@ describe("MCP transport", () => {
   });
 
   it("answers an unknown method -32601 and bad tool calls -32602", async () => {
-    expect((await mcp(request("resources/list"))).body).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found: resources/list" } });
+    expect((await mcp(request("resources/list"))).body).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32601, message: "Method not found: resources/list" },
+    });
     const noName = await mcp(request("tools/call", { arguments: {} }));
     expect(noName.body.error.code).toBe(-32602);
     const unknown = await mcp(request("tools/call", { name: "no-such-tool", arguments: {} }));
@@ -77,7 +92,12 @@ describe("MCP transport", () => {
 
 describe("MCP tools", () => {
   it("lists every assistant as a tool with its graph's input schema, named so each name calls one assistant", async () => {
-    const named = await createAssistant({ graph_id: "agent", name: `mcp-pirate-${crypto.randomUUID().slice(0, 8)}`, context: { system_prompt: "Arr." }, description: "A pirate." });
+    const named = await createAssistant({
+      graph_id: "agent",
+      name: `mcp-pirate-${crypto.randomUUID().slice(0, 8)}`,
+      context: { system_prompt: "Arr." },
+      description: "A pirate.",
+    });
     const unnamed = await createAssistant({ graph_id: "pipeline" });
     const tools: any[] = [];
     let cursor: string | undefined;

@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest";
 import { advanceClock, MINUTE_MS } from "./clock.ts";
 import { AGENT_DEFAULT_ID, freshTag, officialClient } from "./support.ts";
 
-
 describe("official JS client: assistants' graphs", () => {
   it("getGraph, getSubgraphs and getSchemas", async () => {
     const client = officialClient();
@@ -29,7 +28,9 @@ describe("official JS client: threads", () => {
     const second = await client.threads.create({ metadata: { ...tag, n: 2 } });
     expect((await client.threads.search({ metadata: tag })).map((t) => t.thread_id)).toEqual([second.thread_id, first.thread_id]);
     expect((await client.threads.search({ metadata: tag, limit: 1, offset: 1 })).map((t) => t.thread_id)).toEqual([first.thread_id]);
-    expect((await client.threads.search({ ids: [first.thread_id], metadata: tag, status: "idle", select: ["thread_id"] }))).toEqual([{ thread_id: first.thread_id }]);
+    expect(await client.threads.search({ ids: [first.thread_id], metadata: tag, status: "idle", select: ["thread_id"] })).toEqual([
+      { thread_id: first.thread_id },
+    ]);
     expect(await client.threads.count({ metadata: tag })).toBe(2);
 
     const updated = await client.threads.update(first.thread_id, { metadata: { n: 10, note: "edited" }, ttl: 60 });
@@ -48,7 +49,13 @@ describe("official JS client: store", () => {
     await client.store.putItem([root, "notes", "x"], "c", { title: "C" });
 
     const item = await client.store.getItem([root, "docs"], "a");
-    expect(item).toMatchObject({ namespace: [root, "docs"], key: "a", value: { title: "A", stars: 1 }, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(item).toMatchObject({
+      namespace: [root, "docs"],
+      key: "a",
+      value: { title: "A", stars: 1 },
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     expect(await client.store.getItem([root, "docs"], "missing")).toBeNull();
 
     const found = await client.store.searchItems([root, "docs"], { filter: { stars: { $gte: 1 } }, limit: 5 });
@@ -57,8 +64,12 @@ describe("official JS client: store", () => {
 
     // The client passes the JSON through: the emulator answers the reference document's bare list,
     // where the client's type (and the real server) has `{namespaces}` (docs/agent-server.md).
-    const listNamespaces = async (options: Parameters<typeof client.store.listNamespaces>[0]) => (await client.store.listNamespaces(options)) as unknown as string[][];
-    expect(await listNamespaces({ prefix: [root], maxDepth: 2 })).toEqual([[root, "docs"], [root, "notes"]]);
+    const listNamespaces = async (options: Parameters<typeof client.store.listNamespaces>[0]) =>
+      (await client.store.listNamespaces(options)) as unknown as string[][];
+    expect(await listNamespaces({ prefix: [root], maxDepth: 2 })).toEqual([
+      [root, "docs"],
+      [root, "notes"],
+    ]);
     expect(await listNamespaces({ prefix: [root], suffix: ["x"] })).toEqual([[root, "notes", "x"]]);
 
     // "b" lives one minute unless read: without a refreshing read, it is gone after it.
@@ -82,7 +93,12 @@ describe("official JS client: crons", () => {
       input: { messages: [{ role: "user", content: "standup" }] },
       metadata: { kind: "standup" },
     });
-    expect(onThread).toMatchObject({ thread_id: thread.thread_id, assistant_id: assistant.assistant_id, schedule: "0 9 * * 1-5", metadata: { kind: "standup" } });
+    expect(onThread).toMatchObject({
+      thread_id: thread.thread_id,
+      assistant_id: assistant.assistant_id,
+      schedule: "0 9 * * 1-5",
+      metadata: { kind: "standup" },
+    });
     const stateless = await client.crons.create(assistant.assistant_id, { schedule: "@hourly", onRunCompleted: "keep" });
     expect(stateless).toMatchObject({ thread_id: null, on_run_completed: "keep" });
     const byGraph = await client.crons.create("agent", { schedule: "@daily" });

@@ -216,7 +216,15 @@ describe("cron bodies read as the 2026 schemas type them", () => {
 
   it("the right ones are taken, kept in the payload its runs are made from, and a time zone moves the schedule", async () => {
     const created = await agentServer("POST", "/runs/crons", {
-      body: { schedule: "0 9 * * *", assistant_id: "agent", stream_mode: "updates", stream_subgraphs: true, stream_resumable: false, durability: "sync", timezone: "America/New_York" },
+      body: {
+        schedule: "0 9 * * *",
+        assistant_id: "agent",
+        stream_mode: "updates",
+        stream_subgraphs: true,
+        stream_resumable: false,
+        durability: "sync",
+        timezone: "America/New_York",
+      },
     });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ timezone: "America/New_York", payload: { stream_mode: "updates", durability: "sync", timezone: "America/New_York" } });
@@ -261,7 +269,13 @@ describe("POST /threads/search: the 2026 fields", () => {
     expect((await agentServer("GET", `/threads/${ran.thread_id}`)).body.state_updated_at).toBe(state.created_at);
 
     const search = await agentServer("POST", "/threads/search", {
-      body: { metadata: tag, sort_by: "state_updated_at", sort_order: "asc", select: ["thread_id", "state_updated_at"], extract: { last: "values.messages[-1].content", who: "metadata.user.name" } },
+      body: {
+        metadata: tag,
+        sort_by: "state_updated_at",
+        sort_order: "asc",
+        select: ["thread_id", "state_updated_at"],
+        extract: { last: "values.messages[-1].content", who: "metadata.user.name" },
+      },
     });
     expect(search.status).toBe(200);
     expect(search.body).toEqual([
@@ -274,6 +288,9 @@ describe("POST /threads/search: the 2026 fields", () => {
     const outside = await agentServer("POST", "/threads/search", { body: { extract: { id: "thread_id" } } });
     expect(outside.body.detail[0]).toMatchObject({ type: "value_error", loc: ["body", "extract", "id"] });
     const many = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, "values"]));
-    expect((await agentServer("POST", "/threads/search", { body: { extract: many } })).body.detail[0]).toMatchObject({ type: "value_error", loc: ["body", "extract"] });
+    expect((await agentServer("POST", "/threads/search", { body: { extract: many } })).body.detail[0]).toMatchObject({
+      type: "value_error",
+      loc: ["body", "extract"],
+    });
   });
 });

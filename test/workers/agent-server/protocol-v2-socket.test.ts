@@ -11,14 +11,20 @@ import { openSocket, succeed } from "./protocol-v2-support.ts";
 const lifecycleOf = (m: any) => (m.type === "event" && m.method === "lifecycle" ? m.params.data.event : undefined);
 
 /** How many protocol sockets the state object holds open on the thread. */
-const openSockets = (threadId: string) => runInDurableObject(stateObject(), (_state, ctx: DurableObjectState) => ctx.getWebSockets(`thread:${threadId}`).length);
+const openSockets = (threadId: string) =>
+  runInDurableObject(stateObject(), (_state, ctx: DurableObjectState) => ctx.getWebSockets(`thread:${threadId}`).length);
 
 describe("protocol v2 over WebSocket", () => {
   it("subscribes, starts a run in-band and receives its events live, once each", async () => {
     const thread = await createThread();
     const ws = await openSocket(thread.thread_id);
     const subscribed = await ws.send("subscription.subscribe", { channels: ["lifecycle", "values", "updates", "input"] });
-    expect(subscribed).toMatchObject({ type: "success", id: 1, result: { subscription_id: expect.any(String), replayed_events: 0 }, meta: { applied_through_seq: 0 } });
+    expect(subscribed).toMatchObject({
+      type: "success",
+      id: 1,
+      result: { subscription_id: expect.any(String), replayed_events: 0 },
+      meta: { applied_through_seq: 0 },
+    });
     const started = await ws.send("run.start", { assistant_id: "agent", input: { messages: [{ role: "user", content: "over a socket" }] } });
     expect(started.result.run_id).toEqual(expect.any(String));
     await ws.until((m) => lifecycleOf(m) === "completed");
@@ -32,13 +38,21 @@ describe("protocol v2 over WebSocket", () => {
     const values = await ws.send("subscription.subscribe", { channels: ["values"] });
     expect(values.result.replayed_events).toBe(5);
     expect(await ws.send("subscription.unsubscribe", { subscription_id: subscribed.result.subscription_id })).toMatchObject({ type: "success", result: {} });
-    expect(await ws.send("subscription.unsubscribe", { subscription_id: subscribed.result.subscription_id })).toMatchObject({ type: "error", error: "no_such_subscription" });
+    expect(await ws.send("subscription.unsubscribe", { subscription_id: subscribed.result.subscription_id })).toMatchObject({
+      type: "error",
+      error: "no_such_subscription",
+    });
     const before = ws.received.length;
     const again = await ws.send("run.start", { assistant_id: "agent", input: { messages: [{ role: "user", content: "again" }] } });
     await join(thread.thread_id, again.result.run_id);
     // The run's end is saved before its answer: the answer to a later command comes after its events.
     await ws.send("agent.getTree");
-    expect(ws.received.slice(before).filter((m) => m.type === "event").map((e) => e.method)).toEqual(["values", "values"]);
+    expect(
+      ws.received
+        .slice(before)
+        .filter((m) => m.type === "event")
+        .map((e) => e.method),
+    ).toEqual(["values", "values"]);
     ws.socket.close(1000, "done");
   });
 

@@ -18,14 +18,19 @@ export async function succeed(threadId: string, method: string, params: Record<s
 export const openProtocolEvents = (threadId: string, body: Record<string, unknown>) => openEvents("POST", `/threads/${threadId}/stream/events`, { body });
 
 /** The root lifecycle events that end a run. */
-export const isTerminal = (e: { event: string; data: any }) => e.event === "lifecycle" && ["completed", "failed", "interrupted"].includes(e.data.params.data.event);
+export const isTerminal = (e: { event: string; data: any }) =>
+  e.event === "lifecycle" && ["completed", "failed", "interrupted"].includes(e.data.params.data.event);
 
 /**
  * A protocol v2 socket on the thread, opened as a Node client opens it (an upgrade GET with its
  * key): what arrives is kept in order, and `until` waits for a message. The upgrade is not held to
  * the HTTP contract (a 101 has no documented body), so it goes to the Worker's fetch directly.
  */
-export async function openSocket(threadId: string, baseUrl: string = AGENT_SERVER_URL, fetcher: (request: Request) => Promise<Response> = (r) => exports.default.fetch(r)) {
+export async function openSocket(
+  threadId: string,
+  baseUrl: string = AGENT_SERVER_URL,
+  fetcher: (request: Request) => Promise<Response> = (r) => exports.default.fetch(r),
+) {
   const res = await fetcher(new Request(`${baseUrl}/threads/${threadId}/stream/events`, { headers: { upgrade: "websocket", ...freshCaller() } }));
   if (res.status !== 101 || !res.webSocket) throw new Error(`upgrade: ${res.status} ${await res.text()}`);
   const socket = res.webSocket;

@@ -29,7 +29,13 @@ describe("protocol v2 commands over HTTP", () => {
     const seen = events.seen;
     expect(seen.map((e) => e.event)).toEqual(["lifecycle", "values", "updates", "values", "lifecycle"]);
     for (const e of seen) {
-      expect(e.data).toMatchObject({ type: "event", method: e.event, seq: Number(e.id), event_id: e.id, params: { namespace: [], timestamp: expect.any(Number) } });
+      expect(e.data).toMatchObject({
+        type: "event",
+        method: e.event,
+        seq: Number(e.id),
+        event_id: e.id,
+        params: { namespace: [], timestamp: expect.any(Number) },
+      });
     }
     expect(seen[0]!.data.params.data).toMatchObject({ event: "started", graph_name: "agent", run_id: started.body.result.run_id });
     expect(seen[2]!.data.params.data).toEqual({ node: "agent", values: { messages: [expect.objectContaining({ type: "ai", content: "you said: hello" })] } });
@@ -98,7 +104,10 @@ describe("protocol v2 commands over HTTP", () => {
     expect((await command(thread.thread_id, 4, "run.teleport")).body).toMatchObject({ type: "error", id: 4, error: "unknown_command" });
     expect((await command(thread.thread_id, 5, "subscription.subscribe", { channels: ["values"] })).body.error).toBe("not_supported");
     expect((await command(thread.thread_id, 6, "run.start", { input: hello })).body.error).toBe("invalid_argument");
-    expect((await command(thread.thread_id, 7, "run.start", { assistant_id: "no-such-graph" })).body).toMatchObject({ error: "invalid_argument", message: expect.stringContaining("no-such-graph") });
+    expect((await command(thread.thread_id, 7, "run.start", { assistant_id: "no-such-graph" })).body).toMatchObject({
+      error: "invalid_argument",
+      message: expect.stringContaining("no-such-graph"),
+    });
     expect((await command(thread.thread_id, 8, "agent.getTree", { run_id: crypto.randomUUID() })).body.error).toBe("no_such_run");
     expect((await command(thread.thread_id, 9, "state.fork", { checkpoint_id: crypto.randomUUID() })).body.error).toBe("no_such_checkpoint");
     expect((await command(thread.thread_id, 10, "state.get", { namespace: ["child"] })).body.error).toBe("no_such_namespace");

@@ -44,7 +44,9 @@ describe("multitask strategies", () => {
   it("reject: 409 while a run is in flight, and no run is created", async () => {
     const thread = await createThread();
     const first = await createRun(thread.thread_id, { assistant_id: "agent", input: held("first") });
-    const second = await agentServer("POST", `/threads/${thread.thread_id}/runs`, { body: { assistant_id: "agent", input: say("second"), multitask_strategy: "reject" } });
+    const second = await agentServer("POST", `/threads/${thread.thread_id}/runs`, {
+      body: { assistant_id: "agent", input: say("second"), multitask_strategy: "reject" },
+    });
     expect(second.status).toBe(409);
     expect(second.body.detail).toContain(`Thread ${thread.thread_id} is busy with run ${first.run_id}`);
     const listed = (await agentServer("GET", `/threads/${thread.thread_id}/runs`)).body;
@@ -152,7 +154,10 @@ describe("cancel", () => {
     const badAction = await agentServer("POST", `/threads/${thread.thread_id}/runs/${unknownRun}/cancel?action=stop`);
     expect(badAction.status).toBe(422);
     expect(badAction.body.detail[0]).toMatchObject({ type: "enum", loc: ["query", "action"], input: "stop" });
-    expect((await agentServer("POST", `/threads/${thread.thread_id}/runs/nope/cancel`)).body.detail[0]).toMatchObject({ type: "uuid_parsing", loc: ["path", "run_id"] });
+    expect((await agentServer("POST", `/threads/${thread.thread_id}/runs/nope/cancel`)).body.detail[0]).toMatchObject({
+      type: "uuid_parsing",
+      loc: ["path", "run_id"],
+    });
   });
 
   it("POST /runs/cancel cancels listed runs of a thread (204), 404 when none is found, 422 for status with ids", async () => {

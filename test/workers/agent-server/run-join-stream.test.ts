@@ -82,7 +82,12 @@ describe("joining a run's stream", () => {
 describe("a run's own stream", () => {
   it("with stream_resumable writes ids and names the join stream in Location, to reconnect to", async () => {
     const thread = await createThread();
-    const { res, events } = await streamRun(thread.thread_id, { assistant_id: "agent", input: say("resumable"), stream_mode: ["updates"], stream_resumable: true });
+    const { res, events } = await streamRun(thread.thread_id, {
+      assistant_id: "agent",
+      input: say("resumable"),
+      stream_mode: ["updates"],
+      stream_resumable: true,
+    });
     const runPath = res.headers.get("content-location")!;
     expect(res.headers.get("location")).toBe(`${runPath}/stream`);
     expect(events.every((e) => /^\d+$/.test(e.id ?? ""))).toBe(true);

@@ -22,6 +22,9 @@ describe("POST /runs/cancel by status", () => {
     // A rollback deletes each run once it has stopped, which is when join answers.
     expect((await untilOver(one.thread_id, running.run_id)).status).toBe(404);
     expect((await untilOver(two.thread_id, alsoRunning.run_id)).status).toBe(404);
-    expect(await agentServer("POST", "/runs/cancel", { body: { status: "running" } })).toMatchObject({ status: 404, body: { detail: "No runs found to cancel." } });
+    expect(await agentServer("POST", "/runs/cancel", { body: { status: "running" } })).toMatchObject({
+      status: 404,
+      body: { detail: "No runs found to cancel." },
+    });
   });
 });

@@ -17,7 +17,9 @@ describe("streaming a run", () => {
 
   it("sends metadata first, then updates and values per node step, in the wire format", async () => {
     const thread = await createThread();
-    const res = await send("POST", `/threads/${thread.thread_id}/runs/stream`, { body: { assistant_id: "agent", input: say("hello"), stream_mode: ["updates", "values"] } });
+    const res = await send("POST", `/threads/${thread.thread_id}/runs/stream`, {
+      body: { assistant_id: "agent", input: say("hello"), stream_mode: ["updates", "values"] },
+    });
     const wire = await res.text();
     // The stream opens with a comment, so its headers go out before the first event (shared/sse.ts).
     expect(wire.startsWith(": connected\n")).toBe(true);
@@ -73,7 +75,13 @@ describe("streaming a run", () => {
     const { res } = await streamRun(thread.thread_id, { assistant_id: "agent", input: say("x"), metadata: { k: "v" } });
     const run = await agentServer("GET", res.headers.get("content-location")!);
     expect(run.status).toBe(200);
-    expect(run.body).toMatchObject({ thread_id: thread.thread_id, assistant_id: "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414", status: "success", metadata: { k: "v" }, multitask_strategy: "enqueue" });
+    expect(run.body).toMatchObject({
+      thread_id: thread.thread_id,
+      assistant_id: "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414",
+      status: "success",
+      metadata: { k: "v" },
+      multitask_strategy: "enqueue",
+    });
     expect(run.body.kwargs).toMatchObject({ input: say("x"), stream_mode: ["values"], context: {} });
     expect((await agentServer("GET", `/threads/${thread.thread_id}/runs/${crypto.randomUUID()}`)).status).toBe(404);
   });
@@ -83,7 +91,10 @@ describe("which configuration a run uses", () => {
   it("runs an assistant's active version at the time of the request", async () => {
     const assistant = await createAssistant({ graph_id: "agent", context: { system_prompt: "Prompt one." } });
     const thread = await createThread();
-    const reply = async () => lastReply((await streamRun(thread.thread_id, { assistant_id: assistant.assistant_id, input: say("q"), stream_mode: "values" })).events.at(-1)!.data.messages);
+    const reply = async () =>
+      lastReply(
+        (await streamRun(thread.thread_id, { assistant_id: assistant.assistant_id, input: say("q"), stream_mode: "values" })).events.at(-1)!.data.messages,
+      );
     expect(await reply()).toBe("Prompt one. | you said: q");
     await agentServer("PATCH", `/assistants/${assistant.assistant_id}`, { body: { context: { model: "gpt-x" } } });
     expect(await reply()).toBe("model: gpt-x | you said: q");
@@ -241,7 +252,10 @@ describe("refusals before any stream starts", () => {
     expect(context.body.detail[0]).toMatchObject({ type: "extra_forbidden", loc: ["body", "context", "temperature"] });
     const unsupported = await agentServer("POST", path, { body: { assistant_id: "agent", after_seconds: 5, webhook: "https://example.com/hook" } });
     expect(unsupported.status).toBe(422);
-    expect(unsupported.body.detail.map((e: any) => e.loc)).toEqual([["body", "after_seconds"], ["body", "webhook"]]);
+    expect(unsupported.body.detail.map((e: any) => e.loc)).toEqual([
+      ["body", "after_seconds"],
+      ["body", "webhook"],
+    ]);
     expect(unsupported.body.detail[0].msg).toContain("not supported by the agent-server emulator");
     // None of the refused runs touched the thread.
     expect((await agentServer("GET", `/threads/${thread.thread_id}`)).body).toEqual(thread);

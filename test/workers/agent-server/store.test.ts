@@ -19,7 +19,13 @@ describe("PUT, GET and DELETE /store/items", () => {
 
     const first = await get(ns, "k1");
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ namespace: ns, key: "k1", value: { title: "one" }, created_at: expect.stringMatching(TIMESTAMP), updated_at: first.body.created_at });
+    expect(first.body).toEqual({
+      namespace: ns,
+      key: "k1",
+      value: { title: "one" },
+      created_at: expect.stringMatching(TIMESTAMP),
+      updated_at: first.body.created_at,
+    });
 
     await advanceClock(1000);
     expect((await put(ns, "k1", { title: "two" })).status).toBe(204);
@@ -65,7 +71,10 @@ describe("PUT, GET and DELETE /store/items", () => {
   it("answers 400 for a GET without a key; without a namespace (optional in the document) the empty one, which holds nothing", async () => {
     expect(await agentServer("GET", "/store/items?namespace=a")).toMatchObject({ status: 400, body: { detail: "Key is required" } });
     expect(await agentServer("GET", "/store/items?key=k")).toMatchObject({ status: 200, body: null });
-    expect((await agentServer("GET", "/store/items?namespace=a..b&key=k")).body.detail[0]).toMatchObject({ type: "value_error", loc: ["query", "namespace", 1] });
+    expect((await agentServer("GET", "/store/items?namespace=a..b&key=k")).body.detail[0]).toMatchObject({
+      type: "value_error",
+      loc: ["query", "namespace", 1],
+    });
   });
 });
 
@@ -100,7 +109,9 @@ describe("store TTL", () => {
     await advanceClock(1.5 * MINUTE_MS);
     await agentServer("POST", "/store/items/search", { body: { namespace_prefix: ns, filter: { v: 1 } } });
     await advanceClock(1.5 * MINUTE_MS);
-    expect((await agentServer("POST", "/store/items/search", { body: { namespace_prefix: ns, refresh_ttl: false } })).body.items.map((i: any) => i.key).sort()).toEqual(["found", "kept"]);
+    expect(
+      (await agentServer("POST", "/store/items/search", { body: { namespace_prefix: ns, refresh_ttl: false } })).body.items.map((i: any) => i.key).sort(),
+    ).toEqual(["found", "kept"]);
     await advanceClock(1 * MINUTE_MS);
     expect((await agentServer("POST", "/store/items/search", { body: { namespace_prefix: ns } })).body.items.map((i: any) => i.key)).toEqual(["kept"]);
   });
@@ -124,9 +135,17 @@ describe("POST /store/items/search", () => {
     const all = await agentServer("POST", "/store/items/search", { body: { namespace_prefix: [r] } });
     expect(all.status).toBe(200);
     expect(all.body.items.map((i: any) => i.key)).toEqual(["k3", "k2", "k1"]);
-    expect(all.body.items[0]).toEqual({ namespace: [r, "ab"], key: "k3", value: { kind: "todo", stars: 3 }, created_at: expect.stringMatching(TIMESTAMP), updated_at: expect.stringMatching(TIMESTAMP), score: null });
+    expect(all.body.items[0]).toEqual({
+      namespace: [r, "ab"],
+      key: "k3",
+      value: { kind: "todo", stars: 3 },
+      created_at: expect.stringMatching(TIMESTAMP),
+      updated_at: expect.stringMatching(TIMESTAMP),
+      score: null,
+    });
 
-    const under = async (body: Record<string, unknown>) => (await agentServer("POST", "/store/items/search", { body: { namespace_prefix: [r], ...body } })).body.items.map((i: any) => i.key);
+    const under = async (body: Record<string, unknown>) =>
+      (await agentServer("POST", "/store/items/search", { body: { namespace_prefix: [r], ...body } })).body.items.map((i: any) => i.key);
     expect(await under({ namespace_prefix: [r, "a"] })).toEqual(["k2", "k1"]);
     expect(await under({ filter: { kind: "note" } })).toEqual(["k2", "k1"]);
     expect(await under({ filter: { stars: { $gte: 3 } } })).toEqual(["k3", "k2"]);
@@ -150,7 +169,13 @@ describe("POST /store/items/search", () => {
 describe("POST /store/namespaces", () => {
   it("lists the distinct namespaces sorted, by prefix and suffix (with * wildcards), cut to max_depth, paged", async () => {
     const r = root();
-    for (const ns of [[r, "users", "u1", "memories"], [r, "users", "u1", "profile"], [r, "users", "u2", "memories"], [r, "docs"]]) await put(ns, "k", {});
+    for (const ns of [
+      [r, "users", "u1", "memories"],
+      [r, "users", "u1", "profile"],
+      [r, "users", "u2", "memories"],
+      [r, "docs"],
+    ])
+      await put(ns, "k", {});
     await put([r, "users", "u1", "memories"], "k2", {});
 
     const list = async (body: Record<string, unknown>) => {
@@ -160,10 +185,22 @@ describe("POST /store/namespaces", () => {
       expect(Array.isArray(res.body)).toBe(true);
       return res.body;
     };
-    expect(await list({})).toEqual([[r, "docs"], [r, "users", "u1", "memories"], [r, "users", "u1", "profile"], [r, "users", "u2", "memories"]]);
-    expect(await list({ suffix: ["memories"] })).toEqual([[r, "users", "u1", "memories"], [r, "users", "u2", "memories"]]);
+    expect(await list({})).toEqual([
+      [r, "docs"],
+      [r, "users", "u1", "memories"],
+      [r, "users", "u1", "profile"],
+      [r, "users", "u2", "memories"],
+    ]);
+    expect(await list({ suffix: ["memories"] })).toEqual([
+      [r, "users", "u1", "memories"],
+      [r, "users", "u2", "memories"],
+    ]);
     expect(await list({ prefix: [r, "users", "*", "profile"] })).toEqual([[r, "users", "u1", "profile"]]);
-    expect(await list({ max_depth: 3 })).toEqual([[r, "docs"], [r, "users", "u1"], [r, "users", "u2"]]);
+    expect(await list({ max_depth: 3 })).toEqual([
+      [r, "docs"],
+      [r, "users", "u1"],
+      [r, "users", "u2"],
+    ]);
     expect(await list({ max_depth: 2, limit: 1, offset: 1 })).toEqual([[r, "users"]]);
   });
 

@@ -26,7 +26,9 @@ describe("streams answer their headers at once", () => {
 
   it("a run's own stream answers at once although its first step is held", async () => {
     const thread = await createThread();
-    const res = await send("POST", `/threads/${thread.thread_id}/runs/stream`, { body: { assistant_id: "agent", input: held("wait"), stream_mode: ["updates"] } });
+    const res = await send("POST", `/threads/${thread.thread_id}/runs/stream`, {
+      body: { assistant_id: "agent", input: held("wait"), stream_mode: ["updates"] },
+    });
     expect(await headersOf(res)).toEqual({ status: 200, type: SSE, limited: false });
   });
 });

@@ -44,7 +44,7 @@ describe("paced runs", () => {
     expect((await events.next())!.event).toBe("metadata");
 
     // The run waits before its first step until the clock has moved a step delay on.
-    const waiting = (await json(await call("GET", `/threads/${thread.thread_id}/state`)));
+    const waiting = await json(await call("GET", `/threads/${thread.thread_id}/state`));
     expect({ values: contents(waiting.values), next: waiting.next }).toEqual({ values: ["paced"], next: ["draft"] });
     await advanceClock(STEP_MS);
     expect(Object.keys((await events.next())!.data)).toEqual(["draft"]);
@@ -92,7 +92,10 @@ describe("paced runs", () => {
   it("finishes and saves a run whose client hung up after the first event", async () => {
     const call = pacedAgentServer();
     const thread = await json(await call("POST", "/threads", {}));
-    const res = await call("POST", `/threads/${thread.thread_id}/runs/stream`, { assistant_id: "agent", input: { messages: [{ role: "user", content: "bye" }] } });
+    const res = await call("POST", `/threads/${thread.thread_id}/runs/stream`, {
+      assistant_id: "agent",
+      input: { messages: [{ role: "user", content: "bye" }] },
+    });
     const runPath = res.headers.get("content-location")!;
     const events = new EventReader(res);
     expect((await events.next())!.event).toBe("metadata");

@@ -46,7 +46,9 @@ describe("POST /threads/search", () => {
 
   it("takes no body as {}, and answers 422 for bad bounds, enums and ids", async () => {
     expect((await agentServer("POST", "/threads/search")).status).toBe(200);
-    const res = await agentServer("POST", "/threads/search", { body: { limit: 0, offset: -1, status: "sleeping", sort_by: "name", ids: ["x"], select: ["nope"] } });
+    const res = await agentServer("POST", "/threads/search", {
+      body: { limit: 0, offset: -1, status: "sleeping", sort_by: "name", ids: ["x"], select: ["nope"] },
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail.map((e: any) => [e.type, e.loc.join(".")])).toEqual([
       ["enum", "body.status"],
@@ -74,7 +76,9 @@ describe("POST /threads/count", () => {
 describe("PATCH /threads/{thread_id}", () => {
   it("merges metadata key by key and stamps updated_at", async () => {
     const thread = await createThread({ metadata: { keep: 1, change: "a" } });
-    const res = await agentServer("PATCH", `/threads/${thread.thread_id}`, { body: { metadata: { change: "b", added: true }, ttl: { strategy: "delete", ttl: 60 } } });
+    const res = await agentServer("PATCH", `/threads/${thread.thread_id}`, {
+      body: { metadata: { change: "b", added: true }, ttl: { strategy: "delete", ttl: 60 } },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ thread_id: thread.thread_id, metadata: { keep: 1, change: "b", added: true }, created_at: thread.created_at });
     expect(res.body.updated_at >= thread.updated_at).toBe(true);

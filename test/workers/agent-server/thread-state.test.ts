@@ -13,7 +13,8 @@ async function threadWithRun() {
   return { thread, run };
 }
 
-const history = async (threadId: string, body: Record<string, unknown> = { limit: 100 }) => (await agentServer("POST", `/threads/${threadId}/history`, { body })).body;
+const history = async (threadId: string, body: Record<string, unknown> = { limit: 100 }) =>
+  (await agentServer("POST", `/threads/${threadId}/history`, { body })).body;
 
 describe("GET /threads/{thread_id}/state", () => {
   it("answers the latest checkpoint: values, no next node, its ids and metadata", async () => {
@@ -33,7 +34,12 @@ describe("GET /threads/{thread_id}/state", () => {
 
   it("answers an empty state for a thread that never ran, 404 for an unknown thread", async () => {
     const thread = await createThread();
-    expect((await agentServer("GET", `/threads/${thread.thread_id}/state`)).body).toMatchObject({ values: {}, next: [], tasks: [], checkpoint: { thread_id: thread.thread_id } });
+    expect((await agentServer("GET", `/threads/${thread.thread_id}/state`)).body).toMatchObject({
+      values: {},
+      next: [],
+      tasks: [],
+      checkpoint: { thread_id: thread.thread_id },
+    });
     expect((await agentServer("GET", `/threads/${crypto.randomUUID()}/state`)).status).toBe(404);
     expect((await agentServer("GET", "/threads/nope/state")).status).toBe(422);
   });
@@ -43,7 +49,9 @@ describe("GET /threads/{thread_id}/state", () => {
     await join(thread.thread_id, (await createRun(thread.thread_id, { assistant_id: "pipeline", input: say("[[fail]]") })).run_id);
     const state = (await agentServer("GET", `/threads/${thread.thread_id}/state`)).body;
     expect(state.next).toEqual(["review"]);
-    expect(state.tasks).toEqual([{ id: expect.any(String), name: "review", path: ["__pregel_pull", "review"], error: expect.stringContaining("EmulatedNodeError"), interrupts: [] }]);
+    expect(state.tasks).toEqual([
+      { id: expect.any(String), name: "review", path: ["__pregel_pull", "review"], error: expect.stringContaining("EmulatedNodeError"), interrupts: [] },
+    ]);
   });
 });
 
@@ -93,7 +101,9 @@ describe("a checkpoint by id", () => {
     const draft = (await history(thread.thread_id)).find((s: any) => s.metadata.writes?.draft);
     const byId = await agentServer("GET", `/threads/${thread.thread_id}/state/${draft.checkpoint.checkpoint_id}`);
     expect(byId.body).toEqual(draft);
-    const byPost = await agentServer("POST", `/threads/${thread.thread_id}/state/checkpoint`, { body: { checkpoint: { checkpoint_id: draft.checkpoint.checkpoint_id } } });
+    const byPost = await agentServer("POST", `/threads/${thread.thread_id}/state/checkpoint`, {
+      body: { checkpoint: { checkpoint_id: draft.checkpoint.checkpoint_id } },
+    });
     expect(byPost.body).toEqual(draft);
     expect(contents(draft.values)).toEqual(["hi", "draft: hi"]);
     expect(draft.next).toEqual(["review"]);
@@ -102,8 +112,14 @@ describe("a checkpoint by id", () => {
   it("answers 404 for a checkpoint the thread does not have, 422 for a malformed id or a missing checkpoint", async () => {
     const { thread } = await threadWithRun();
     expect((await agentServer("GET", `/threads/${thread.thread_id}/state/${crypto.randomUUID()}`)).status).toBe(404);
-    expect((await agentServer("GET", `/threads/${thread.thread_id}/state/not-a-uuid`)).body.detail[0]).toMatchObject({ type: "uuid_parsing", loc: ["path", "checkpoint_id"] });
-    expect((await agentServer("POST", `/threads/${thread.thread_id}/state/checkpoint`, { body: {} })).body.detail[0]).toMatchObject({ type: "missing", loc: ["body", "checkpoint"] });
+    expect((await agentServer("GET", `/threads/${thread.thread_id}/state/not-a-uuid`)).body.detail[0]).toMatchObject({
+      type: "uuid_parsing",
+      loc: ["path", "checkpoint_id"],
+    });
+    expect((await agentServer("POST", `/threads/${thread.thread_id}/state/checkpoint`, { body: {} })).body.detail[0]).toMatchObject({
+      type: "missing",
+      loc: ["body", "checkpoint"],
+    });
   });
 });
 

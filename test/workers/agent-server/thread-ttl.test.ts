@@ -16,7 +16,10 @@ const exists = async (threadId: string) => (await agentServer("GET", `/threads/$
 const rowsOf = (threadId: string) =>
   runInDurableObject(state(), (_, ctx: DurableObjectState) =>
     Object.fromEntries(
-      ["runs", "checkpoints", "run_events", "thread_ttls"].map((table) => [table, ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE thread_id = ?`, threadId).one().n]),
+      ["runs", "checkpoints", "run_events", "thread_ttls"].map((table) => [
+        table,
+        ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE thread_id = ?`, threadId).one().n,
+      ]),
     ),
   );
 

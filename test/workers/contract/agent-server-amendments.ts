@@ -26,7 +26,9 @@ export function amendAgentServerDocument(doc: Document): void {
   const joinOnThread = doc.paths["/threads/{thread_id}/runs/{run_id}/stream"]?.get as Schema | undefined;
   if (joinOnThread && !doc.paths["/runs/{run_id}/stream"]) {
     const parameters = (joinOnThread.parameters as { name: string }[]).filter((p) => p.name !== "thread_id");
-    (doc.paths as Record<string, unknown>)["/runs/{run_id}/stream"] = { get: { ...joinOnThread, operationId: "join_run_stream_runs__run_id__stream_get", parameters } };
+    (doc.paths as Record<string, unknown>)["/runs/{run_id}/stream"] = {
+      get: { ...joinOnThread, operationId: "join_run_stream_runs__run_id__stream_get", parameters },
+    };
   }
 
   // POST /a2a/{assistant_id}: a JSON-RPC answer echoes the request's id as sent, a string or a

@@ -4,7 +4,12 @@ declare module "virtual:*-contract" {
   /** A standalone ajv validator: true when the value matches; otherwise `errors` says where. */
   export interface Validator {
     (value: unknown): boolean;
-    errors?: ReadonlyArray<{ readonly instancePath: string; readonly message?: string; readonly keyword: string; readonly params: Record<string, unknown> }> | null;
+    errors?: ReadonlyArray<{
+      readonly instancePath: string;
+      readonly message?: string;
+      readonly keyword: string;
+      readonly params: Record<string, unknown>;
+    }> | null;
   }
 
   /** One documented media type of a success answer; `validate` is null when it has no schema. */

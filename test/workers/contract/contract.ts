@@ -76,7 +76,8 @@ async function problemWith(
   const operation = findOperation(exchange.method, exchange.path);
   if (!operation) return "a success for an operation the document does not describe";
   const documented = operation.responses[String(response.status)];
-  if (!documented) return `status ${response.status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses).join(", ")})`;
+  if (!documented)
+    return `status ${response.status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses).join(", ")})`;
   const mediaTypes = Object.keys(documented);
   if (mediaTypes.length === 0) {
     const text = await response.clone().text();

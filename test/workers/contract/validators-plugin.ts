@@ -103,7 +103,10 @@ function absoluteRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(absoluteRefs);
   if (value === null || typeof value !== "object") return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [key, key === "$ref" && typeof inner === "string" && inner.startsWith("#") ? `doc${inner}` : absoluteRefs(inner)]),
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      key === "$ref" && typeof inner === "string" && inner.startsWith("#") ? `doc${inner}` : absoluteRefs(inner),
+    ]),
   );
 }
 
@@ -116,7 +119,9 @@ function selectableItems(doc: Document, operation: Operation): string | undefine
   const request = operation.requestBody?.content?.["application/json"]?.schema;
   const requestName = typeof request?.$ref === "string" ? request.$ref.split("/").pop()! : undefined;
   const requestSchema = requestName ? doc.components.schemas[requestName] : request;
-  const selectInQuery = ((operation as { parameters?: unknown }).parameters as { in?: string; name?: string }[] | undefined)?.some((p) => p.in === "query" && p.name === "select");
+  const selectInQuery = ((operation as { parameters?: unknown }).parameters as { in?: string; name?: string }[] | undefined)?.some(
+    (p) => p.in === "query" && p.name === "select",
+  );
   if (!(requestSchema?.properties as Schema | undefined)?.select && !selectInQuery) return undefined;
   const answer = operation.responses?.["200"]?.content?.["application/json"]?.schema;
   const items = answer?.items as Schema | undefined;
@@ -158,14 +163,17 @@ export function contractModuleSource(contract: ContractDocument): string {
           // (ErrorResponse, HTTPValidationError) are held to ERROR_BODIES, which are stricter.
           const schema = response.content?.["application/json"]?.schema;
           if (schema && !FASTAPI_ERRORS.includes(String(schema.$ref))) {
-            errors.push(`${JSON.stringify(status)}: ${compile({ $ref: `doc#/${pointer("paths", path, method, "responses", status, "content", "application/json", "schema")}` })}`);
+            errors.push(
+              `${JSON.stringify(status)}: ${compile({ $ref: `doc#/${pointer("paths", path, method, "responses", status, "content", "application/json", "schema")}` })}`,
+            );
           }
           continue;
         }
         const media = Object.entries(response.content ?? {}).map(([type, { schema }]) => {
           if (!schema) return `${JSON.stringify(type)}: { validate: null }`;
           const validate = compile({ $ref: `doc#/${pointer("paths", path, method, "responses", status, "content", type, "schema")}` });
-          const selected = selectable && status === "200" && type === "application/json" ? compile({ type: "array", items: { $ref: `selected-${selectable}` } }) : undefined;
+          const selected =
+            selectable && status === "200" && type === "application/json" ? compile({ type: "array", items: { $ref: `selected-${selectable}` } }) : undefined;
           return `${JSON.stringify(type)}: { validate: ${validate}${selected ? `, selected: ${selected}` : ""} }`;
         });
         responses.push(`${JSON.stringify(status)}: { ${media.join(", ")} }`);

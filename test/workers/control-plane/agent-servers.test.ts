@@ -23,7 +23,10 @@ describe("without the agent-server binding (a control plane deployed alone)", ()
     expect((await revisionOf(workspace, deployment.id, deployment.latest_revision_id)).body.status).toBe("DEPLOYED");
     const read = await controlPlane("GET", `/v2/deployments/${deployment.id}`, { workspace });
     expect(read.body).toMatchObject({ status: "READY", source_config: { custom_url: null } });
-    const recorded = await runInDurableObject(workspaceObject(workspace), (_, state) => state.storage.sql.exec("SELECT count(*) AS n FROM deployment_agent_servers").one().n);
+    const recorded = await runInDurableObject(
+      workspaceObject(workspace),
+      (_, state) => state.storage.sql.exec("SELECT count(*) AS n FROM deployment_agent_servers").one().n,
+    );
     expect(recorded).toBe(0);
   });
 });
@@ -111,7 +114,9 @@ describe("provisioning (agent-servers.ts), with a stand-in for the agent-server 
     stand.failing = true;
     const logged = vi.spyOn(console, "log").mockImplementation(() => {});
     await inObject((servers) => servers.sync());
-    expect(logged.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual(expect.objectContaining({ event: "control_plane_agent_server_error", action: "provision", deployment_id: deployment.id }));
+    expect(logged.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual(
+      expect.objectContaining({ event: "control_plane_agent_server_error", action: "provision", deployment_id: deployment.id }),
+    );
     logged.mockRestore();
     const unprovisioned = await controlPlane("GET", `/v2/deployments/${deployment.id}`, { workspace });
     expect(unprovisioned.body.source_config.custom_url).toBeNull();
@@ -123,10 +128,16 @@ describe("provisioning (agent-servers.ts), with a stand-in for the agent-server 
     const provisioned = await controlPlane("GET", `/v2/deployments/${deployment.id}`, { workspace });
     expect(provisioned.body.source_config.custom_url).toBe(`https://gateway.test/deployments/${deployment.id}`);
     // The read-only URL sent back with the rest of source_config (read, change, PATCH) is taken; another is refused.
-    const echoed = await controlPlane("PATCH", `/v2/deployments/${deployment.id}`, { workspace, body: { source_config: { ...provisioned.body.source_config, build_on_push: true } } });
+    const echoed = await controlPlane("PATCH", `/v2/deployments/${deployment.id}`, {
+      workspace,
+      body: { source_config: { ...provisioned.body.source_config, build_on_push: true } },
+    });
     expect(echoed.status).toBe(200);
     expect(echoed.body.source_config).toMatchObject({ build_on_push: true, custom_url: `https://gateway.test/deployments/${deployment.id}` });
-    const other = await controlPlane("PATCH", `/v2/deployments/${deployment.id}`, { workspace, body: { source_config: { custom_url: "https://elsewhere.example" } } });
+    const other = await controlPlane("PATCH", `/v2/deployments/${deployment.id}`, {
+      workspace,
+      body: { source_config: { custom_url: "https://elsewhere.example" } },
+    });
     expect(other).toMatchObject({ status: 400, body: { detail: "source_config.custom_url: custom_url can only be set for source 'external_docker'." } });
 
     expect((await controlPlane("DELETE", `/v2/deployments/${deployment.id}`, { workspace })).status).toBe(204);

@@ -17,7 +17,6 @@ describe(`a body nested ${MAX_JSON_DEPTH + 1} levels is refused with 400, as Fas
     const res = await controlPlane("POST", "/v2/deployments", { workspace: freshWorkspace(), rawBody: bodyAt(MAX_JSON_DEPTH + 1, "source_config").text });
     expect(res).toMatchObject({ status: 400, body: PARSE_ERROR });
   });
-
 });
 
 describe("the body is read to its end before any answer, even a refusal, so an upload is never cut off", () => {

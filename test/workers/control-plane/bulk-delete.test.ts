@@ -48,8 +48,16 @@ describe("DELETE /v2/deployments", () => {
   it.each([
     ["no deployment_ids", "", { type: "missing", loc: ["query", "deployment_ids"] }],
     ["an id that is not a UUID", ids(crypto.randomUUID(), "nope"), { type: "uuid_parsing", loc: ["query", "deployment_ids", 1] }],
-    ["comma-joined ids (one item, as FastAPI reads a list)", `deployment_ids=${crypto.randomUUID()},${crypto.randomUUID()}`, { type: "uuid_parsing", loc: ["query", "deployment_ids", 0] }],
-    ["101 ids", ids(...Array.from({ length: 101 }, () => crypto.randomUUID())), { type: "too_long", loc: ["query", "deployment_ids"], ctx: { max_length: 100 } }],
+    [
+      "comma-joined ids (one item, as FastAPI reads a list)",
+      `deployment_ids=${crypto.randomUUID()},${crypto.randomUUID()}`,
+      { type: "uuid_parsing", loc: ["query", "deployment_ids", 0] },
+    ],
+    [
+      "101 ids",
+      ids(...Array.from({ length: 101 }, () => crypto.randomUUID())),
+      { type: "too_long", loc: ["query", "deployment_ids"], ctx: { max_length: 100 } },
+    ],
   ])("answers 422 for %s", async (_name, query, error) => {
     const res = await controlPlane("DELETE", `/v2/deployments${query ? `?${query}` : ""}`, { workspace: freshWorkspace() });
     expect(res.status).toBe(422);

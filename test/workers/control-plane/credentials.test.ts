@@ -7,7 +7,8 @@ import { defaultWorkspaceId } from "../../../emulators/shared/workspace-credenti
 import { controlPlane, freshWorkspace } from "./support.ts";
 
 const listeners = (headers: Record<string, string>) => controlPlane("GET", "/v2/listeners", { headers });
-const template = (headers: Record<string, string>) => controlPlane("POST", "/v2/sandboxes/templates", { headers, body: { name: `t-${crypto.randomUUID()}`, image: "python:3.12-slim" } });
+const template = (headers: Record<string, string>) =>
+  controlPlane("POST", "/v2/sandboxes/templates", { headers, body: { name: `t-${crypto.randomUUID()}`, image: "python:3.12-slim" } });
 
 describe("who may use a workspace", () => {
   it("a workspace id alone is 401, whatever workspace it names", async () => {

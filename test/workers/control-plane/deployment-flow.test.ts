@@ -71,7 +71,8 @@ describe("deployment flow on the workspace's alarms", () => {
     const created = (await controlPlane("POST", "/v2/deployments", { workspace, body: githubDeployment("flaky") })).body;
     expect(await walk(workspace, clock, created.id, created.latest_revision_id)).toEqual(PATHS.deployed);
 
-    const patched = (await controlPlane("PATCH", `/v2/deployments/${created.id}`, { workspace, body: { source_revision_config: { repo_ref: "fail-build" } } })).body;
+    const patched = (await controlPlane("PATCH", `/v2/deployments/${created.id}`, { workspace, body: { source_revision_config: { repo_ref: "fail-build" } } }))
+      .body;
     // No API reads meanwhile, only the stored row: the object's own alarms must persist the outcome.
     const stored = [(await storedRevision(workspace, patched.latest_revision_id))!.status];
     while (!FINAL.includes(stored.at(-1)!)) {
@@ -96,7 +97,10 @@ describe("POST /v2/_emulator/workspaces/{workspace_id}/clock", () => {
     expect(moved.status).toBe(200);
     expect(Date.parse(moved.body.now)).toBeGreaterThanOrEqual(before + PATHS.deployed.length * STEP);
     expect((await storedRevision(workspace, created.latest_revision_id))!.status).toBe("DEPLOYED");
-    expect((await controlPlane("GET", `/v2/deployments/${created.id}`, { workspace })).body).toMatchObject({ status: "READY", active_revision_id: created.latest_revision_id });
+    expect((await controlPlane("GET", `/v2/deployments/${created.id}`, { workspace })).body).toMatchObject({
+      status: "READY",
+      active_revision_id: created.latest_revision_id,
+    });
     expect(await scheduledAlarm(workspace)).toBeNull();
   });
 
@@ -109,7 +113,9 @@ describe("POST /v2/_emulator/workspaces/{workspace_id}/clock", () => {
     // Created a day ahead; its next status is due a step after that, and the alarm that brings it
     // is set on the machine's time. Both read in one step of the object (its alarm may ring meanwhile).
     const { stored, alarm } = await runInDurableObject(workspaceObject(workspace), async (_, state) => {
-      const row = state.storage.sql.exec<{ updated_ms: number; next_at: number }>("SELECT updated_ms, next_at FROM deployment_revisions WHERE id = ?", created.latest_revision_id).one();
+      const row = state.storage.sql
+        .exec<{ updated_ms: number; next_at: number }>("SELECT updated_ms, next_at FROM deployment_revisions WHERE id = ?", created.latest_revision_id)
+        .one();
       return { stored: row, alarm: await state.storage.getAlarm() };
     });
     expect(stored.updated_ms).toBeGreaterThanOrEqual(before + DAY);

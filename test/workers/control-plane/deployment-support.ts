@@ -76,4 +76,3 @@ export async function create(workspace: string, body: unknown = githubDeployment
 
 export const revisionOf = (workspace: string, deploymentId: string, revisionId: string) =>
   controlPlane("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`, { workspace });
-

@@ -4,7 +4,17 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env.ts";
 import { createControlPlane } from "../../../emulators/control-plane/app.ts";
 import { contractChecked, controlPlane, freshWorkspace, workspaceKey } from "./support.ts";
-import { create, dockerDeployment, githubDeployment, manualClock, revisionOf, SECRET, scheduledAlarm, storedRevision, workspaceObject } from "./deployment-support.ts";
+import {
+  create,
+  dockerDeployment,
+  githubDeployment,
+  manualClock,
+  revisionOf,
+  SECRET,
+  scheduledAlarm,
+  storedRevision,
+  workspaceObject,
+} from "./deployment-support.ts";
 import { controlPlaneEnv } from "../support/emulator-env.ts";
 
 /**
@@ -26,8 +36,20 @@ describe("POST /v2/deployments", () => {
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(
       [
-        "id", "tenant_id", "name", "source", "source_config", "source_revision_config", "secrets", "secret_references",
-        "created_at", "updated_at", "status", "latest_revision_id", "active_revision_id", "image_version",
+        "id",
+        "tenant_id",
+        "name",
+        "source",
+        "source_config",
+        "source_revision_config",
+        "secrets",
+        "secret_references",
+        "created_at",
+        "updated_at",
+        "status",
+        "latest_revision_id",
+        "active_revision_id",
+        "image_version",
       ].sort(),
     );
     expect(res.body).toMatchObject({
@@ -41,7 +63,15 @@ describe("POST /v2/deployments", () => {
       created_at: new Date(clock.now).toISOString(),
       updated_at: new Date(clock.now).toISOString(),
       secrets: [{ name: "OPENAI_API_KEY", value: "********" }],
-      source_config: { ...body.source_config, custom_url: null, resource_spec: null, listener_id: null, listener_config: null, install_command: null, build_command: null },
+      source_config: {
+        ...body.source_config,
+        custom_url: null,
+        resource_spec: null,
+        listener_id: null,
+        listener_config: null,
+        install_command: null,
+        build_command: null,
+      },
       source_revision_config: { repo_ref: "main", langgraph_config_path: "langgraph.json", image_uri: null, source_tarball_path: null },
     });
     expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -63,12 +93,20 @@ describe("POST /v2/deployments", () => {
 
   it("accepts deployment_type serverless (stored as sent, answered as dev), external_docker with secret references, and ignores unknown fields", async () => {
     const workspace = freshWorkspace();
-    const serverless = await create(workspace, githubDeployment("sls", { source_config: { repo_url: "https://github.com/a/b", deployment_type: "serverless" }, color: "blue" }));
+    const serverless = await create(
+      workspace,
+      githubDeployment("sls", { source_config: { repo_url: "https://github.com/a/b", deployment_type: "serverless" }, color: "blue" }),
+    );
     expect(serverless.source_config.deployment_type).toBe("dev");
     expect(serverless).not.toHaveProperty("color");
-    const stored = await runInDurableObject(workspaceObject(workspace), (_i, state) => state.storage.sql.exec("SELECT source_config FROM deployments WHERE id = ?", serverless.id).one().source_config);
+    const stored = await runInDurableObject(
+      workspaceObject(workspace),
+      (_i, state) => state.storage.sql.exec("SELECT source_config FROM deployments WHERE id = ?", serverless.id).one().source_config,
+    );
     expect(JSON.parse(stored as string).deployment_type).toBe("serverless");
-    expect((await controlPlane("GET", "/v2/deployments?deployment_type=dev", { workspace })).body.resources.map((d: { id: string }) => d.id)).toEqual([serverless.id]);
+    expect((await controlPlane("GET", "/v2/deployments?deployment_type=dev", { workspace })).body.resources.map((d: { id: string }) => d.id)).toEqual([
+      serverless.id,
+    ]);
     expect((await controlPlane("GET", "/v2/deployments?deployment_type=dev_free", { workspace })).body.resources).toEqual([]);
     // Sending back what a GET read is no change to the immutable type; another type is.
     const same = await controlPlane("PATCH", `/v2/deployments/${serverless.id}`, { workspace, body: { source_config: { deployment_type: "dev" } } });
@@ -78,7 +116,11 @@ describe("POST /v2/deployments", () => {
 
     const references = [{ name: "DB_URL", secret_name: "db", secret_key: "url" }];
     const docker = await create(workspace, dockerDeployment({ secret_references: references }));
-    expect(docker).toMatchObject({ source: "external_docker", secret_references: references, source_revision_config: { image_uri: "registry.example.com/agent:1.0", repo_commit_sha: null } });
+    expect(docker).toMatchObject({
+      source: "external_docker",
+      secret_references: references,
+      source_revision_config: { image_uri: "registry.example.com/agent:1.0", repo_commit_sha: null },
+    });
   });
 
   it("answers 422 for a missing name, an unknown source and malformed JSON", async () => {
@@ -102,13 +144,51 @@ describe("POST /v2/deployments", () => {
   });
 
   it.each([
-    ["github without langgraph_config_path", githubDeployment("a", { source_revision_config: { repo_ref: "main" } }), ["body", "source_revision_config", "langgraph_config_path"], "required for source 'github'"],
+    [
+      "github without langgraph_config_path",
+      githubDeployment("a", { source_revision_config: { repo_ref: "main" } }),
+      ["body", "source_revision_config", "langgraph_config_path"],
+      "required for source 'github'",
+    ],
     ["github without repo_url", githubDeployment("a", { source_config: {} }), ["body", "source_config", "repo_url"], "repo_url is required"],
-    ["external_docker without image_uri", dockerDeployment({ source_revision_config: {} }), ["body", "source_revision_config", "image_uri"], "image_uri is required"],
-    ["external_docker with langgraph_config_path", dockerDeployment({ source_revision_config: { image_uri: "i:1", langgraph_config_path: "langgraph.json" } }), ["body", "source_revision_config", "langgraph_config_path"], "must be null"],
-    ["a tag with build_on_push", githubDeployment("a", { source_config: { repo_url: "r", build_on_push: true }, source_revision_config: { repo_ref: "refs/tags/v1", langgraph_config_path: "l.json" } }), ["body", "source_config", "build_on_push"], "tag"],
-    ["duplicate secret names", githubDeployment("a", { secrets: [{ name: "K", value: "1" }, { name: "K", value: "2" }] }), ["body", "secrets", 1, "name"], "duplicate secret name 'K'"],
-    ["a non-uuid integration_id", githubDeployment("a", { source_config: { repo_url: "r", integration_id: "nope" } }), ["body", "source_config", "integration_id"], "valid UUID"],
+    [
+      "external_docker without image_uri",
+      dockerDeployment({ source_revision_config: {} }),
+      ["body", "source_revision_config", "image_uri"],
+      "image_uri is required",
+    ],
+    [
+      "external_docker with langgraph_config_path",
+      dockerDeployment({ source_revision_config: { image_uri: "i:1", langgraph_config_path: "langgraph.json" } }),
+      ["body", "source_revision_config", "langgraph_config_path"],
+      "must be null",
+    ],
+    [
+      "a tag with build_on_push",
+      githubDeployment("a", {
+        source_config: { repo_url: "r", build_on_push: true },
+        source_revision_config: { repo_ref: "refs/tags/v1", langgraph_config_path: "l.json" },
+      }),
+      ["body", "source_config", "build_on_push"],
+      "tag",
+    ],
+    [
+      "duplicate secret names",
+      githubDeployment("a", {
+        secrets: [
+          { name: "K", value: "1" },
+          { name: "K", value: "2" },
+        ],
+      }),
+      ["body", "secrets", 1, "name"],
+      "duplicate secret name 'K'",
+    ],
+    [
+      "a non-uuid integration_id",
+      githubDeployment("a", { source_config: { repo_url: "r", integration_id: "nope" } }),
+      ["body", "source_config", "integration_id"],
+      "valid UUID",
+    ],
   ])("answers 422 for %s", async (_case, body, loc, message) => {
     const res = await controlPlane("POST", "/v2/deployments", { workspace: freshWorkspace(), body });
     expect(res.status).toBe(422);
@@ -251,7 +331,10 @@ describe("PATCH /v2/deployments/{deployment_id}", () => {
   it("changes other fields without a revision, and redeploys an unchanged ref when it is sent", async () => {
     const workspace = freshWorkspace();
     const created = await create(workspace);
-    const quiet = await controlPlane("PATCH", `/v2/deployments/${created.id}`, { workspace, body: { source_config: { install_command: "pnpm i", repo_url: created.source_config.repo_url } } });
+    const quiet = await controlPlane("PATCH", `/v2/deployments/${created.id}`, {
+      workspace,
+      body: { source_config: { install_command: "pnpm i", repo_url: created.source_config.repo_url } },
+    });
     expect(quiet.status).toBe(200);
     expect(quiet.body.latest_revision_id).toBe(created.latest_revision_id);
     expect(quiet.body.source_config).toMatchObject({ install_command: "pnpm i", build_on_push: false });
@@ -259,13 +342,25 @@ describe("PATCH /v2/deployments/{deployment_id}", () => {
     const again = await controlPlane("PATCH", `/v2/deployments/${created.id}`, { workspace, body: { source_revision_config: { repo_ref: "main" } } });
     expect(again.body.latest_revision_id).not.toBe(created.latest_revision_id);
 
-    const secrets = await controlPlane("PATCH", `/v2/deployments/${again.body.id}`, { workspace, body: { secrets: [...again.body.secrets, { name: "EXTRA", value: "x" }] } });
+    const secrets = await controlPlane("PATCH", `/v2/deployments/${again.body.id}`, {
+      workspace,
+      body: { secrets: [...again.body.secrets, { name: "EXTRA", value: "x" }] },
+    });
     expect(secrets.status).toBe(200);
     expect(secrets.body.latest_revision_id).not.toBe(again.body.latest_revision_id);
-    expect(secrets.body.secrets).toEqual([{ name: "OPENAI_API_KEY", value: "********" }, { name: "EXTRA", value: "********" }]);
+    expect(secrets.body.secrets).toEqual([
+      { name: "OPENAI_API_KEY", value: "********" },
+      { name: "EXTRA", value: "********" },
+    ]);
     // Sending the mask back kept the stored value.
-    const stored = await runInDurableObject(workspaceObject(workspace), (_i, state) => state.storage.sql.exec("SELECT secrets FROM deployments WHERE id = ?", created.id).one().secrets);
-    expect(JSON.parse(stored as string)).toEqual([{ name: "OPENAI_API_KEY", value: SECRET }, { name: "EXTRA", value: "x" }]);
+    const stored = await runInDurableObject(
+      workspaceObject(workspace),
+      (_i, state) => state.storage.sql.exec("SELECT secrets FROM deployments WHERE id = ?", created.id).one().secrets,
+    );
+    expect(JSON.parse(stored as string)).toEqual([
+      { name: "OPENAI_API_KEY", value: SECRET },
+      { name: "EXTRA", value: "x" },
+    ]);
   });
 
   it.each([
@@ -287,7 +382,10 @@ describe("PATCH /v2/deployments/{deployment_id}", () => {
     const listener = await controlPlane("PATCH", `/v2/deployments/${docker.id}`, { workspace, body: { source_config: { listener_id: crypto.randomUUID() } } });
     expect(listener.status).toBe(400);
     expect(listener.body.detail).toContain("source_config.listener_id cannot be changed");
-    const image = await controlPlane("PATCH", `/v2/deployments/${docker.id}`, { workspace, body: { source_revision_config: { image_uri: "registry.example.com/agent:2.0" } } });
+    const image = await controlPlane("PATCH", `/v2/deployments/${docker.id}`, {
+      workspace,
+      body: { source_revision_config: { image_uri: "registry.example.com/agent:2.0" } },
+    });
     expect(image.body.source_revision_config.image_uri).toBe("registry.example.com/agent:2.0");
     expect(image.body.latest_revision_id).not.toBe(docker.latest_revision_id);
 
@@ -406,7 +504,11 @@ describe("revision lifecycle", () => {
     }
     expect(seen).toEqual(PIPELINE);
     const deployed = (await controlPlane("GET", `/v2/deployments/${created.id}`, { workspace })).body;
-    expect(deployed).toMatchObject({ status: "READY", image_version: "0.0.0-emulator", updated_at: new Date(Date.parse(created.created_at) + 6 * STEP).toISOString() });
+    expect(deployed).toMatchObject({
+      status: "READY",
+      image_version: "0.0.0-emulator",
+      updated_at: new Date(Date.parse(created.created_at) + 6 * STEP).toISOString(),
+    });
   });
 
   it("persists each transition on the alarm and sets the alarm for the next one", async () => {
@@ -430,13 +532,19 @@ describe("revision lifecycle", () => {
     const start = Date.parse(created.created_at);
     clock.advance(4 * STEP + 10);
     expect(await runDurableObjectAlarm(workspaceObject(workspace))).toBe(true);
-    expect(await storedRevision(workspace, created.latest_revision_id)).toEqual({ status: "AWAITING_DEPLOY", updated_ms: start + 4 * STEP, next_at: start + 5 * STEP });
+    expect(await storedRevision(workspace, created.latest_revision_id)).toEqual({
+      status: "AWAITING_DEPLOY",
+      updated_ms: start + 4 * STEP,
+      next_at: start + 5 * STEP,
+    });
 
     clock.advance(60 * STEP);
     expect(await runDurableObjectAlarm(workspaceObject(workspace))).toBe(true);
     expect(await storedRevision(workspace, created.latest_revision_id)).toEqual({ status: "DEPLOYED", updated_ms: start + 6 * STEP, next_at: null });
     expect(await scheduledAlarm(workspace)).toBeNull();
-    const active = await runInDurableObject(workspaceObject(workspace), (_i, state) => state.storage.sql.exec("SELECT active_revision_id, status FROM deployments").one());
+    const active = await runInDurableObject(workspaceObject(workspace), (_i, state) =>
+      state.storage.sql.exec("SELECT active_revision_id, status FROM deployments").one(),
+    );
     expect(active).toEqual({ active_revision_id: created.latest_revision_id, status: "READY" });
   });
 
@@ -449,7 +557,9 @@ describe("revision lifecycle", () => {
     const clock = await manualClock(workspace);
     const created = await create(workspace);
     clock.advance(6 * STEP);
-    const patched = (await controlPlane("PATCH", `/v2/deployments/${created.id}`, { workspace, body: { source_revision_config: { repo_ref: `feature/${marker}` } } })).body;
+    const patched = (
+      await controlPlane("PATCH", `/v2/deployments/${created.id}`, { workspace, body: { source_revision_config: { repo_ref: `feature/${marker}` } } })
+    ).body;
     clock.advance((steps - 1) * STEP);
     expect((await revisionOf(workspace, created.id, patched.latest_revision_id)).body.status).toBe(before);
     clock.advance(STEP);
@@ -466,7 +576,11 @@ describe("revision lifecycle", () => {
     const created = await create(workspace, dockerDeployment({ source_revision_config: { image_uri: "registry.example.com/agent:fail-deploy" } }));
     clock.advance(10 * STEP);
     expect((await revisionOf(workspace, created.id, created.latest_revision_id)).body.status).toBe("DEPLOY_FAILED");
-    expect((await controlPlane("GET", `/v2/deployments/${created.id}`, { workspace })).body).toMatchObject({ status: "AWAITING_DATABASE", active_revision_id: null, image_version: null });
+    expect((await controlPlane("GET", `/v2/deployments/${created.id}`, { workspace })).body).toMatchObject({
+      status: "AWAITING_DATABASE",
+      active_revision_id: null,
+      image_version: null,
+    });
   });
 
   it("keeps state and the alarm across a Durable Object restart, and catches up after it", async () => {
@@ -483,7 +597,13 @@ describe("revision lifecycle", () => {
     expect(await storedRevision(workspace, created.latest_revision_id)).toMatchObject({ status: "AWAITING_BUILD" });
     clock.advance(5 * STEP);
     const after = (await controlPlane("GET", `/v2/deployments/${created.id}`, { workspace })).body;
-    expect(after).toMatchObject({ ...created, status: "READY", active_revision_id: created.latest_revision_id, updated_at: new Date(start + 6 * STEP).toISOString(), image_version: "0.0.0-emulator" });
+    expect(after).toMatchObject({
+      ...created,
+      status: "READY",
+      active_revision_id: created.latest_revision_id,
+      updated_at: new Date(start + 6 * STEP).toISOString(),
+      image_version: "0.0.0-emulator",
+    });
   });
 });
 
@@ -498,7 +618,9 @@ describe("a CONTROL_PLANE_REVISION_STEP_MS that is not whole milliseconds", () =
       body: JSON.stringify(githubDeployment()),
     });
     expect(res.status).toBe(500);
-    expect(await res.json()).toEqual({ detail: "CONTROL_PLANE_REVISION_STEP_MS must be a whole number of milliseconds from 0 to 999999999, got 'half a second'." });
+    expect(await res.json()).toEqual({
+      detail: "CONTROL_PLANE_REVISION_STEP_MS must be a whole number of milliseconds from 0 to 999999999, got 'half a second'.",
+    });
     expect((await controlPlane("GET", "/v2/deployments", { workspace })).body.resources).toEqual([]);
   });
 });

@@ -15,7 +15,12 @@ const LISTINGS = [
 const integrationsSwitch = (method: "GET" | "PUT", workspace: string, kind: string, body?: unknown) =>
   controlPlane(method, `/v2/_emulator/workspaces/${workspace}/integrations/${kind}`, { apiKey: "emulator-admin", body });
 
-const installation = (name: string, repositories: unknown[] = []) => ({ id: crypto.randomUUID(), installation_id: 5000 + Math.floor(Math.random() * 1000), name, repositories });
+const installation = (name: string, repositories: unknown[] = []) => ({
+  id: crypto.randomUUID(),
+  installation_id: 5000 + Math.floor(Math.random() * 1000),
+  name,
+  repositories,
+});
 
 describe.each(LISTINGS)("the %s listing", (kind, base, seeded) => {
   it("lists the seeded installation, and its repositories", async () => {
@@ -28,7 +33,10 @@ describe.each(LISTINGS)("the %s listing", (kind, base, seeded) => {
 
   it("is replaced per workspace through the admin route, defaults filled in", async () => {
     const workspace = freshWorkspace();
-    const mine = installation("octo", [{ id: 9, name: "bot" }, { id: 10, name: "lib", owner: "octo-org", url: "https://github.com/octo-org/lib", default_branch: "trunk" }]);
+    const mine = installation("octo", [
+      { id: 9, name: "bot" },
+      { id: 10, name: "lib", owner: "octo-org", url: "https://github.com/octo-org/lib", default_branch: "trunk" },
+    ]);
     const set = await integrationsSwitch("PUT", workspace, kind, [mine]);
     expect(set.status).toBe(200);
     expect(await integrationsSwitch("GET", workspace, kind)).toMatchObject({ body: set.body });
@@ -71,8 +79,23 @@ describe("the admin route refuses bad listings", () => {
     ["an unknown kind", "gitlab", [], { type: "enum", loc: ["path", "kind"] }],
     ["a non-UUID id", "github", [{ ...installation("a"), id: "x" }], { type: "uuid_parsing", loc: ["body", 0, "id"] }],
     ["a missing name", "github", [{ ...installation("a"), name: undefined }], { type: "missing", loc: ["body", 0, "name"] }],
-    ["two installations with one id", "github", [installation("a"), installation("b")].map((i, _n, all) => ({ ...i, id: all[0]!.id })), { type: "value_error", loc: ["body", 1, "id"] }],
-    ["two repositories with one id", "github", [installation("a", [{ id: 1, name: "x" }, { id: 1, name: "y" }])], { type: "value_error", loc: ["body", 0, "repositories", 1, "id"] }],
+    [
+      "two installations with one id",
+      "github",
+      [installation("a"), installation("b")].map((i, _n, all) => ({ ...i, id: all[0]!.id })),
+      { type: "value_error", loc: ["body", 1, "id"] },
+    ],
+    [
+      "two repositories with one id",
+      "github",
+      [
+        installation("a", [
+          { id: 1, name: "x" },
+          { id: 1, name: "y" },
+        ]),
+      ],
+      { type: "value_error", loc: ["body", 0, "repositories", 1, "id"] },
+    ],
   ])("%s", async (_name, kind, body, error) => {
     const res = await integrationsSwitch("PUT", freshWorkspace(), kind, body);
     expect(res.status).toBe(422);
@@ -88,7 +111,10 @@ describe("a github deployment's integration_id", () => {
       expect((await controlPlane("POST", "/v2/deployments", { workspace, body })).status).toBe(201);
     }
     const unknown = crypto.randomUUID();
-    const res = await controlPlane("POST", "/v2/deployments", { workspace, body: githubDeployment(undefined, { source_config: { integration_id: unknown, repo_url: "https://github.com/acme/agent" } }) });
+    const res = await controlPlane("POST", "/v2/deployments", {
+      workspace,
+      body: githubDeployment(undefined, { source_config: { integration_id: unknown, repo_url: "https://github.com/acme/agent" } }),
+    });
     expect(res.status).toBe(400);
     expect(res.body.detail).toContain(`GitHub integration ID ${unknown} not found`);
   });

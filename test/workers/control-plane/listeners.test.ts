@@ -95,7 +95,12 @@ describe("POST /v2/listeners", () => {
     ["compute_type ecs", { compute_type: "ecs", compute_id: "c", compute_config: {} }, ["body", "compute_type"], "literal_error"],
     ["compute_id empty", { compute_type: "k8s", compute_id: "", compute_config: {} }, ["body", "compute_id"], "string_too_short"],
     ["compute_id a number", { compute_type: "k8s", compute_id: 7, compute_config: {} }, ["body", "compute_id"], "string_type"],
-    ["a namespace not a string", { compute_type: "k8s", compute_id: "c", compute_config: { k8s_namespaces: ["ok", 1] } }, ["body", "compute_config", "k8s_namespaces", 1], "string_type"],
+    [
+      "a namespace not a string",
+      { compute_type: "k8s", compute_id: "c", compute_config: { k8s_namespaces: ["ok", 1] } },
+      ["body", "compute_config", "k8s_namespaces", 1],
+      "string_type",
+    ],
     ["version a number", { compute_type: "k8s", compute_id: "c", compute_config: {}, version: 2 }, ["body", "version"], "string_type"],
   ])("answers 422 when %s", async (_, body, loc, type) => {
     const workspace = freshWorkspace();

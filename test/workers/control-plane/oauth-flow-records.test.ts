@@ -10,7 +10,10 @@ import { freshWorkspace } from "./support.ts";
 
 const directory = (authId: string) => controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(`oauth-flow:${authId}`);
 const records = (authId: string) =>
-  runInDurableObject(directory(authId), (_instance, state: DurableObjectState) => state.storage.sql.exec("SELECT auth_id FROM oauth_flow_directory").toArray().length);
+  runInDurableObject(
+    directory(authId),
+    (_instance, state: DurableObjectState) => state.storage.sql.exec("SELECT auth_id FROM oauth_flow_directory").toArray().length,
+  );
 
 async function pending() {
   const workspace = freshWorkspace();

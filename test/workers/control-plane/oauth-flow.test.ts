@@ -22,7 +22,14 @@ describe("POST /v2/auth/authenticate, then the user's step, then wait", () => {
     const workspace = await setUp();
     const started = await authenticate(workspace, { provider: "github", scopes: ["repo", "read:user"], user_id: "user-1" });
     expect(started.status).toBe(200);
-    expect(started.body).toEqual({ status: "pending", url: expect.any(String), auth_id: expect.stringMatching(UUID), token: null, user_id: "user-1", metadata: null });
+    expect(started.body).toEqual({
+      status: "pending",
+      url: expect.any(String),
+      auth_id: expect.stringMatching(UUID),
+      token: null,
+      user_id: "user-1",
+      metadata: null,
+    });
     const url = new URL(started.body.url);
     expect(url.origin + url.pathname).toBe(`${CONTROL_PLANE_URL}/v2/auth/callback/github`);
     expect(url.searchParams.get("state")).toBe(started.body.auth_id);
@@ -82,7 +89,10 @@ describe("POST /v2/auth/authenticate, then the user's step, then wait", () => {
       [["body", "token_id"], "uuid_parsing"],
     ]);
     const missing = await authenticate(workspace, {});
-    expect(missing.body.detail.map((e: { loc: unknown }) => e.loc)).toEqual([["body", "provider"], ["body", "scopes"]]);
+    expect(missing.body.detail.map((e: { loc: unknown }) => e.loc)).toEqual([
+      ["body", "provider"],
+      ["body", "scopes"],
+    ]);
     const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace);
     expect(await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT count(*) AS n FROM oauth_flows").one().n)).toBe(0);
   });

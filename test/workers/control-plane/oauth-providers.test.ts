@@ -43,7 +43,9 @@ describe("POST /v2/auth/providers", () => {
     const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspace);
     const stored = await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec("SELECT * FROM oauth_providers").toArray());
     expect(JSON.stringify(stored)).not.toContain(CLIENT_SECRET);
-    const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(CLIENT_SECRET)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(CLIENT_SECRET)))]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
     expect(stored[0]!.client_secret_digest).toBe(digest);
   });
 
@@ -58,7 +60,13 @@ describe("POST /v2/auth/providers", () => {
       organization_id: "not-mine",
     });
     const created = await createProvider(workspace, body);
-    expect(created).toMatchObject({ uses_pkce: true, code_challenge_method: "plain", provider_type: "slack", token_endpoint_auth_method: "client_secret_basic", organization_id: workspace });
+    expect(created).toMatchObject({
+      uses_pkce: true,
+      code_challenge_method: "plain",
+      provider_type: "slack",
+      token_endpoint_auth_method: "client_secret_basic",
+      organization_id: workspace,
+    });
   });
 
   it("answers 409 for a provider_id the workspace has, and keeps the first", async () => {
@@ -71,12 +79,28 @@ describe("POST /v2/auth/providers", () => {
   });
 
   it.each([
-    ["no body fields", {}, [["body", "provider_id"], ["body", "name"], ["body", "client_id"], ["body", "auth_url"], ["body", "token_url"]], "missing"],
+    [
+      "no body fields",
+      {},
+      [
+        ["body", "provider_id"],
+        ["body", "name"],
+        ["body", "client_id"],
+        ["body", "auth_url"],
+        ["body", "token_url"],
+      ],
+      "missing",
+    ],
     ["a provider_id that is not a path segment", providerBody("a/b"), [["body", "provider_id"]], "value_error"],
     ["an auth_url that is not http(s)", providerBody("p", { auth_url: "javascript:alert(1)" }), [["body", "auth_url"]], "value_error"],
     ["a token_url that is not a URL", providerBody("p", { token_url: "token" }), [["body", "token_url"]], "value_error"],
     ["a provider_type outside the enum", providerBody("p", { provider_type: "github" }), [["body", "provider_type"]], "enum"],
-    ["a token_endpoint_auth_method outside the enum", providerBody("p", { token_endpoint_auth_method: "jwt" }), [["body", "token_endpoint_auth_method"]], "enum"],
+    [
+      "a token_endpoint_auth_method outside the enum",
+      providerBody("p", { token_endpoint_auth_method: "jwt" }),
+      [["body", "token_endpoint_auth_method"]],
+      "enum",
+    ],
     ["a non-boolean uses_pkce", providerBody("p", { uses_pkce: "maybe" }), [["body", "uses_pkce"]], "bool_type"],
     ["a numeric client_secret", providerBody("p", { client_secret: 42 }), [["body", "client_secret"]], "string_type"],
   ])("answers FastAPI's 422 for %s and stores nothing", async (_name, body, locs, type) => {
@@ -128,7 +152,12 @@ describe("/v2/auth outside the document", () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ detail: "Not Found" });
     expect((await controlPlane("GET", "/v2/auth/nothing-here")).status).toBe(401);
-    for (const [method, path] of [["GET", "/v2/auth/providers"], ["GET", "/v2/auth/tokens"], ["GET", `/v2/auth/wait/${crypto.randomUUID()}`], ["GET", "/v2/auth/agents/a/connections"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/v2/auth/providers"],
+      ["GET", "/v2/auth/tokens"],
+      ["GET", `/v2/auth/wait/${crypto.randomUUID()}`],
+      ["GET", "/v2/auth/agents/a/connections"],
+    ] as const) {
       expect((await controlPlane(method, path)).status, path).toBe(401);
     }
   });
@@ -152,7 +181,13 @@ describe("PATCH /v2/auth/providers/{provider_id}", () => {
       body: { name: "Renamed", client_secret: newSecret, uses_pkce: true, auth_url: null, code_challenge_method: "plain" },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...created, name: "Renamed", uses_pkce: true, code_challenge_method: "plain", updated_at: expect.stringMatching(ISO_DATE_TIME) });
+    expect(res.body).toEqual({
+      ...created,
+      name: "Renamed",
+      uses_pkce: true,
+      code_challenge_method: "plain",
+      updated_at: expect.stringMatching(ISO_DATE_TIME),
+    });
     expect(Date.parse(res.body.updated_at)).toBeGreaterThan(Date.parse(created.updated_at));
     expectNoSecret(res.body, newSecret);
     expect((await controlPlane("GET", "/v2/auth/providers/patch-me", { workspace })).body).toEqual(res.body);
@@ -167,7 +202,10 @@ describe("PATCH /v2/auth/providers/{provider_id}", () => {
     expect((await controlPlane("PATCH", "/v2/auth/providers/other", { workspace, body: { name: "x" } })).status).toBe(404);
     const bad = await controlPlane("PATCH", "/v2/auth/providers/stay", { workspace, body: { name: "x", uses_pkce: "sometimes", token_url: "ftp://x" } });
     expect(bad.status).toBe(422);
-    expect(bad.body.detail.map((e: { loc: unknown }) => e.loc)).toEqual([["body", "token_url"], ["body", "uses_pkce"]]);
+    expect(bad.body.detail.map((e: { loc: unknown }) => e.loc)).toEqual([
+      ["body", "token_url"],
+      ["body", "uses_pkce"],
+    ]);
     expect((await controlPlane("GET", "/v2/auth/providers/stay", { workspace })).body).toEqual(created);
   });
 });
@@ -216,9 +254,15 @@ describe("POST /v2/auth/providers/mcp-discover", () => {
   it("answers 409 for a taken provider_id and 422 for a bad server URL or missing field, storing nothing new", async () => {
     const workspace = freshWorkspace();
     const first = await createProvider(workspace, providerBody("taken"));
-    const dup = await controlPlane("POST", "/v2/auth/providers/mcp-discover", { workspace, body: { provider_id: "taken", name: "x", mcp_server_url: "https://x.example/mcp" } });
+    const dup = await controlPlane("POST", "/v2/auth/providers/mcp-discover", {
+      workspace,
+      body: { provider_id: "taken", name: "x", mcp_server_url: "https://x.example/mcp" },
+    });
     expect(dup.status).toBe(409);
-    const badUrl = await controlPlane("POST", "/v2/auth/providers/mcp-discover", { workspace, body: { provider_id: "m", name: "x", mcp_server_url: "not a url" } });
+    const badUrl = await controlPlane("POST", "/v2/auth/providers/mcp-discover", {
+      workspace,
+      body: { provider_id: "m", name: "x", mcp_server_url: "not a url" },
+    });
     expect(badUrl.status).toBe(422);
     expect(badUrl.body.detail[0]).toMatchObject({ type: "value_error", loc: ["body", "mcp_server_url"] });
     const missing = await controlPlane("POST", "/v2/auth/providers/mcp-discover", { workspace, body: { provider_id: "m", name: "x" } });

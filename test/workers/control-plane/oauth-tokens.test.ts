@@ -64,7 +64,9 @@ describe("PATCH /v2/auth/tokens/{token_id}/metadata", () => {
     const promoted = await controlPlane("PATCH", `/v2/auth/tokens/${second.id}/metadata`, { workspace, body: { is_default: true } });
     expect(promoted.body.is_default).toBe(true);
     const listed = await tokens(workspace);
-    expect(listed.map((t: { id: string; is_default: boolean; provider_account_label: string | null }) => [t.id, t.is_default, t.provider_account_label])).toEqual([
+    expect(
+      listed.map((t: { id: string; is_default: boolean; provider_account_label: string | null }) => [t.id, t.is_default, t.provider_account_label]),
+    ).toEqual([
       [first.tokenId, false, "octocat"],
       [second.id, true, null],
     ]);

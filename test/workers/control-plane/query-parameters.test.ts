@@ -31,7 +31,9 @@ describe("booleans, as pydantic reads them", () => {
     for (const word of ["not-a-bool", "2", "", "truee"]) {
       const res = await controlPlane(method, `${template.replace("{id}", deployment.id)}?${name}=${word}`, { workspace });
       expect(res.status).toBe(422);
-      expect(res.body.detail).toEqual([{ type: "bool_parsing", loc: ["query", name], msg: "Input should be a valid boolean, unable to interpret input", input: word }]);
+      expect(res.body.detail).toEqual([
+        { type: "bool_parsing", loc: ["query", name], msg: "Input should be a valid boolean, unable to interpret input", input: word },
+      ]);
     }
     expect((await controlPlane("GET", `/v2/deployments/${deployment.id}`, { workspace })).status).toBe(200);
   });
@@ -46,22 +48,25 @@ describe("booleans, as pydantic reads them", () => {
 });
 
 describe("paging, the same bounds on every listing", () => {
-  it.each(["/v2/deployments", "/v2/deployments/{id}/revisions", "/v2/listeners"])("%s: limit 1..100, offset >= 0, integers as pydantic reads them", async (template) => {
-    const workspace = freshWorkspace();
-    const deployment = await create(workspace);
-    const path = template.replace("{id}", deployment.id);
-    for (const [query, error] of [
-      ["limit=0", { type: "greater_than_equal", loc: ["query", "limit"], ctx: { ge: 1 } }],
-      ["limit=101", { type: "less_than_equal", loc: ["query", "limit"], ctx: { le: 100 } }],
-      ["limit=1.5", { type: "int_parsing", loc: ["query", "limit"] }],
-      ["limit=0x10", { type: "int_parsing", loc: ["query", "limit"] }],
-      ["offset=-1", { type: "greater_than_equal", loc: ["query", "offset"], ctx: { ge: 0 } }],
-      ["offset=", { type: "int_parsing", loc: ["query", "offset"] }],
-    ] as const) {
-      const res = await controlPlane("GET", `${path}?${query}`, { workspace });
-      expect(res.status, `${path}?${query}`).toBe(422);
-      expect(res.body.detail[0]).toMatchObject(error);
-    }
-    expect((await controlPlane("GET", `${path}?limit=%20100%20&offset=+0`, { workspace })).status).toBe(200);
-  });
+  it.each(["/v2/deployments", "/v2/deployments/{id}/revisions", "/v2/listeners"])(
+    "%s: limit 1..100, offset >= 0, integers as pydantic reads them",
+    async (template) => {
+      const workspace = freshWorkspace();
+      const deployment = await create(workspace);
+      const path = template.replace("{id}", deployment.id);
+      for (const [query, error] of [
+        ["limit=0", { type: "greater_than_equal", loc: ["query", "limit"], ctx: { ge: 1 } }],
+        ["limit=101", { type: "less_than_equal", loc: ["query", "limit"], ctx: { le: 100 } }],
+        ["limit=1.5", { type: "int_parsing", loc: ["query", "limit"] }],
+        ["limit=0x10", { type: "int_parsing", loc: ["query", "limit"] }],
+        ["offset=-1", { type: "greater_than_equal", loc: ["query", "offset"], ctx: { ge: 0 } }],
+        ["offset=", { type: "int_parsing", loc: ["query", "offset"] }],
+      ] as const) {
+        const res = await controlPlane("GET", `${path}?${query}`, { workspace });
+        expect(res.status, `${path}?${query}`).toBe(422);
+        expect(res.body.detail[0]).toMatchObject(error);
+      }
+      expect((await controlPlane("GET", `${path}?limit=%20100%20&offset=+0`, { workspace })).status).toBe(200);
+    },
+  );
 });

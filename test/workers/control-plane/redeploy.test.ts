@@ -41,14 +41,20 @@ describe("POST /v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy"
   it("interrupts a revision still in progress, and a failing configuration fails again", async () => {
     const workspace = freshWorkspace();
     const clock = await manualClock(workspace);
-    const created = await create(workspace, githubDeployment(undefined, { source_revision_config: { repo_ref: "fail-build", langgraph_config_path: "langgraph.json" } }));
+    const created = await create(
+      workspace,
+      githubDeployment(undefined, { source_revision_config: { repo_ref: "fail-build", langgraph_config_path: "langgraph.json" } }),
+    );
     clock.advance(STEP);
     const res = await redeploy(workspace, created.id, created.latest_revision_id);
     expect(res.status).toBe(200);
     expect((await revisionOf(workspace, created.id, created.latest_revision_id)).body.status).toBe("INTERRUPTED");
     clock.advance(10 * STEP);
     expect((await revisionOf(workspace, created.id, res.body.latest_revision_id)).body.status).toBe("BUILD_FAILED");
-    expect((await controlPlane("GET", `/v2/deployments/${created.id}`, { workspace })).body).toMatchObject({ active_revision_id: null, status: "AWAITING_DATABASE" });
+    expect((await controlPlane("GET", `/v2/deployments/${created.id}`, { workspace })).body).toMatchObject({
+      active_revision_id: null,
+      status: "AWAITING_DATABASE",
+    });
   });
 
   it("answers 404 for an unknown deployment, a revision of another deployment, and 422 for bad ids", async () => {
@@ -57,7 +63,10 @@ describe("POST /v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy"
     const b = await create(workspace);
     const unknown = crypto.randomUUID();
     expect(await redeploy(workspace, unknown, a.latest_revision_id)).toMatchObject({ status: 404, body: { detail: `Deployment ID ${unknown} not found.` } });
-    expect(await redeploy(workspace, a.id, b.latest_revision_id)).toMatchObject({ status: 404, body: { detail: `Revision ID ${b.latest_revision_id} not found.` } });
+    expect(await redeploy(workspace, a.id, b.latest_revision_id)).toMatchObject({
+      status: 404,
+      body: { detail: `Revision ID ${b.latest_revision_id} not found.` },
+    });
     expect(await redeploy(freshWorkspace(), a.id, a.latest_revision_id)).toMatchObject({ status: 404 });
     const bad = await redeploy(workspace, a.id, "nope");
     expect(bad.status).toBe(422);

@@ -26,7 +26,11 @@ describe("control-plane emulator: auth and plumbing", () => {
     const template = { name: "no-content-type", image: "python:3.12-slim" };
     const noType = await controlPlane("POST", "/v2/sandboxes/templates", { workspace, rawBody: JSON.stringify(template), headers: { "content-type": "" } });
     expect(noType.status).toBe(201);
-    const text = await controlPlane("POST", "/v2/sandboxes/templates", { workspace, rawBody: JSON.stringify(template), headers: { "content-type": "text/plain" } });
+    const text = await controlPlane("POST", "/v2/sandboxes/templates", {
+      workspace,
+      rawBody: JSON.stringify(template),
+      headers: { "content-type": "text/plain" },
+    });
     expect(text.status).toBe(422);
     expect(text.body.detail[0]).toMatchObject({ loc: ["body"], type: "dict_type" });
     const empty = await controlPlane("POST", "/v2/sandboxes/templates", { workspace, rawBody: "" });

@@ -47,7 +47,8 @@ export function contractChecked(fetcher: (request: Request) => Response | Promis
     const request = new Request(input, init);
     const url = new URL(request.url);
     const response = await fetcher(request);
-    if (!outsideTheDocument(url.pathname)) await checkResponse({ method: documentedMethod(request.method, url.pathname), path: url.pathname + url.search }, response);
+    if (!outsideTheDocument(url.pathname))
+      await checkResponse({ method: documentedMethod(request.method, url.pathname), path: url.pathname + url.search }, response);
     return response;
   };
 }
@@ -83,4 +84,3 @@ export async function controlPlane(
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
-

@@ -152,8 +152,14 @@ describe("GET /v2/sandboxes/templates: paging", () => {
   it.each([
     ["?limit=501", { type: "less_than_equal", loc: ["query", "limit"], msg: "Input should be less than or equal to 500", input: "501", ctx: { le: 500 } }],
     ["?limit=0", { type: "greater_than_equal", loc: ["query", "limit"], msg: "Input should be greater than or equal to 1", input: "0", ctx: { ge: 1 } }],
-    ["?limit=abc", { type: "int_parsing", loc: ["query", "limit"], msg: "Input should be a valid integer, unable to parse string as an integer", input: "abc" }],
-    ["?limit=2.5", { type: "int_parsing", loc: ["query", "limit"], msg: "Input should be a valid integer, unable to parse string as an integer", input: "2.5" }],
+    [
+      "?limit=abc",
+      { type: "int_parsing", loc: ["query", "limit"], msg: "Input should be a valid integer, unable to parse string as an integer", input: "abc" },
+    ],
+    [
+      "?limit=2.5",
+      { type: "int_parsing", loc: ["query", "limit"], msg: "Input should be a valid integer, unable to parse string as an integer", input: "2.5" },
+    ],
     ["?offset=-1", { type: "greater_than_equal", loc: ["query", "offset"], msg: "Input should be greater than or equal to 0", input: "-1", ctx: { ge: 0 } }],
   ])("answers %s with 422", async (query, error) => {
     const res = await controlPlane("GET", `${TEMPLATES}${query}`, { workspace: freshWorkspace() });

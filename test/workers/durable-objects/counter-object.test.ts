@@ -49,11 +49,7 @@ describe("concurrency", () => {
 
   it("60 simultaneous requests through the gateway against row 12 (15/10) get exactly 15 through", async () => {
     const who = freshIdentity();
-    const statuses = await burst(
-      60,
-      () => gateway("/runs/query", { method: "POST", headers: { "x-api-key": who.apiKey, "cf-connecting-ip": who.ip } }),
-      60,
-    );
+    const statuses = await burst(60, () => gateway("/runs/query", { method: "POST", headers: { "x-api-key": who.apiKey, "cf-connecting-ip": who.ip } }), 60);
     expect(Object.fromEntries(statuses)).toEqual({ 200: 15, 429: 45 });
   });
 });
@@ -354,8 +350,18 @@ describe("several counters in one call", () => {
     const stub = await counterAt(clock);
     await runInDurableObject(stub, (instance: CounterObject) => {
       expect(() => instance.decide([])).toThrow(/non-empty list/);
-      expect(() => instance.decide([{ key: "a", limit: LIMIT, hits: 5 }, { key: "b", limit: LIMIT, hits: 0 }])).toThrow(/hits must be a whole number/);
-      expect(() => instance.decide([{ key: "a", limit: LIMIT, hits: 60_000 }, { key: "b", limit: LIMIT, hits: 60_000 }])).toThrow(/at most 100000 hits/);
+      expect(() =>
+        instance.decide([
+          { key: "a", limit: LIMIT, hits: 5 },
+          { key: "b", limit: LIMIT, hits: 0 },
+        ]),
+      ).toThrow(/hits must be a whole number/);
+      expect(() =>
+        instance.decide([
+          { key: "a", limit: LIMIT, hits: 60_000 },
+          { key: "b", limit: LIMIT, hits: 60_000 },
+        ]),
+      ).toThrow(/at most 100000 hits/);
     });
     // Nothing was counted: the first batch of the refused call left key "a" untouched.
     expect((await hitBatch(stub, { key: "a", limit: LIMIT, hits: 15 })).every((v) => v.allowed)).toBe(true);

@@ -80,10 +80,12 @@ describe("Coalescer in the Workers runtime", () => {
         return new Response(String(error), { status: 500 });
       }
     };
-    const answers = await Promise.all(Array.from({ length: n }, async () => {
-      const res = await sendProbe("/join");
-      return `${res.status} ${await res.text()}`;
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: n }, async () => {
+        const res = await sendProbe("/join");
+        return `${res.status} ${await res.text()}`;
+      }),
+    );
     const tally = new Map<string, number>();
     for (const answer of answers) tally.set(answer, (tally.get(answer) ?? 0) + 1);
     expect(Object.fromEntries(tally)).toEqual({ '200 {"call":1}': 1, '200 {"call":2}': n - 1 });
@@ -133,10 +135,12 @@ describe("Coalescer in the Workers runtime", () => {
     };
     expect(await (await sendProbe("/leave")).text()).toBe("left");
     expect(batches).toEqual([1]); // its call is in flight
-    const answers = await Promise.all(Array.from({ length: n }, async () => {
-      const res = await sendProbe("/join");
-      return `${res.status} ${await res.text()}`;
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: n }, async () => {
+        const res = await sendProbe("/join");
+        return `${res.status} ${await res.text()}`;
+      }),
+    );
     expect(new Set(answers)).toEqual(new Set(['200 {"call":2}']));
     expect(batches).toEqual([1, n]);
     expect(senderSettled).toBe(false);

@@ -7,8 +7,10 @@ import { gatewayWith } from "../support/custom-gateway.ts";
 
 afterEach(() => vi.useRealTimers());
 
-const query = (send: ReturnType<typeof gatewayWith>, who = freshIdentity()) => () =>
-  send("/runs/query", { method: "POST", headers: { "x-api-key": who.apiKey, "cf-connecting-ip": who.ip } });
+const query =
+  (send: ReturnType<typeof gatewayWith>, who = freshIdentity()) =>
+  () =>
+    send("/runs/query", { method: "POST", headers: { "x-api-key": who.apiKey, "cf-connecting-ip": who.ip } });
 
 async function statuses(n: number, send: () => Promise<Response>): Promise<number[]> {
   const out: number[] = [];
@@ -42,7 +44,7 @@ describe("development settings", () => {
     expect((await send()).status).toBe(200);
   });
 
-  it('LIMITER_ALGORITHM=fixed-window really is broken: 2x count across a window boundary', async () => {
+  it("LIMITER_ALGORITHM=fixed-window really is broken: 2x count across a window boundary", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(1_800_000_009_999); // 1 ms before a 10-second boundary
     const fixed = query(gatewayWith({ DEV_SETTINGS: "allow", LIMITER_ALGORITHM: "fixed-window" }));

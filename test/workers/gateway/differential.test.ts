@@ -11,9 +11,9 @@ import { MOUNTS, upstreamReads, type UpstreamAction } from "../support/upstream-
 // ---- what a request means: method, mount, route, identity ---------------------------------------
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
-const tableSegments = [...new Set(table.rules.flatMap((r) => r.match.flatMap((m) => ("path" in m && m.path ? m.path.pattern.split("/").slice(1) : []))))].filter(
-  (s) => s !== "{uuid}",
-);
+const tableSegments = [
+  ...new Set(table.rules.flatMap((r) => r.match.flatMap((m) => ("path" in m && m.path ? m.path.pattern.split("/").slice(1) : [])))),
+].filter((s) => s !== "{uuid}");
 // Segments that are not dot segments; some need encoding on the wire ("a b", "é", "%", "{").
 const plainSegment = fc.oneof(
   fc.constantFrom(...tableSegments),
@@ -38,9 +38,15 @@ const meaning: fc.Arbitrary<Meaning> = fc
     mount: fc.constantFrom("", ...MOUNTS),
     shape: fc.oneof(
       fc.uuid().map((uuid) => ({ route: ["runs", uuid], uuid })),
-      fc
-        .tuple(fc.constantFrom(...patterns), fc.array(plainSegment, { maxLength: 2 }))
-        .map(([pattern, after]) => ({ route: [...pattern.split("/").slice(1).map((s) => (s === "{uuid}" ? "x" : s)), ...after] })),
+      fc.tuple(fc.constantFrom(...patterns), fc.array(plainSegment, { maxLength: 2 })).map(([pattern, after]) => ({
+        route: [
+          ...pattern
+            .split("/")
+            .slice(1)
+            .map((s) => (s === "{uuid}" ? "x" : s)),
+          ...after,
+        ],
+      })),
       fc.array(plainSegment, { maxLength: 4 }).map((route) => ({ route })),
     ),
     apiKey: fc.option(fc.stringMatching(/^k-[a-z0-9]{1,8}$/), { nil: undefined }),

@@ -29,7 +29,6 @@ async function exhaust(id: number, method: string, path: string, headers: Record
   expect(denied.status).toBe(429);
 }
 
-
 /** The row a response was counted on, from its RateLimit-Policy name. */
 const ruleNameOf = (res: Response) => /^"([^"]+)"/.exec(res.headers.get("ratelimit-policy") ?? "")?.[1];
 
@@ -60,14 +59,7 @@ describe("repeated identity headers", () => {
 });
 
 describe("other spellings of a run id", () => {
-  const spellings = [
-    RUN.replaceAll("-", ""),
-    RUN.toUpperCase(),
-    `{${RUN}}`,
-    `%7B${RUN}%7D`,
-    `urn:uuid:${RUN}`,
-    `urn%3Auuid%3A${RUN.toUpperCase()}`,
-  ];
+  const spellings = [RUN.replaceAll("-", ""), RUN.toUpperCase(), `{${RUN}}`, `%7B${RUN}%7D`, `urn:uuid:${RUN}`, `urn%3Auuid%3A${RUN.toUpperCase()}`];
 
   it("counts every spelling pydantic accepts on row 23, under either root, once it is exhausted", async () => {
     const who = freshIdentity();

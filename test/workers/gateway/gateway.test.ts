@@ -71,7 +71,8 @@ describe("routing, one local port (ROUTING=paths)", () => {
     ["/runs/query", "hosted-api", "/runs/query"],
   ])("%s goes to the %s as %s", async (path, upstream, upstreamPath) => {
     const seen: string[] = [];
-    const answer = (name: string) => ({ fetch: async (request: Request) => (seen.push(`${name} ${new URL(request.url).pathname}`), new Response("ok")) }) as unknown as Fetcher;
+    const answer = (name: string) =>
+      ({ fetch: async (request: Request) => (seen.push(`${name} ${new URL(request.url).pathname}`), new Response("ok")) }) as unknown as Fetcher;
     const send = gatewayWith({ HOSTED_API: answer("hosted-api"), CONTROL_PLANE: answer("control-plane"), AGENT_SERVER: answer("agent-server") });
     expect((await send(path, { headers: keyed(freshIdentity()) })).status).toBe(200);
     expect(seen).toEqual([`${upstream} ${upstreamPath}`]);
@@ -235,8 +236,7 @@ describe("identity", () => {
 
   it("cannot be forged with X-Forwarded-For or X-Real-IP", async () => {
     const who = freshIdentity();
-    const send = (forged: string) =>
-      gateway("/runs/stats", { headers: keyed(who, { "x-forwarded-for": forged, "x-real-ip": forged }) });
+    const send = (forged: string) => gateway("/runs/stats", { headers: keyed(who, { "x-forwarded-for": forged, "x-real-ip": forged }) });
     const limit = region === "eu" ? 20 : 1;
     for (let i = 0; i < limit; i++) expect((await send(`10.0.0.${i}`)).status).toBe(200);
     expect((await send("10.1.1.1")).status).toBe(429);
@@ -363,7 +363,10 @@ describe("counter policy", () => {
     const limiter = recordingLimiter();
     const send = gatewayWith({ COUNTERS: limiter.namespace, COUNTER_TIMEOUT_MS: "300000" });
     const responses = await Promise.all(
-      Array.from({ length: 150 }, (_, i) => keys[i % keys.length]!).map(async (apiKey) => ({ apiKey, res: await send("/runs/query", { method: "POST", headers: { "x-api-key": apiKey } }) })),
+      Array.from({ length: 150 }, (_, i) => keys[i % keys.length]!).map(async (apiKey) => ({
+        apiKey,
+        res: await send("/runs/query", { method: "POST", headers: { "x-api-key": apiKey } }),
+      })),
     );
     for (const apiKey of keys) {
       const own = responses.filter((r) => r.apiKey === apiKey).map((r) => r.res);

@@ -29,7 +29,12 @@ describe("row 1 on every upstream", () => {
     const preflight = () =>
       gateway(path, {
         method: "OPTIONS",
-        headers: { "cf-connecting-ip": who.ip, origin: "https://ui.example.com", "access-control-request-method": "POST", "access-control-request-headers": "x-api-key" },
+        headers: {
+          "cf-connecting-ip": who.ip,
+          origin: "https://ui.example.com",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "x-api-key",
+        },
       });
     const first = await preflight();
     expect(first.headers.get("ratelimit-policy")).toBe(`"${rule.name}";q=${count};w=${interval}`);

@@ -21,7 +21,6 @@ const leasedLimitArb: fc.Arbitrary<Limit> = fc.record({
   intervalMs: fc.integer({ min: 50, max: 20_000 }),
 });
 
-
 let run = 0;
 
 /**
@@ -50,10 +49,25 @@ async function inFakeTime<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** One request through the gateway's count() on `address`, as the gateway counts with a lease-capable algorithm. */
-function countOn(counting: Counting, env: Env, address: { name: string; object: string; key: string }, limit: Limit, options: { timeoutMs?: number; cacheDenials?: boolean; failMode?: "open" | "closed" } = {}): Promise<AttributedVerdict> {
+function countOn(
+  counting: Counting,
+  env: Env,
+  address: { name: string; object: string; key: string },
+  limit: Limit,
+  options: { timeoutMs?: number; cacheDenials?: boolean; failMode?: "open" | "closed" } = {},
+): Promise<AttributedVerdict> {
   const { timeoutMs = 1_000, cacheDenials = true, failMode = "closed" } = options;
   // Work after the response (renewals, give-backs) runs on its own, as under waitUntil.
-  return counting.count(env, { jurisdiction: undefined, address, limit, timeoutMs, cacheDenials, algorithm: "sliding-window", failMode, background: (work) => void work.catch(() => {}) });
+  return counting.count(env, {
+    jurisdiction: undefined,
+    address,
+    limit,
+    timeoutMs,
+    cacheDenials,
+    algorithm: "sliding-window",
+    failMode,
+    background: (work) => void work.catch(() => {}),
+  });
 }
 
 describe("admission leases through count()", () => {
@@ -124,7 +138,10 @@ describe("admission leases through count()", () => {
     const now = 7_000_000;
     const counting = isolateAt(() => now);
     // The object answers after a few milliseconds, so requests always queue behind its call.
-    const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 3)));
+    const { env, calls } = memoryLimiter(
+      () => now,
+      () => new Promise((resolve) => setTimeout(resolve, 3)),
+    );
     const limit = { count: 10_000, intervalMs: 60_000 };
     const address = { name: `lease-busy-${run++}`, object: "o", key: "busy" };
     const answers: AttributedVerdict[] = [];
@@ -155,7 +172,10 @@ describe("one call per counter object, for every counter it holds", () => {
   it("identities sharing an object do not wait for each other's call, up to MAX_CALLS_PER_OBJECT at once; each identity's verdicts are exactly its own window's", async () => {
     const now = 9_000_000;
     const counting = isolateAt(() => now);
-    const { env, calls, maxInFlight, overlapping } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 2)));
+    const { env, calls, maxInFlight, overlapping } = memoryLimiter(
+      () => now,
+      () => new Promise((resolve) => setTimeout(resolve, 2)),
+    );
     // Below LEASE_MIN_COUNT: every request is decided by the object.
     const limit = { count: 15, intervalMs: 10_000 };
     const tag = run++;
@@ -186,7 +206,11 @@ describe("one call per counter object, for every counter it holds", () => {
     const now = 9_500_000;
     const counting = isolateAt(() => now);
     // The object refuses any call made while another to it is in flight.
-    const { env, calls } = memoryLimiter(() => now, () => new Promise((resolve) => setTimeout(resolve, 2)), { overloaded: true });
+    const { env, calls } = memoryLimiter(
+      () => now,
+      () => new Promise((resolve) => setTimeout(resolve, 2)),
+      { overloaded: true },
+    );
     const limit = { count: 15, intervalMs: 10_000 };
     const tag = run++;
     const identities = ["a", "b", "c", "d", "e"].map((who) => ({ name: `overloaded-${tag}-${who}`, object: `overloaded-object-${tag}`, key: who }));
@@ -194,7 +218,10 @@ describe("one call per counter object, for every counter it holds", () => {
       Promise.all(
         Array.from({ length: 10 * limit.count * identities.length }, (_, i) => {
           const address = identities[i % identities.length]!;
-          return countOn(counting, env, address, limit, { timeoutMs: 300_000, cacheDenials: false, failMode: "open" }).then((counted) => ({ key: address.key, counted }));
+          return countOn(counting, env, address, limit, { timeoutMs: 300_000, cacheDenials: false, failMode: "open" }).then((counted) => ({
+            key: address.key,
+            counted,
+          }));
         }),
       ),
     );
@@ -236,7 +263,17 @@ describe("leases across isolates through count()", () => {
     const limiter = memoryLimiter(() => now);
     const limit = { count: 320, intervalMs: 10_000 };
     const address = { name: `lease-wait-${run++}`, object: "o", key: "wait" };
-    const count = (counting: Counting) => counting.count(limiter.env, { jurisdiction: undefined, address, limit, timeoutMs: 300_000, cacheDenials: true, algorithm: "sliding-window", failMode: "closed", background: (work) => void work.catch(() => {}) });
+    const count = (counting: Counting) =>
+      counting.count(limiter.env, {
+        jurisdiction: undefined,
+        address,
+        limit,
+        timeoutMs: 300_000,
+        cacheDenials: true,
+        algorithm: "sliding-window",
+        failMode: "closed",
+        background: (work) => void work.catch(() => {}),
+      });
     // A is lent 8 units on its second call (lease.ts), and uses none of them.
     await count(a);
     await count(a);

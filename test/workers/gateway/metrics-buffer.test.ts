@@ -12,10 +12,14 @@ afterEach(() => vi.restoreAllMocks());
 
 function metricsObject() {
   const received: MetricsBatch[] = [];
-  const object = { down: true, received, add: async (batch: MetricsBatch) => {
-    if (object.down) throw new Error("metrics object unavailable");
-    received.push(structuredClone(batch));
-  } };
+  const object = {
+    down: true,
+    received,
+    add: async (batch: MetricsBatch) => {
+      if (object.down) throw new Error("metrics object unavailable");
+      received.push(structuredClone(batch));
+    },
+  };
   const env = { METRICS: { getByName: () => object, jurisdiction: () => env.METRICS } } as unknown as Env;
   return { object, env };
 }
@@ -33,7 +37,9 @@ describe("the pending metrics batch while the metrics object is down", () => {
     const buckets = (2 * SERIES_KEEP_MS) / SERIES_BUCKET_MS;
     for (let b = 0; b < buckets; b++) {
       for (let i = 0; i < 5; i++) {
-        buffer.record({ decision: { rule: 12, ruleName: "runs-query-key", outcome: "denied", counter: `us:12:${b}-${i}`, limit: { count: 15, interval: 10 } } });
+        buffer.record({
+          decision: { rule: 12, ruleName: "runs-query-key", outcome: "denied", counter: `us:12:${b}-${i}`, limit: { count: 15, interval: 10 } },
+        });
       }
       await buffer.flush(env, settings);
       clock.t += SERIES_BUCKET_MS;

@@ -60,11 +60,15 @@ describe(`an operator's limit holds for what it names, on every rule kind (${reg
     const who = freshIdentity();
     const range = freshPrefix();
     const identity =
-      subject === "api-key" ? { kind: subject, value: who.apiKey }
-      : subject === "user-ip" ? { kind: subject, value: who.userId, ip: who.ip }
-      : subject === "user-id" ? { kind: subject, value: who.userId }
-      : subject === "ip" ? { kind: subject, value: who.ip }
-      : { kind: subject, value: range.prefix };
+      subject === "api-key"
+        ? { kind: subject, value: who.apiKey }
+        : subject === "user-ip"
+          ? { kind: subject, value: who.userId, ip: who.ip }
+          : subject === "user-id"
+            ? { kind: subject, value: who.userId }
+            : subject === "ip"
+              ? { kind: subject, value: who.ip }
+              : { kind: subject, value: range.prefix };
     const made = await admin(send, "POST", "/overrides", { body: { identity, action: "limit", limits: { [region]: LIMIT }, reason: "abuse" } });
     expect(made.status, await made.clone().text()).toBe(201);
 
@@ -97,7 +101,9 @@ describe(`a decision line and an identity override (${region})`, () => {
     vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
     const send = adminGateway({ DECISION_LOG_SAMPLE: "1" });
     const who = freshIdentity();
-    const limited = await admin(send, "POST", "/overrides", { body: { identity: { kind: "api-key", value: who.apiKey }, action: "limit", limits: { [region]: LIMIT }, reason: "trial" } });
+    const limited = await admin(send, "POST", "/overrides", {
+      body: { identity: { kind: "api-key", value: who.apiKey }, action: "limit", limits: { [region]: LIMIT }, reason: "trial" },
+    });
     const blocked = await admin(send, "POST", "/overrides", { body: { identity: { kind: "ip", value: "203.0.113.77" }, action: "block", reason: "scraper" } });
     const ruleWide = await admin(send, "POST", "/overrides", { body: { rule: 29, limits: { [region]: { count: 50, interval: 60 } }, reason: "launch" } });
     const ids = [limited, blocked, ruleWide].map(async (res) => {

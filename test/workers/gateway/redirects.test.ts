@@ -20,7 +20,11 @@ describe("upstream redirects", () => {
     const before = (await targetHits()).length;
     const send = gatewayWith({ HOSTED_API_ORIGIN: origin });
     const identity = freshIdentity();
-    const res = await send("/runs/stats?page=2", { method, headers: { "x-api-key": identity.apiKey, "cf-connecting-ip": identity.ip }, ...(method === "POST" && { body: '{"a":1}' }) });
+    const res = await send("/runs/stats?page=2", {
+      method,
+      headers: { "x-api-key": identity.apiKey, "cf-connecting-ip": identity.ip },
+      ...(method === "POST" && { body: '{"a":1}' }),
+    });
     expect(res.status).toBe(status);
     expect(res.headers.get("location")).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/stolen\/runs\/stats\?page=2$/);
     expect(res.headers.get("x-origin")).toBe("redirecting");

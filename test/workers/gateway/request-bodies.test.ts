@@ -47,9 +47,22 @@ function chunked(chunks: string[]): ReadableStream<Uint8Array> {
 function clientRequest(method: Method, framing: Framing, headers: Record<string, string>): Request {
   const url = `https://gateway.test${PATH}`;
   const body =
-    framing === "no body" ? undefined : framing === "empty, Content-Length: 0" ? "" : framing === "body with Content-Length" ? "hello" : framing === "chunked body" ? chunked(["", "hello"]) : chunked([]);
+    framing === "no body"
+      ? undefined
+      : framing === "empty, Content-Length: 0"
+        ? ""
+        : framing === "body with Content-Length"
+          ? "hello"
+          : framing === "chunked body"
+            ? chunked(["", "hello"])
+            : chunked([]);
   if (body === undefined) return new Request(url, { method, headers });
-  const sent = new Request(url, { method: method === "GET" || method === "HEAD" ? "POST" : method, headers, body, ...(typeof body !== "string" && { duplex: "half" }) } as RequestInit);
+  const sent = new Request(url, {
+    method: method === "GET" || method === "HEAD" ? "POST" : method,
+    headers,
+    body,
+    ...(typeof body !== "string" && { duplex: "half" }),
+  } as RequestInit);
   if (method !== "GET" && method !== "HEAD") return sent;
   return new Proxy(sent, {
     get(target, property) {
@@ -77,26 +90,30 @@ function gatewayCountingOne(overrides: Partial<Env>) {
   };
 }
 
-const carriesData = (method: Method, framing: Framing) => (method === "GET" || method === "HEAD") && (framing === "body with Content-Length" || framing === "chunked body");
+const carriesData = (method: Method, framing: Framing) =>
+  (method === "GET" || method === "HEAD") && (framing === "body with Content-Length" || framing === "chunked body");
 
 describe("a GET or HEAD with a body", () => {
-  it.each(["GET", "HEAD"] as const)("%s with a body is refused with 400 {detail}, before any counter or upstream; the same key's next request is admitted", async (method) => {
-    const upstreams = recordingUpstreams();
-    const limiter = recordingLimiter();
-    const send = gatewayCountingOne({ ...upstreams.bindings, COUNTERS: limiter.namespace });
-    const who = freshIdentity();
-    for (const framing of ["body with Content-Length", "chunked body"] as const) {
-      const res = await send(clientRequest(method, framing, keyed(who, framing === "body with Content-Length" ? { "content-length": "5" } : {})));
-      expect([framing, res.status]).toEqual([framing, 400]);
-      if (method === "GET") expect(((await res.json()) as { detail: string }).detail).toContain("must not carry a body");
-    }
-    expect(limiter.calls.hits).toBe(0);
-    expect(upstreams.seen).toHaveLength(0);
-    // The key's one unit is still there.
-    const next = await send(clientRequest(method, "no body", keyed(who)));
-    expect(next.status).toBe(200);
-    expect(next.headers.get("ratelimit")).toMatch(/^"default-key";r=0;/);
-  });
+  it.each(["GET", "HEAD"] as const)(
+    "%s with a body is refused with 400 {detail}, before any counter or upstream; the same key's next request is admitted",
+    async (method) => {
+      const upstreams = recordingUpstreams();
+      const limiter = recordingLimiter();
+      const send = gatewayCountingOne({ ...upstreams.bindings, COUNTERS: limiter.namespace });
+      const who = freshIdentity();
+      for (const framing of ["body with Content-Length", "chunked body"] as const) {
+        const res = await send(clientRequest(method, framing, keyed(who, framing === "body with Content-Length" ? { "content-length": "5" } : {})));
+        expect([framing, res.status]).toEqual([framing, 400]);
+        if (method === "GET") expect(((await res.json()) as { detail: string }).detail).toContain("must not carry a body");
+      }
+      expect(limiter.calls.hits).toBe(0);
+      expect(upstreams.seen).toHaveLength(0);
+      // The key's one unit is still there.
+      const next = await send(clientRequest(method, "no body", keyed(who)));
+      expect(next.status).toBe(200);
+      expect(next.headers.get("ratelimit")).toMatch(/^"default-key";r=0;/);
+    },
+  );
 });
 
 describe("every method with every body framing", () => {

@@ -11,9 +11,21 @@ import { freshIdentity, keyed } from "../support/requests.ts";
 import { reservedPathSpelling } from "../../support/path-spellings.ts";
 
 const REPORTED = ["//_tollgate/health", "/%2F_tollgate/health", "/x/..//_tollgate/health"];
-const MORE = ["/%5Ftollgate/health", "/_tollgate/./health/", "/%2e%2e/_tollgate/overrides", "/api/v1/../../_tollgate/rules", "//_tollgate", "/%2F_tollgate%2Fmetrics"];
+const MORE = [
+  "/%5Ftollgate/health",
+  "/_tollgate/./health/",
+  "/%2e%2e/_tollgate/overrides",
+  "/api/v1/../../_tollgate/rules",
+  "//_tollgate",
+  "/%2F_tollgate%2Fmetrics",
+];
 // Mounts that strip or scope a prefix: the upstream would read `/_tollgate/...` as its own path.
-const MOUNTED = ["/agent-server/_tollgate/health", "/agent-server//_tollgate/health", "/agent-server/%2F_tollgate/health", "/deployments/0b7c6a3e-1f5d-4c3e-9c57-3d2f4a1b2c3d/_tollgate/health"];
+const MOUNTED = [
+  "/agent-server/_tollgate/health",
+  "/agent-server//_tollgate/health",
+  "/agent-server/%2F_tollgate/health",
+  "/deployments/0b7c6a3e-1f5d-4c3e-9c57-3d2f4a1b2c3d/_tollgate/health",
+];
 
 const DEPLOYED: Partial<Env> = {
   ROUTING: "hosts",

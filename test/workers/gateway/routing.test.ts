@@ -8,9 +8,21 @@ afterEach(() => vi.restoreAllMocks());
 
 const HOSTS = "api.example.test=hosted-api, control.example.test=control-plane, *.agents.example.test=agent-server";
 
-
 // Paths each upstream documents; the agent server's collide with the hosted API's.
-const DOCUMENTED = ["/runs/wait", "/runs/batch", "/runs", "/info", "/ok", "/metrics", "/store/items", "/assistants/search", "/threads", "/v2/deployments", "/runs/query", "/auth/login"];
+const DOCUMENTED = [
+  "/runs/wait",
+  "/runs/batch",
+  "/runs",
+  "/info",
+  "/ok",
+  "/metrics",
+  "/store/items",
+  "/assistants/search",
+  "/threads",
+  "/v2/deployments",
+  "/runs/query",
+  "/auth/login",
+];
 
 describe("deployed: the upstream is chosen by host (ROUTING=hosts)", () => {
   it.each([
@@ -140,7 +152,14 @@ describe("a deployment's agent server, one local port (ROUTING=paths): /deployme
 
   it("one caller's requests below /agent-server and below deployments share one budget: no spelling escapes or counts twice", async () => {
     const ip = freshIdentity().ip;
-    const paths = [`/agent-server/ok`, `/deployments/${ID}/ok`, `/%64eployments/${ID}/ok`, `/deployments/${crypto.randomUUID()}/./ok`, `/x/../deployments/${ID}/ok/`, `/agent-server/deployments/${ID}/ok`];
+    const paths = [
+      `/agent-server/ok`,
+      `/deployments/${ID}/ok`,
+      `/%64eployments/${ID}/ok`,
+      `/deployments/${crypto.randomUUID()}/./ok`,
+      `/x/../deployments/${ID}/ok/`,
+      `/agent-server/deployments/${ID}/ok`,
+    ];
     // Anonymous: the agent server's catch-all, 100 per 60 s per IP (row 203), whatever the spelling.
     let sent = 0;
     const statuses = await burst(100, () => gateway(paths[sent++ % paths.length]!, { headers: { "cf-connecting-ip": ip } }), 20);

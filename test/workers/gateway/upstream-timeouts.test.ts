@@ -93,7 +93,9 @@ describe("the control plane's auth wait through the gateway", () => {
     const called = new Promise<void>((resolve) => (reached = resolve));
     const controlPlane = { fetch: (request: Request) => (reached(), env.CONTROL_PLANE!.fetch(request)) } as unknown as Fetcher;
     const send = gatewayWith({ UPSTREAM_TIMEOUT_MS: String(ORDINARY_MS), CONTROL_PLANE: controlPlane });
-    const waiting = send(`/v2/auth/wait/${started.body.auth_id}?timeout=60`, { headers: { "cf-connecting-ip": freshIdentity().ip, "x-tenant-id": workspace, "x-api-key": workspaceKey(workspace) } });
+    const waiting = send(`/v2/auth/wait/${started.body.auth_id}?timeout=60`, {
+      headers: { "cf-connecting-ip": freshIdentity().ip, "x-tenant-id": workspace, "x-api-key": workspaceKey(workspace) },
+    });
     await called;
     // Past the old 30 s cut: the emulator still holds the wait, as its API allows.
     await vi.advanceTimersByTimeAsync(59_000);

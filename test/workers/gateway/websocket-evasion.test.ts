@@ -59,28 +59,22 @@ describe("Upgrade and Connection spellings", () => {
   it("counts every spelling on the exhausted row: 429 before any 101", async () => {
     const who = freshIdentity();
     await exhaustRunsStats(who);
-    const spellings = [
-      ...[...UPGRADE_SPELLINGS, ...NOT_WEBSOCKET].map((upgrade) => ({ upgrade })),
-      ...CONNECTION_LISTS.map((connection) => ({ connection })),
-    ];
+    const spellings = [...[...UPGRADE_SPELLINGS, ...NOT_WEBSOCKET].map((upgrade) => ({ upgrade })), ...CONNECTION_LISTS.map((connection) => ({ connection }))];
     for (const spelling of spellings) {
       const res = await gateway("/runs/stats", { headers: upgradeHeaders(keyed(who, spelling)) });
       expect([spelling, res.status, ruleNameOf(res), res.webSocket]).toEqual([spelling, 429, "runs-stats-key", null]);
     }
   });
 
-  it.each(NOT_WEBSOCKET.map((upgrade) => ({ upgrade })))(
-    "%j is no WebSocket upgrade: a plain GET, counted, its Upgrade dropped",
-    async (spelling) => {
-      const upstream = recordingUpstream();
-      const send = gatewayWith({ HOSTED_API: upstream.fetcher });
-      const res = await send("/sessions/live", { headers: upgradeHeaders(keyed(freshIdentity(), spelling)) });
-      expect(res.status).toBe(200);
-      expect(res.webSocket).toBeNull();
-      expect(ruleNameOf(res)).toBe("default-key");
-      expect(upstream.seen[0]!.headers.get("upgrade")).toBeNull();
-    },
-  );
+  it.each(NOT_WEBSOCKET.map((upgrade) => ({ upgrade })))("%j is no WebSocket upgrade: a plain GET, counted, its Upgrade dropped", async (spelling) => {
+    const upstream = recordingUpstream();
+    const send = gatewayWith({ HOSTED_API: upstream.fetcher });
+    const res = await send("/sessions/live", { headers: upgradeHeaders(keyed(freshIdentity(), spelling)) });
+    expect(res.status).toBe(200);
+    expect(res.webSocket).toBeNull();
+    expect(ruleNameOf(res)).toBe("default-key");
+    expect(upstream.seen[0]!.headers.get("upgrade")).toBeNull();
+  });
 
   it("a Connection naming x-api-key or x-user-id (which would strip it on the way) is counted, then refused with 400", async () => {
     for (const named of ["x-api-key", "X-User-Id"]) {

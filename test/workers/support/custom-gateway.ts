@@ -55,7 +55,10 @@ export function recordingUpstream() {
  */
 export function recordingUpstreams() {
   const seen: { upstream: string; request: Request }[] = [];
-  const answer = (upstream: string) => ({ fetch: async (input: RequestInfo | URL, init?: RequestInit) => (seen.push({ upstream, request: new Request(input, init) }), new Response("ok")) }) as Fetcher;
+  const answer = (upstream: string) =>
+    ({
+      fetch: async (input: RequestInfo | URL, init?: RequestInit) => (seen.push({ upstream, request: new Request(input, init) }), new Response("ok")),
+    }) as Fetcher;
   const reached = () => seen.map(({ upstream, request }) => `${upstream} ${new URL(request.url).pathname}`);
   return { seen, reached, bindings: { HOSTED_API: answer("hosted-api"), CONTROL_PLANE: answer("control-plane"), AGENT_SERVER: answer("agent-server") } };
 }
@@ -68,7 +71,16 @@ export function recordingUpstreams() {
  * flight, as a Durable Object past its capacity does.
  */
 export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" | "overloaded" = "real", failFirst = 0) {
-  const calls = { jurisdictions: [] as string[], names: [] as string[], keys: [] as string[], hits: 0, recorded: [] as number[][], batches: [] as number[], leases: [] as number[], maxInFlight: 0 };
+  const calls = {
+    jurisdictions: [] as string[],
+    names: [] as string[],
+    keys: [] as string[],
+    hits: 0,
+    recorded: [] as number[][],
+    batches: [] as number[],
+    leases: [] as number[],
+    maxInFlight: 0,
+  };
   let inFlight = 0;
   const real = env.COUNTERS;
   const namespace = {
@@ -90,7 +102,9 @@ export function recordingLimiter(behaviour: "real" | "fail" | "hang" | "allow" |
           if (calls.hits <= failFirst || behaviour === "fail") throw new Error("object exploded");
           if (behaviour === "hang") return new Promise(() => {});
           if (behaviour === "allow") {
-            return batches.map(({ limit: { count }, hits }) => ({ verdicts: Array.from({ length: hits }, () => ({ allowed: true, limit: count, remaining: count, resetInMs: 0, retryInMs: 0 })) }));
+            return batches.map(({ limit: { count }, hits }) => ({
+              verdicts: Array.from({ length: hits }, () => ({ allowed: true, limit: count, remaining: count, resetInMs: 0, retryInMs: 0 })),
+            }));
           }
           if (behaviour === "overloaded" && inFlight > 0) throw new Error("Durable Object is overloaded. Too many requests queued.");
           inFlight++;

@@ -23,8 +23,12 @@ export interface EmulatorState {
 
 /** Reads this project's emulator's storage from inside its Durable Objects (never through its API). */
 export async function snapshotEmulators(workspaceId: string): Promise<EmulatorState> {
-  if (THIS_EMULATOR === "agent-server") return { agentServer: await runInDurableObject(stateOf(agentServerEnv), (_instance, state) => dump(state)), workspace: NOTHING };
-  return { agentServer: NOTHING, workspace: await runInDurableObject(controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspaceId), (_instance, state) => dump(state)) };
+  if (THIS_EMULATOR === "agent-server")
+    return { agentServer: await runInDurableObject(stateOf(agentServerEnv), (_instance, state) => dump(state)), workspace: NOTHING };
+  return {
+    agentServer: NOTHING,
+    workspace: await runInDurableObject(controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspaceId), (_instance, state) => dump(state)),
+  };
 }
 
 /** The state of an emulator this project does not run. */
@@ -60,7 +64,9 @@ async function dump(state: DurableObjectState): Promise<ObjectState> {
   const sql = state.storage.sql;
   // Tables the runtime keeps for itself (_cf_*) are not the emulator's to compare.
   const names = sql
-    .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+    .exec<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+    )
     .toArray()
     .map((row) => row.name);
   const tables: Record<string, { rows: number; sha256: string }> = {};

@@ -58,13 +58,19 @@ function credentialHeaders(credentials: CredentialsPlan, workspaceId: string): [
   switch (credentials) {
     case "tenant":
       // The seeded workspace admits its own key only (issue 32, finding 3).
-      return [["x-api-key", workspaceKey(workspaceId)], ["x-tenant-id", workspaceId]];
+      return [
+        ["x-api-key", workspaceKey(workspaceId)],
+        ["x-tenant-id", workspaceId],
+      ];
     case "api-key":
       return [["x-api-key", key]];
     case "bearer":
       return [["authorization", `Bearer ${key}`]];
     case "bad-tenant":
-      return [["x-api-key", key], ["x-tenant-id", "not-a-uuid"]];
+      return [
+        ["x-api-key", key],
+        ["x-tenant-id", "not-a-uuid"],
+      ];
     case "none":
       return [];
   }

@@ -16,17 +16,43 @@ type Json = fc.JsonValue;
  * validation. Their keys, at any depth, are also the field names the fuzz puts wrong values in.
  */
 export const EXAMPLE_BODIES: readonly Readonly<Record<string, Json>>[] = [
-  { graph_id: "agent", name: "fuzz", description: "d", config: { tags: ["a"] }, context: { system_prompt: "hi", model: "m" }, metadata: { team: "fuzz" }, if_exists: "do_nothing" },
+  {
+    graph_id: "agent",
+    name: "fuzz",
+    description: "d",
+    config: { tags: ["a"] },
+    context: { system_prompt: "hi", model: "m" },
+    metadata: { team: "fuzz" },
+    if_exists: "do_nothing",
+  },
   { metadata: { team: "fuzz" }, graph_id: "agent", name: "fuzz", limit: 10, offset: 0, sort_by: "name", sort_order: "asc", select: ["name", "metadata"] },
   { version: 1 },
   { metadata: { k: "v" }, if_exists: "do_nothing", ttl: null, supersteps: [] },
-  { assistant_id: "agent", input: { messages: [{ role: "user", content: "hi" }] }, stream_mode: ["values", "updates"], metadata: {}, config: {}, if_not_exists: "create", on_disconnect: "continue" },
+  {
+    assistant_id: "agent",
+    input: { messages: [{ role: "user", content: "hi" }] },
+    stream_mode: ["values", "updates"],
+    metadata: {},
+    config: {},
+    if_not_exists: "create",
+    on_disconnect: "continue",
+  },
   { compute_type: "k8s", compute_id: "fuzz-cluster", compute_config: { k8s_namespaces: ["ns"] }, version: "1.0" },
-  { name: "fuzz-template", image: "python:3.12-slim", resources: { cpu: "500m", memory: "1Gi", storage: "5Gi" }, volume_mounts: [{ volume_name: "data", mount_path: "/data" }] },
+  {
+    name: "fuzz-template",
+    image: "python:3.12-slim",
+    resources: { cpu: "500m", memory: "1Gi", storage: "5Gi" },
+    volume_mounts: [{ volume_name: "data", mount_path: "/data" }],
+  },
   {
     name: "fuzz-deployment",
     source: "github",
-    source_config: { integration_id: GITHUB_INTEGRATION.id, repo_url: "https://github.com/acme/agent", deployment_type: "dev", resource_spec: { min_scale: 1, labels: { a: "b" } } },
+    source_config: {
+      integration_id: GITHUB_INTEGRATION.id,
+      repo_url: "https://github.com/acme/agent",
+      deployment_type: "dev",
+      resource_spec: { min_scale: 1, labels: { a: "b" } },
+    },
     source_revision_config: { repo_ref: "main", langgraph_config_path: "langgraph.json" },
     secrets: [{ name: "KEY", value: "secret" }],
   },
@@ -40,14 +66,53 @@ export const FIELD_NAMES: readonly string[] = [...new Set(EXAMPLE_BODIES.flatMap
 
 /** The keys whose example value is an object or a list: where a deep value is taken in, stored and sent back. */
 export const CONTAINER_FIELDS: readonly string[] = [
-  ...new Set(EXAMPLE_BODIES.flatMap((body) => keysOf(body).filter(([, value]) => value !== null && typeof value === "object").map(([key]) => key))),
+  ...new Set(
+    EXAMPLE_BODIES.flatMap((body) =>
+      keysOf(body)
+        .filter(([, value]) => value !== null && typeof value === "object")
+        .map(([key]) => key),
+    ),
+  ),
 ].sort();
 
 /** Query parameters the emulators read, plus whatever random names come along. */
-const QUERY_NAMES = ["limit", "offset", "version", "delete_threads", "status", "name_contains", "deployment_ids", "deployment_type", "image_version", "tag_value_ids", "delete_tracing_project"];
+const QUERY_NAMES = [
+  "limit",
+  "offset",
+  "version",
+  "delete_threads",
+  "status",
+  "name_contains",
+  "deployment_ids",
+  "deployment_type",
+  "image_version",
+  "tag_value_ids",
+  "delete_tracing_project",
+];
 
 /** Percent-escapes worth trying: invalid, overlong, control, separators, dot segments, astral. */
-const ESCAPES = ["%", "%Z", "%ZZ", "%00", "%0A", "%2F", "%5C", "%2E", "%2E%2E", "%25", "%3F", "%23", "%C0%AF", "%E0%80%AE", "%FF", "%E2%80%AE", "%F0%9F%92%A9", "%20", "..", "."];
+const ESCAPES = [
+  "%",
+  "%Z",
+  "%ZZ",
+  "%00",
+  "%0A",
+  "%2F",
+  "%5C",
+  "%2E",
+  "%2E%2E",
+  "%25",
+  "%3F",
+  "%23",
+  "%C0%AF",
+  "%E0%80%AE",
+  "%FF",
+  "%E2%80%AE",
+  "%F0%9F%92%A9",
+  "%20",
+  "..",
+  ".",
+];
 
 /** How a path parameter is filled in. */
 export type ParamPlan =
@@ -67,10 +132,21 @@ export const paramPlan: fc.Arbitrary<ParamPlan> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant("text" as const),
-      value: fc.oneof(fc.constantFrom("agent", "pipeline", "null", "0", "-1", "undefined", "{}", "00000000-0000-0000-0000-00000000000", " "), fc.string({ unit: "grapheme", maxLength: 40 })),
+      value: fc.oneof(
+        fc.constantFrom("agent", "pipeline", "null", "0", "-1", "undefined", "{}", "00000000-0000-0000-0000-00000000000", " "),
+        fc.string({ unit: "grapheme", maxLength: 40 }),
+      ),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("escaped" as const), value: fc.array(fc.oneof(fc.constantFrom(...ESCAPES), fc.stringMatching(/^[a-z0-9-]{1,6}$/)), { minLength: 1, maxLength: 6 }).map((parts) => parts.join("")) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("escaped" as const),
+      value: fc
+        .array(fc.oneof(fc.constantFrom(...ESCAPES), fc.stringMatching(/^[a-z0-9-]{1,6}$/)), { minLength: 1, maxLength: 6 })
+        .map((parts) => parts.join("")),
+    }),
+  },
 );
 
 const printable = (maxLength: number) => fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength });
@@ -90,7 +166,10 @@ export interface QueryPlan {
 
 export const queryPlan: fc.Arbitrary<QueryPlan> = fc.record({
   pairs: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.string({ unit: "grapheme", maxLength: 12 })), queryValue), { maxLength: 4 }),
-  raw: fc.oneof({ weight: 4, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.array(fc.oneof(fc.constantFrom(...ESCAPES, "&", "=", "&&", "=="), printable(5)), { maxLength: 5 }).map((p) => p.join("")) }),
+  raw: fc.oneof(
+    { weight: 4, arbitrary: fc.constant("") },
+    { weight: 1, arbitrary: fc.array(fc.oneof(fc.constantFrom(...ESCAPES, "&", "=", "&&", "=="), printable(5)), { maxLength: 5 }).map((p) => p.join("")) },
+  ),
 });
 
 /**
@@ -98,7 +177,20 @@ export const queryPlan: fc.Arbitrary<QueryPlan> = fc.record({
  * cf-connecting-ip: the fuzz sets those fresh per request) nor framing headers the client itself
  * owns (content-length, transfer-encoding, host).
  */
-const HEADER_NAMES = ["accept", "accept-encoding", "authorization", "content-encoding", "cookie", "if-none-match", "origin", "range", "x-forwarded-for", "x-request-id", "x-tenant-id", "x-user-id"];
+const HEADER_NAMES = [
+  "accept",
+  "accept-encoding",
+  "authorization",
+  "content-encoding",
+  "cookie",
+  "if-none-match",
+  "origin",
+  "range",
+  "x-forwarded-for",
+  "x-request-id",
+  "x-tenant-id",
+  "x-user-id",
+];
 
 /**
  * `Connection` names headers the gateway strips before the emulator sees them (the tenant, the
@@ -106,7 +198,10 @@ const HEADER_NAMES = ["accept", "accept-encoding", "authorization", "content-enc
  */
 const connection = fc.oneof(
   fc
-    .array(fc.oneof(fc.constantFrom("keep-alive", "close", "x-tenant-id", "content-type", "authorization", "x-user-id"), fc.stringMatching(/^x-[a-z]{1,8}$/)), { minLength: 1, maxLength: 3 })
+    .array(fc.oneof(fc.constantFrom("keep-alive", "close", "x-tenant-id", "content-type", "authorization", "x-user-id"), fc.stringMatching(/^x-[a-z]{1,8}$/)), {
+      minLength: 1,
+      maxLength: 3,
+    })
     .map((names) => names.join(", ")),
   fc.constantFrom("text/event-stream", "a b", "x-a;x-b"),
 );
@@ -192,28 +287,46 @@ export const bodyPlan: fc.Arbitrary<BodyPlan> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant("text" as const),
-      text: fc.oneof(fc.string({ unit: "grapheme", maxLength: 60 }), fc.tuple(fc.json(), fc.nat()).map(([text, cut]) => text.slice(0, cut % Math.max(1, text.length)))),
+      text: fc.oneof(
+        fc.string({ unit: "grapheme", maxLength: 60 }),
+        fc.tuple(fc.json(), fc.nat()).map(([text, cut]) => text.slice(0, cut % Math.max(1, text.length))),
+      ),
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("bytes" as const), bytes: fc.array(fc.nat({ max: 255 }), { minLength: 1, maxLength: 40 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("json" as const), value: jsonValue }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("fields" as const), value: fc.dictionary(field, jsonValue, { maxKeys: 5 }) }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("mutated" as const), example, field, value: jsonValue }, { requiredKeys: ["kind", "example", "field"] }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ kind: fc.constant("mutated" as const), example, field, value: jsonValue }, { requiredKeys: ["kind", "example", "field"] }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant("nested" as const),
       example,
       // Every container field at once reaches whatever the route reads, whichever it is.
-      fields: fc.oneof(fc.constantFrom(...CONTAINER_FIELDS).map((f) => [f]), fc.constant(CONTAINER_FIELDS)),
+      fields: fc.oneof(
+        fc.constantFrom(...CONTAINER_FIELDS).map((f) => [f]),
+        fc.constant(CONTAINER_FIELDS),
+      ),
       // Around the bound; shallow; and deep enough to overflow the stack if nothing stopped it.
-      depth: fc.oneof(fc.integer({ min: MAX_JSON_DEPTH - 2, max: MAX_JSON_DEPTH + 2 }), fc.integer({ min: 2, max: 50 }), fc.integer({ min: 5_000, max: 20_000 })),
+      depth: fc.oneof(
+        fc.integer({ min: MAX_JSON_DEPTH - 2, max: MAX_JSON_DEPTH + 2 }),
+        fc.integer({ min: 2, max: 50 }),
+        fc.integer({ min: 5_000, max: 20_000 }),
+      ),
       closed: fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
     }),
   },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant("huge" as const), megabytes: fc.integer({ min: 1, max: 4 }), field, shape: fc.constantFrom("string" as const, "array" as const, "keys" as const, "not-json" as const) }),
+    arbitrary: fc.record({
+      kind: fc.constant("huge" as const),
+      megabytes: fc.integer({ min: 1, max: 4 }),
+      field,
+      shape: fc.constantFrom("string" as const, "array" as const, "keys" as const, "not-json" as const),
+    }),
   },
 );
 
@@ -232,7 +345,10 @@ export interface RequestPlan {
 /** Plans for a route with `paramCount` path parameters. */
 export function requestPlan(paramCount: number): fc.Arbitrary<RequestPlan> {
   return fc.record({
-    method: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS") }),
+    method: fc.oneof(
+      { weight: 9, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS") },
+    ),
     params: fc.array(paramPlan, { minLength: paramCount, maxLength: paramCount }),
     query: queryPlan,
     headers: headersPlan,

@@ -39,13 +39,9 @@ export function gateway(path: string, init: RequestInit = {}): Promise<Response>
 }
 
 /** Sends `n` identical requests, `concurrency` at a time; returns the status counts. */
-export async function burst(
-  n: number,
-  make: () => Promise<Response>,
-  concurrency = 100,
-): Promise<Map<number, number>> {
+export async function burst(n: number, make: () => Promise<Response>, concurrency = 100): Promise<Map<number, number>> {
   const statuses = new Map<number, number>();
-  for (let sent = 0; sent < n; ) {
+  for (let sent = 0; sent < n;) {
     const batch = Math.min(concurrency, n - sent);
     const responses = await Promise.all(Array.from({ length: batch }, make));
     for (const res of responses) {

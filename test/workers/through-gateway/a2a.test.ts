@@ -38,7 +38,12 @@ const textOf = (parts: readonly Part[]) => parts.map((p) => (p.content?.$case ==
 describe("official A2A client through the gateway", () => {
   it("reads the agent card, sends messages on one context, and gets the task", async () => {
     const fetchImpl = callerFetch();
-    const assistant = await createAssistant({ graph_id: "agent", name: "a2a-pirate", description: "Answers like a pirate.", context: { system_prompt: "Arr." } });
+    const assistant = await createAssistant({
+      graph_id: "agent",
+      name: "a2a-pirate",
+      description: "Answers like a pirate.",
+      context: { system_prompt: "Arr." },
+    });
 
     const resolver = new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } });
     const card = await resolver.resolve(`${AGENT_SERVER_URL}/.well-known/agent-card.json?assistant_id=${assistant.assistant_id}`, "");
@@ -61,7 +66,12 @@ describe("official A2A client through the gateway", () => {
     ]);
 
     const second = asTask(
-      await client.sendMessage({ tenant: "", message: userMessage([dataPart({ topic: "ships" }), textPart("again")], first.contextId), configuration: undefined, metadata: undefined }),
+      await client.sendMessage({
+        tenant: "",
+        message: userMessage([dataPart({ topic: "ships" }), textPart("again")], first.contextId),
+        configuration: undefined,
+        metadata: undefined,
+      }),
     );
     expect(second.contextId).toBe(first.contextId);
     expect(second.id).not.toBe(first.id);
@@ -80,9 +90,14 @@ describe("official A2A client through the gateway", () => {
 
   it("reports a failed run as a failed task", async () => {
     const fetchImpl = callerFetch();
-    const card = await new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } }).resolve(`${AGENT_SERVER_URL}/.well-known/agent-card.json?assistant_id=agent`, "");
+    const card = await new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } }).resolve(
+      `${AGENT_SERVER_URL}/.well-known/agent-card.json?assistant_id=agent`,
+      "",
+    );
     const client = new Client(new LegacyJsonRpcTransport({ endpoint: `${AGENT_SERVER_URL}/a2a/agent`, fetchImpl }), card);
-    const failed = asTask(await client.sendMessage({ tenant: "", message: userMessage([textPart("[[fail]]")]), configuration: undefined, metadata: undefined }));
+    const failed = asTask(
+      await client.sendMessage({ tenant: "", message: userMessage([textPart("[[fail]]")]), configuration: undefined, metadata: undefined }),
+    );
     expect(failed.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(textOf(failed.status!.message!.parts)).toMatch(/EmulatedNodeError/);
   });

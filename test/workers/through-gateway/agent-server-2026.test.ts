@@ -25,8 +25,18 @@ describe("the 2026 operations through the gateway, with the 1.15 client", () => 
     const { client } = officialClientV1();
     const thread = await client.threads.create();
     const cron = await client.crons.createForThread(thread.thread_id, "agent", { schedule: "0 9 1 1 *" });
-    const updated = await client.crons.update(cron.cron_id, { timezone: "Europe/Paris", streamMode: ["updates"], durability: "sync", endTime: "2100-01-01T00:00:00Z" });
-    expect(updated).toMatchObject({ cron_id: cron.cron_id, timezone: "Europe/Paris", end_time: "2100-01-01T00:00:00.000+00:00", payload: { stream_mode: ["updates"], durability: "sync" } });
+    const updated = await client.crons.update(cron.cron_id, {
+      timezone: "Europe/Paris",
+      streamMode: ["updates"],
+      durability: "sync",
+      endTime: "2100-01-01T00:00:00Z",
+    });
+    expect(updated).toMatchObject({
+      cron_id: cron.cron_id,
+      timezone: "Europe/Paris",
+      end_time: "2100-01-01T00:00:00.000+00:00",
+      payload: { stream_mode: ["updates"], durability: "sync" },
+    });
     // 09:00 in Paris on 1 January is 08:00 UTC.
     expect(new Date(updated.next_run_date!).getUTCHours()).toBe(8);
     await expect(client.crons.update(cron.cron_id, { durability: "forever" as "sync" })).rejects.toThrow(/422/);

@@ -29,7 +29,9 @@ describe("agent-server streams through the gateway answer their headers at once"
 
   it("POST /threads/{thread_id}/runs/stream of a held run", async () => {
     const thread = await createThread();
-    const res = await send("POST", `/threads/${thread.thread_id}/runs/stream`, { body: { assistant_id: "agent", input: held("wait"), stream_mode: ["updates"] } });
+    const res = await send("POST", `/threads/${thread.thread_id}/runs/stream`, {
+      body: { assistant_id: "agent", input: held("wait"), stream_mode: ["updates"] },
+    });
     expect(await headersOf(res)).toEqual({ status: 200, type: SSE, limited: true });
   });
 });

@@ -31,13 +31,38 @@ const workspace = crypto.randomUUID();
 
 const CASES: readonly Case[] = [
   { name: "X-Api-Key", headers: (_i, ip) => ({ "cf-connecting-ip": ip, "x-api-key": claimant }), status: 200, row: "control-plane-default-key" },
-  { name: "X-Api-Key with X-Tenant-Id of a workspace it chose", headers: (_i, ip) => ({ "cf-connecting-ip": ip, "x-api-key": claimant, "x-tenant-id": workspace }), status: 200, row: "control-plane-default-key" },
+  {
+    name: "X-Api-Key with X-Tenant-Id of a workspace it chose",
+    headers: (_i, ip) => ({ "cf-connecting-ip": ip, "x-api-key": claimant, "x-tenant-id": workspace }),
+    status: 200,
+    row: "control-plane-default-key",
+  },
   // A new token each time is a new workspace each time (its own): the address is what is counted.
-  { name: "Authorization: Bearer, a new token each time", headers: (i, ip) => ({ "cf-connecting-ip": ip, authorization: `Bearer token-${i}-${crypto.randomUUID()}` }), status: 200, row: "control-plane-public-ip" },
+  {
+    name: "Authorization: Bearer, a new token each time",
+    headers: (i, ip) => ({ "cf-connecting-ip": ip, authorization: `Bearer token-${i}-${crypto.randomUUID()}` }),
+    status: 200,
+    row: "control-plane-public-ip",
+  },
   { name: "X-Tenant-Id alone", headers: (_i, ip) => ({ "cf-connecting-ip": ip, "x-tenant-id": workspace }), status: 401, row: "control-plane-public-ip" },
-  { name: "X-Tenant-Id with a new X-Api-Key each time", headers: (i, ip) => ({ "cf-connecting-ip": ip, "x-tenant-id": workspace, "x-api-key": `fresh-${i}-${crypto.randomUUID()}` }), status: 403, row: "control-plane-default-key" },
-  { name: "X-Tenant-Id with a new bearer token each time", headers: (i, ip) => ({ "cf-connecting-ip": ip, "x-tenant-id": workspace, authorization: `Bearer fresh-${i}-${crypto.randomUUID()}` }), status: 403, row: "control-plane-public-ip" },
-  { name: "x-user-id alone (not a credential of the control plane)", headers: (i, ip) => ({ "cf-connecting-ip": ip, "x-user-id": `user-${i}` }), status: 401, row: "control-plane-public-ip" },
+  {
+    name: "X-Tenant-Id with a new X-Api-Key each time",
+    headers: (i, ip) => ({ "cf-connecting-ip": ip, "x-tenant-id": workspace, "x-api-key": `fresh-${i}-${crypto.randomUUID()}` }),
+    status: 403,
+    row: "control-plane-default-key",
+  },
+  {
+    name: "X-Tenant-Id with a new bearer token each time",
+    headers: (i, ip) => ({ "cf-connecting-ip": ip, "x-tenant-id": workspace, authorization: `Bearer fresh-${i}-${crypto.randomUUID()}` }),
+    status: 403,
+    row: "control-plane-public-ip",
+  },
+  {
+    name: "x-user-id alone (not a credential of the control plane)",
+    headers: (i, ip) => ({ "cf-connecting-ip": ip, "x-user-id": `user-${i}` }),
+    status: 401,
+    row: "control-plane-public-ip",
+  },
 ];
 
 describe("each control-plane credential against the identity the gateway counts", () => {

@@ -105,11 +105,18 @@ describe("the typical deployment flow, through the gateway", () => {
     expect(listed.body.resources[0].source_config.custom_url).toBe(url);
 
     // Then the deployment is used: the official client, its base URL the reported one.
-    const client = new Client({ apiUrl: url, apiKey: headers["x-api-key"], callerOptions: { maxRetries: 0, fetch: gatewayFetch(url, headers["cf-connecting-ip"]) } });
+    const client = new Client({
+      apiUrl: url,
+      apiKey: headers["x-api-key"],
+      callerOptions: { maxRetries: 0, fetch: gatewayFetch(url, headers["cf-connecting-ip"]) },
+    });
     const assistant = await client.assistants.create({ graphId: "agent", context: { system_prompt: "You are deployed." } });
     const thread = await client.threads.create({ metadata: { deployment: id } });
     const chunks: Array<{ event: string; data: any }> = [];
-    for await (const chunk of client.runs.stream(thread.thread_id, assistant.assistant_id, { input: { messages: [{ role: "user", content: "hello" }] }, streamMode: "updates" })) {
+    for await (const chunk of client.runs.stream(thread.thread_id, assistant.assistant_id, {
+      input: { messages: [{ role: "user", content: "hello" }] },
+      streamMode: "updates",
+    })) {
       chunks.push(chunk as { event: string; data: any });
     }
     expect(chunks.find((c) => c.event === "updates")?.data.agent.messages[0].content).toBe("You are deployed. | you said: hello");
@@ -119,14 +126,20 @@ describe("the typical deployment flow, through the gateway", () => {
     const info = await gatewayFetch(url, headers["cf-connecting-ip"])(`${url}/info`, { headers: { "x-api-key": headers["x-api-key"] } });
     expect(info.status).toBe(200);
     expect(info.headers.get("ratelimit-policy")).toBe('"agent-server-high-throughput-ip";q=2000;w=10');
-    const search = await gatewayFetch(url, headers["cf-connecting-ip"])(`${url}/threads/search`, { method: "POST", headers: { "x-api-key": headers["x-api-key"], "content-type": "application/json" }, body: "{}" });
+    const search = await gatewayFetch(url, headers["cf-connecting-ip"])(`${url}/threads/search`, {
+      method: "POST",
+      headers: { "x-api-key": headers["x-api-key"], "content-type": "application/json" },
+      body: "{}",
+    });
     expect(search.headers.get("ratelimit-policy")).toBe('"agent-server-default-key";q=1000;w=10');
     expect(((await search.json()) as Array<{ thread_id: string }>).map((t) => t.thread_id)).toEqual([thread.thread_id]);
 
     // Its own state: not the shared agent server's, and not another workspace's to use.
     const shared = await exports.default.fetch(new Request(`${CONTROL_PLANE_URL}/agent-server/threads/${thread.thread_id}`, { headers }));
     expect(shared.status).toBe(404);
-    const stranger = await exports.default.fetch(new Request(`${url}/threads/${thread.thread_id}`, { headers: { ...headers, "x-api-key": `other-${crypto.randomUUID()}` } }));
+    const stranger = await exports.default.fetch(
+      new Request(`${url}/threads/${thread.thread_id}`, { headers: { ...headers, "x-api-key": `other-${crypto.randomUUID()}` } }),
+    );
     expect(stranger.status).toBe(404);
 
     // Deleted: the same URL answers 404, with the API's error shape.
@@ -185,7 +198,12 @@ describe("the typical deployment flow, through the gateway", () => {
     const ok = (id: string) => exports.default.fetch(new Request(`${CONTROL_PLANE_URL}/deployments/${id}/ok`, { headers }));
     for (const id of Object.values(ids)) expect((await ok(id)).status, id).toBe(200);
 
-    const deleted = await control("DELETE", `/v2/deployments?${Object.values(ids).map((id) => `deployment_ids=${id}`).join("&")}`);
+    const deleted = await control(
+      "DELETE",
+      `/v2/deployments?${Object.values(ids)
+        .map((id) => `deployment_ids=${id}`)
+        .join("&")}`,
+    );
     expect(deleted.status).toBe(200);
     for (const id of Object.values(ids)) expect((await ok(id)).status, id).toBe(404);
   });

@@ -23,48 +23,61 @@ const CALLS = {
   "A2A message/send": (input: { messages: { content: string }[] }) => ({
     path: "/agent-server/a2a/agent",
     accept: "application/json",
-    body: { jsonrpc: "2.0", id: 7, method: "message/send", params: { message: { role: "user", messageId: crypto.randomUUID(), kind: "message", parts: [{ kind: "text", text: input.messages[0]!.content }] } } },
+    body: {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "message/send",
+      params: { message: { role: "user", messageId: crypto.randomUUID(), kind: "message", parts: [{ kind: "text", text: input.messages[0]!.content }] } },
+    },
   }),
 } as const;
 
 describe("long protocol calls through the gateway", () => {
-  it.each(Object.keys(CALLS) as (keyof typeof CALLS)[])("%s is not cut past UPSTREAM_TIMEOUT_MS while its run works, and its run is interrupted when the caller hangs up", async (name) => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    let reached!: () => void;
-    const called = new Promise<void>((resolve) => (reached = resolve));
-    const agentServer = { fetch: (request: Request) => (reached(), env.AGENT_SERVER!.fetch(request)) } as unknown as Fetcher;
-    const send = gatewayWith({ UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS), AGENT_SERVER: agentServer });
-    const call = CALLS[name](held("a long call"));
-    const answered = send(call.path, {
-      method: "POST",
-      headers: { ...freshCaller(), accept: call.accept, "content-type": "application/json" },
-      body: JSON.stringify(call.body),
-    });
-    await called;
-    // Twice the ordinary wait for a first byte: the run is still working.
-    await vi.advanceTimersByTimeAsync(2 * UPSTREAM_TIMEOUT_MS);
-    const res = await answered;
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toBe("application/json");
-    const [, threadId, runId] = /^\/threads\/([^/]+)\/runs\/([^/]+)$/.exec(res.headers.get("content-location") ?? "")!;
-    vi.useRealTimers();
+  it.each(Object.keys(CALLS) as (keyof typeof CALLS)[])(
+    "%s is not cut past UPSTREAM_TIMEOUT_MS while its run works, and its run is interrupted when the caller hangs up",
+    async (name) => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      let reached!: () => void;
+      const called = new Promise<void>((resolve) => (reached = resolve));
+      const agentServer = { fetch: (request: Request) => (reached(), env.AGENT_SERVER!.fetch(request)) } as unknown as Fetcher;
+      const send = gatewayWith({ UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS), AGENT_SERVER: agentServer });
+      const call = CALLS[name](held("a long call"));
+      const answered = send(call.path, {
+        method: "POST",
+        headers: { ...freshCaller(), accept: call.accept, "content-type": "application/json" },
+        body: JSON.stringify(call.body),
+      });
+      await called;
+      // Twice the ordinary wait for a first byte: the run is still working.
+      await vi.advanceTimersByTimeAsync(2 * UPSTREAM_TIMEOUT_MS);
+      const res = await answered;
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      const [, threadId, runId] = /^\/threads\/([^/]+)\/runs\/([^/]+)$/.exec(res.headers.get("content-location") ?? "")!;
+      vi.useRealTimers();
 
-    await untilRunning(threadId!, runId!);
-    expect((await getRun(threadId!, runId!)).body.status).toBe("running");
-    // The caller goes: no one is left to take the answer, so the run ends instead of holding its thread.
-    await res.body!.cancel();
-    await join(threadId!, runId!);
-    const after = await getRun(threadId!, runId!);
-    // A stateless run's thread goes with it (MCP); a thread's run says it was interrupted (A2A).
-    if (name === "MCP tools/call") expect(after.status).toBe(404);
-    else expect(after.body.status).toBe("interrupted");
-  });
+      await untilRunning(threadId!, runId!);
+      expect((await getRun(threadId!, runId!)).body.status).toBe("running");
+      // The caller goes: no one is left to take the answer, so the run ends instead of holding its thread.
+      await res.body!.cancel();
+      await join(threadId!, runId!);
+      const after = await getRun(threadId!, runId!);
+      // A stateless run's thread goes with it (MCP); a thread's run says it was interrupted (A2A).
+      if (name === "MCP tools/call") expect(after.status).toBe(404);
+      else expect(after.body.status).toBe("interrupted");
+    },
+  );
 
   it("answers the tool's result once the run is over, on the headers it sent at once", async () => {
     const res = await gatewayWith({})("/agent-server/mcp/", {
       method: "POST",
       headers: { ...freshCaller(), accept: "application/json, text/event-stream", "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: "call-1", method: "tools/call", params: { name: "agent", arguments: { messages: [{ role: "user", content: "hello" }] } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "call-1",
+        method: "tools/call",
+        params: { name: "agent", arguments: { messages: [{ role: "user", content: "hello" }] } },
+      }),
     });
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { id: string; result: { isError: boolean; content: { text: string }[] } };
@@ -79,8 +92,16 @@ describe("long protocol calls through the gateway", () => {
  */
 const RUN_OPERATIONS = {
   "POST /runs/wait": async () => ({ method: "POST", path: "/runs/wait", body: { assistant_id: "agent", input: held("stateless wait") } }),
-  "POST /threads/{id}/runs/wait": async () => ({ method: "POST", path: `/threads/${(await createThread()).thread_id}/runs/wait`, body: { assistant_id: "agent", input: held("wait") } }),
-  "POST /threads/{id}/runs/stream": async () => ({ method: "POST", path: `/threads/${(await createThread()).thread_id}/runs/stream`, body: { assistant_id: "agent", input: held("stream") } }),
+  "POST /threads/{id}/runs/wait": async () => ({
+    method: "POST",
+    path: `/threads/${(await createThread()).thread_id}/runs/wait`,
+    body: { assistant_id: "agent", input: held("wait") },
+  }),
+  "POST /threads/{id}/runs/stream": async () => ({
+    method: "POST",
+    path: `/threads/${(await createThread()).thread_id}/runs/stream`,
+    body: { assistant_id: "agent", input: held("stream") },
+  }),
   "GET /threads/{id}/runs/{run_id}/join": async () => {
     const thread = await createThread();
     const run = await createRun(thread.thread_id, { assistant_id: "agent", input: held("join") });
@@ -116,4 +137,3 @@ describe("the agent server's run operations through the gateway", () => {
     await join(threadId!, runId!);
   });
 });
-

@@ -30,7 +30,12 @@ describe("official MCP client through the gateway", () => {
     expect(client.getServerVersion()).toMatchObject({ name: "LangGraph" });
     expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
     // The client names the negotiated revision on every request after initialize.
-    const assistant = await createAssistant({ graph_id: "agent", name: `mcp-sdk-${crypto.randomUUID().slice(0, 8)}`, context: { system_prompt: "Via MCP." }, description: "Says where it was called from." });
+    const assistant = await createAssistant({
+      graph_id: "agent",
+      name: `mcp-sdk-${crypto.randomUUID().slice(0, 8)}`,
+      context: { system_prompt: "Via MCP." },
+      description: "Says where it was called from.",
+    });
 
     const tools = [];
     let cursor: string | undefined;
@@ -40,7 +45,11 @@ describe("official MCP client through the gateway", () => {
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     const tool = tools.find((t) => t.name === assistant.name);
-    expect(tool).toMatchObject({ title: assistant.name, description: "Says where it was called from.", inputSchema: { type: "object", properties: { messages: { type: "array" } } } });
+    expect(tool).toMatchObject({
+      title: assistant.name,
+      description: "Says where it was called from.",
+      inputSchema: { type: "object", properties: { messages: { type: "array" } } },
+    });
     expect(tools.find((t) => t.name === "agent")).toBeDefined();
 
     const result = await client.callTool({ name: assistant.name, arguments: { messages: [{ role: "user", content: "hello" }] } });

@@ -30,7 +30,14 @@ function droppedAfter(body: ReadableStream<Uint8Array>, events: number, drop: Pr
       text += value;
       const blocks = text.split("\n\n");
       if (blocks.length > events) {
-        controller.enqueue(encoder.encode(blocks.slice(0, events).map((b) => `${b}\n\n`).join("")));
+        controller.enqueue(
+          encoder.encode(
+            blocks
+              .slice(0, events)
+              .map((b) => `${b}\n\n`)
+              .join(""),
+          ),
+        );
         delivered = true;
         await reader.cancel();
       }
@@ -150,7 +157,9 @@ describe("official JS client: thread state", () => {
     const draft = history[2]!;
     expect(await client.threads.getState(thread.thread_id, draft.checkpoint.checkpoint_id!)).toEqual(draft);
     expect(await client.threads.getState(thread.thread_id, draft.checkpoint)).toEqual(draft);
-    expect(await client.threads.getHistory(thread.thread_id, { limit: 2, before: { configurable: { checkpoint_id: history[1]!.checkpoint.checkpoint_id! } } })).toEqual(history.slice(2, 4));
+    expect(
+      await client.threads.getHistory(thread.thread_id, { limit: 2, before: { configurable: { checkpoint_id: history[1]!.checkpoint.checkpoint_id! } } }),
+    ).toEqual(history.slice(2, 4));
 
     const copy = await client.threads.copy(thread.thread_id);
     expect(copy.thread_id).not.toBe(thread.thread_id);

@@ -51,7 +51,12 @@ describe("the official client 1.15 over SSE through the gateway", () => {
     });
     const thread = await client.threads.create();
     const reconnects: number[] = [];
-    const stream = client.threads.stream(thread.thread_id, { assistantId: "agent", fetch, ...noWait, onReconnect: ({ attempt }: { attempt: number }) => void reconnects.push(attempt) });
+    const stream = client.threads.stream(thread.thread_id, {
+      assistantId: "agent",
+      fetch,
+      ...noWait,
+      onReconnect: ({ attempt }: { attempt: number }) => void reconnects.push(attempt),
+    });
     const seen: number[] = [];
     stream.onEvent((event: any) => void seen.push(event.seq));
     await stream.run.start({ input: say("cut me") });
@@ -72,7 +77,9 @@ describe("the official client 1.15 over SSE through the gateway", () => {
     await stream.run.start({ input: say("launch on Friday") });
     await stream.output;
     expect(stream.interrupted).toBe(true);
-    expect(stream.interrupts).toEqual([{ interruptId: expect.any(String), payload: expect.objectContaining({ question: "Approve this draft?" }), namespace: [] }]);
+    expect(stream.interrupts).toEqual([
+      { interruptId: expect.any(String), payload: expect.objectContaining({ question: "Approve this draft?" }), namespace: [] },
+    ]);
     const lifecycle = await stream.subscribe(["lifecycle"]);
     await stream.input.respond({ namespace: [], interrupt_id: stream.interrupts[0]!.interruptId, response: "approve" });
     for await (const event of lifecycle as AsyncIterable<any>) if (event.params.data.event === "completed") break;

@@ -22,7 +22,8 @@ export function readSentMessage(params: Record<string, unknown>): SentMessage | 
   if (message === null || typeof message !== "object" || Array.isArray(message)) return invalidParams("Missing 'message' in params");
   const { parts, role, messageId, contextId } = message;
   if (!Array.isArray(parts) || parts.length === 0) return invalidParams("Message must contain at least one part");
-  if (role !== undefined && role !== "user" && role !== "agent" && role !== "assistant") return invalidParams(`message.role must be 'user' or 'agent', got ${JSON.stringify(role)}`);
+  if (role !== undefined && role !== "user" && role !== "agent" && role !== "assistant")
+    return invalidParams(`message.role must be 'user' or 'agent', got ${JSON.stringify(role)}`);
   if (messageId !== undefined && typeof messageId !== "string") return invalidParams("message.messageId must be a string");
   const threadId = (params.thread as { threadId?: unknown } | undefined)?.threadId;
   const context = contextId ?? threadId;
@@ -38,10 +39,14 @@ export function readSentMessage(params: Record<string, unknown>): SentMessage | 
       messages.push({ role: role === "user" || role === undefined ? "human" : "assistant", content: text });
     } else if (kind === "data") {
       const value = (part as { data?: unknown }).data;
-      if (value === null || typeof value !== "object" || Array.isArray(value)) return invalidParams(`message.parts[${index}]: a data part must have a JSON object 'data'`);
+      if (value === null || typeof value !== "object" || Array.isArray(value))
+        return invalidParams(`message.parts[${index}]: a data part must have a JSON object 'data'`);
       Object.assign(data, value);
     } else {
-      return { code: CONTENT_TYPE_NOT_SUPPORTED, message: `Unsupported part kind ${JSON.stringify(kind ?? null)} at message.parts[${index}]. A2A agents support 'text' and 'data' parts only.` };
+      return {
+        code: CONTENT_TYPE_NOT_SUPPORTED,
+        message: `Unsupported part kind ${JSON.stringify(kind ?? null)} at message.parts[${index}]. A2A agents support 'text' and 'data' parts only.`,
+      };
     }
   }
   const input: Record<string, unknown> = { ...data };

@@ -36,7 +36,8 @@ async function answerSendMessage(c: Context<AgentServerEnv>, id: RpcId, assistan
   const sent = readSentMessage(params);
   if ("code" in sent) return rpcAnswer(c, id, { error: sent });
   const contextId = sent.contextId === undefined ? crypto.randomUUID() : uuid().safeParse(sent.contextId).data;
-  if (contextId === undefined) return rpcAnswer(c, id, invalidParams(`contextId ${JSON.stringify(sent.contextId)} is not a UUID: a context is a thread of the agent server.`));
+  if (contextId === undefined)
+    return rpcAnswer(c, id, invalidParams(`contextId ${JSON.stringify(sent.contextId)} is not a UUID: a context is a thread of the agent server.`));
   const started = await startRun(c.env, { kind: "thread", threadId: contextId, assistantId, input: sent.input });
   if (!started.ok) return rpcAnswer(c, id, invalidParams(started.status === 404 ? `Assistant '${assistantId}' not found` : refusalText(started)));
   const { run, outcome } = started.value;
@@ -48,7 +49,14 @@ async function answerSendMessage(c: Context<AgentServerEnv>, id: RpcId, assistan
       using runs = runsOf(env);
       const ended = await runs.find(run.run_id);
       const state = ended ? taskState(ended.status) : errorOf(value) ? "failed" : "completed";
-      const task = toTask({ taskId: run.run_id, contextId: run.thread_id, assistantId: run.assistant_id, state, outcome: value, timestamp: new Date().toISOString() });
+      const task = toTask({
+        taskId: run.run_id,
+        contextId: run.thread_id,
+        assistantId: run.assistant_id,
+        state,
+        outcome: value,
+        timestamp: new Date().toISOString(),
+      });
       return ok({ jsonrpc: "2.0", id, result: task } as JsonValue);
     },
     { "content-location": runPath(run.thread_id, run.run_id) },
@@ -70,7 +78,7 @@ async function getTask(env: AgentServerBindings, params: Record<string, unknown>
   }
   if (typeof historyLength === "number" && historyLength > MAX_HISTORY_LENGTH) return invalidParams(`historyLength cannot exceed ${MAX_HISTORY_LENGTH}`);
   const runId = uuid().safeParse(taskId).data;
-  const contextId = params.contextId === undefined || params.contextId === null ? undefined : uuid().safeParse(params.contextId).data ?? "";
+  const contextId = params.contextId === undefined || params.contextId === null ? undefined : (uuid().safeParse(params.contextId).data ?? "");
   using runs = runsOf(env);
   const run = runId === undefined ? undefined : await runs.find(runId);
   if (!run || (contextId !== undefined && run.thread_id !== contextId)) return { error: { code: TASK_NOT_FOUND, message: `Task '${taskId}' not found` } };
@@ -96,7 +104,12 @@ async function dispatch(c: Context<AgentServerEnv>, assistantId: string, method:
     case "tasks/get":
       return getTask(c.env, params);
     case "message/stream":
-      return { error: { code: UNSUPPORTED_OPERATION, message: "Streaming is not supported by the agent-server emulator (its agent card says capabilities.streaming: false); use message/send." } };
+      return {
+        error: {
+          code: UNSUPPORTED_OPERATION,
+          message: "Streaming is not supported by the agent-server emulator (its agent card says capabilities.streaming: false); use message/send.",
+        },
+      };
     case "tasks/cancel":
       return { error: { code: UNSUPPORTED_OPERATION, message: "Task cancellation is not currently supported" } };
     default:

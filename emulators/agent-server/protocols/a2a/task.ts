@@ -72,7 +72,8 @@ export function toTask(facts: TaskFacts, newId: () => string = () => crypto.rand
   let history = failure ? [] : historyOf(facts.outcome, ids, newId);
   if (facts.historyLength !== undefined) history = facts.historyLength === 0 ? [] : history.slice(-facts.historyLength);
   const status: JsonObject = { state: facts.state, timestamp: facts.timestamp };
-  if (facts.state === "failed") status.message = agentMessage(`Error executing assistant: ${failure?.error ?? "the run did not finish"}${failure?.message ? `: ${failure.message}` : ""}`);
+  if (facts.state === "failed")
+    status.message = agentMessage(`Error executing assistant: ${failure?.error ?? "the run did not finish"}${failure?.message ? `: ${failure.message}` : ""}`);
   const task: JsonObject = { id: facts.taskId, contextId: facts.contextId, status, history, kind: "task" };
   if (facts.state === "completed" && facts.outcome !== undefined) {
     task.artifacts = [

@@ -15,7 +15,7 @@ function initializeResult(params: Record<string, unknown>) {
     protocolVersion,
     capabilities: { tools: { listChanged: false } },
     serverInfo: { name: "LangGraph", version: serverInfo().version },
-    instructions: "Each assistant of this agent server is a tool: call it with its graph's input, e.g. {\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}.",
+    instructions: 'Each assistant of this agent server is a tool: call it with its graph\'s input, e.g. {"messages": [{"role": "user", "content": "hi"}]}.',
   };
 }
 
@@ -57,5 +57,9 @@ export const mcpRoutes = new Hono<AgentServerEnv>()
         return rpcAnswer(c, id, { error: { code: RPC_ERRORS.methodNotFound, message: `Method not found: ${method}` } });
     }
   })
-  .on("GET", PATHS, (c) => c.json({ detail: "Method Not Allowed: this MCP server is stateless and opens no server-to-client stream; POST JSON-RPC messages instead." }, 405, { allow: "POST, DELETE" }))
+  .on("GET", PATHS, (c) =>
+    c.json({ detail: "Method Not Allowed: this MCP server is stateless and opens no server-to-client stream; POST JSON-RPC messages instead." }, 405, {
+      allow: "POST, DELETE",
+    }),
+  )
   .on("DELETE", PATHS, (c) => c.json({ detail: "Not Found: this MCP server is stateless and has no session to terminate." }, 404));

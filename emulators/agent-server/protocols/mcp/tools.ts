@@ -56,7 +56,8 @@ function toolName(assistant: Assistant, nameCounts: ReadonlyMap<string, number>)
 export async function listTools(env: AgentServerBindings, params: Record<string, unknown>): Promise<Outcome> {
   const cursor = params.cursor;
   const offset = cursor === undefined ? 0 : typeof cursor === "string" && /^\d{1,9}$/.test(cursor) ? Number(cursor) : undefined;
-  if (offset === undefined) return { error: { code: RPC_ERRORS.invalidParams, message: `Invalid cursor ${JSON.stringify(cursor)}: pass the nextCursor of the previous page.` } };
+  if (offset === undefined)
+    return { error: { code: RPC_ERRORS.invalidParams, message: `Invalid cursor ${JSON.stringify(cursor)}: pass the nextCursor of the previous page.` } };
   const assistants = await allAssistants(env);
   const nameCounts = new Map<string, number>();
   for (const a of assistants) nameCounts.set(a.name, (nameCounts.get(a.name) ?? 0) + 1);
@@ -112,9 +113,15 @@ export async function answerToolCall(c: Context<AgentServerEnv>, id: RpcId, para
 /** The assistant a `tools/call` runs and its input, or the JSON-RPC error it is refused with. */
 async function toolCall(env: AgentServerBindings, params: Record<string, unknown>): Promise<{ assistantId: string; input: unknown } | { error: RpcError }> {
   const { name, arguments: args } = params;
-  if (typeof name !== "string" || name === "") return { error: { code: RPC_ERRORS.invalidParams, message: 'tools/call needs "name", the tool to call (see tools/list).' } };
+  if (typeof name !== "string" || name === "")
+    return { error: { code: RPC_ERRORS.invalidParams, message: 'tools/call needs "name", the tool to call (see tools/list).' } };
   if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
-    return { error: { code: RPC_ERRORS.invalidParams, message: '"arguments" must be an object: the graph\'s input, e.g. {"messages": [{"role": "user", "content": "hi"}]}.' } };
+    return {
+      error: {
+        code: RPC_ERRORS.invalidParams,
+        message: '"arguments" must be an object: the graph\'s input, e.g. {"messages": [{"role": "user", "content": "hi"}]}.',
+      },
+    };
   }
   const assistantId = await assistantForTool(env, name);
   if (typeof assistantId !== "string") return { error: assistantId };

@@ -23,7 +23,14 @@ export interface CommandParts {
 const PROTOCOL_STREAM_MODES = ["values", "updates"];
 
 /** A finished run's tree status (AgentStatus), by its status. */
-const TREE_STATUS: Record<RunStatus, string> = { pending: "started", running: "running", success: "completed", error: "failed", timeout: "failed", interrupted: "interrupted" };
+const TREE_STATUS: Record<RunStatus, string> = {
+  pending: "started",
+  running: "running",
+  success: "completed",
+  error: "failed",
+  timeout: "failed",
+  interrupted: "interrupted",
+};
 
 /**
  * The protocol's commands on one thread, over HTTP (`POST /threads/{thread_id}/commands`) and on
@@ -71,7 +78,11 @@ export class ProtocolCommands {
     if (typeof params.assistant_id !== "string") return refused("invalid_argument", "run.start needs `assistant_id`: an assistant UUID or a graph id.");
     const paused = this.#pending(threadId).length > 0;
     const { assistant_id, input, config, metadata, context, multitask_strategy } = params;
-    return this.#start(threadId, { assistant_id, config, metadata, context, multitask_strategy, ...(paused ? { command: { resume: input ?? null } } : { input }) }, stepDelayMs);
+    return this.#start(
+      threadId,
+      { assistant_id, config, metadata, context, multitask_strategy, ...(paused ? { command: { resume: input ?? null } } : { input }) },
+      stepDelayMs,
+    );
   }
 
   /** `input.respond`: resumes the run paused on the interrupt with the response. */
@@ -82,11 +93,17 @@ export class ProtocolCommands {
     if (!isObject(answer) || typeof answer.interrupt_id !== "string" || !("response" in answer)) {
       return refused("invalid_argument", "input.respond needs `interrupt_id` and `response` (or `responses`: [{namespace, interrupt_id, response}]).");
     }
-    if (!isRootNamespace(answer.namespace)) return refused("no_such_namespace", `No agent at namespace ${JSON.stringify(answer.namespace)}: the graphs have only the root ([]).`);
-    if (!this.#pending(threadId).includes(answer.interrupt_id)) return refused("no_such_interrupt", `Interrupt ${answer.interrupt_id} is not pending on thread ${threadId}.`);
+    if (!isRootNamespace(answer.namespace))
+      return refused("no_such_namespace", `No agent at namespace ${JSON.stringify(answer.namespace)}: the graphs have only the root ([]).`);
+    if (!this.#pending(threadId).includes(answer.interrupt_id))
+      return refused("no_such_interrupt", `Interrupt ${answer.interrupt_id} is not pending on thread ${threadId}.`);
     const last = this.#lastRun(threadId);
     if (!last) return refused("no_such_run", `Thread ${threadId} has no run to resume.`);
-    const command = { resume: answer.response ?? null, ...(params.update !== undefined ? { update: params.update } : {}), ...(params.goto !== undefined ? { goto: params.goto } : {}) };
+    const command = {
+      resume: answer.response ?? null,
+      ...(params.update !== undefined ? { update: params.update } : {}),
+      ...(params.goto !== undefined ? { goto: params.goto } : {}),
+    };
     return this.#start(threadId, { assistant_id: last.assistant_id, command, config: params.config, metadata: params.metadata }, stepDelayMs);
   }
 
@@ -94,9 +111,10 @@ export class ProtocolCommands {
   #inject(threadId: string, params: Record<string, unknown>, stepDelayMs: number): CommandResult {
     const message = params.message;
     if (!isObject(message) || typeof message.content !== "string" || (message.role !== "user" && message.role !== "system")) {
-      return refused("invalid_argument", "input.inject needs `message`: {role: \"user\" | \"system\", content}.");
+      return refused("invalid_argument", 'input.inject needs `message`: {role: "user" | "system", content}.');
     }
-    if (!isRootNamespace(params.namespace)) return refused("no_such_namespace", `No agent at namespace ${JSON.stringify(params.namespace)}: the graphs have only the root ([]).`);
+    if (!isRootNamespace(params.namespace))
+      return refused("no_such_namespace", `No agent at namespace ${JSON.stringify(params.namespace)}: the graphs have only the root ([]).`);
     const last = this.#lastRun(threadId);
     if (!last) return refused("no_such_run", `Thread ${threadId} has no run to inject into: start one with run.start.`);
     const outcome = this.#start(threadId, { assistant_id: last.assistant_id, input: { messages: [message] }, multitask_strategy: "enqueue" }, stepDelayMs);
@@ -113,30 +131,42 @@ export class ProtocolCommands {
       if (!run || run.thread_id !== threadId) return refused("no_such_run", `Run ${String(params.run_id)} not found on thread ${threadId}.`);
     } else run = this.#lastRun(threadId);
     const graphName = typeof thread.metadata.graph_id === "string" ? thread.metadata.graph_id : "";
-    return done({ tree: { namespace: [], status: run ? TREE_STATUS[run.status] : "started", graph_name: graphName, ...(run ? { metadata: { run_id: run.run_id } } : {}) } });
+    return done({
+      tree: { namespace: [], status: run ? TREE_STATUS[run.status] : "started", graph_name: graphName, ...(run ? { metadata: { run_id: run.run_id } } : {}) },
+    });
   }
 
   /** `state.get`: the latest checkpoint's values (only `keys`, when given) and its id. */
   #state(threadId: string, params: Record<string, unknown>): CommandResult {
-    if (!isRootNamespace(params.namespace)) return refused("no_such_namespace", `No agent at namespace ${JSON.stringify(params.namespace)}: the graphs have only the root ([]).`);
-    if (params.keys !== undefined && !(Array.isArray(params.keys) && params.keys.every((k) => typeof k === "string"))) return refused("invalid_argument", "`keys` must be a list of strings.");
+    if (!isRootNamespace(params.namespace))
+      return refused("no_such_namespace", `No agent at namespace ${JSON.stringify(params.namespace)}: the graphs have only the root ([]).`);
+    if (params.keys !== undefined && !(Array.isArray(params.keys) && params.keys.every((k) => typeof k === "string")))
+      return refused("invalid_argument", "`keys` must be a list of strings.");
     const state = this.#parts.threadState.state(threadId);
     if (!state.ok) return fromRefusal(state);
-    const values = Array.isArray(params.keys) ? Object.fromEntries(Object.entries(state.value.values).filter(([key]) => (params.keys as string[]).includes(key))) : state.value.values;
+    const values = Array.isArray(params.keys)
+      ? Object.fromEntries(Object.entries(state.value.values).filter(([key]) => (params.keys as string[]).includes(key)))
+      : state.value.values;
     const id = state.value.checkpoint.checkpoint_id;
     return done({ values, ...(id ? { checkpoint: { id } } : {}) });
   }
 
   /** `state.listCheckpoints`: newest first, `limit` (10) and `before` as the history takes them. */
   #checkpointList(threadId: string, params: Record<string, unknown>): CommandResult {
-    if (!isRootNamespace(params.namespace)) return refused("no_such_namespace", `No agent at namespace ${JSON.stringify(params.namespace)}: the graphs have only the root ([]).`);
+    if (!isRootNamespace(params.namespace))
+      return refused("no_such_namespace", `No agent at namespace ${JSON.stringify(params.namespace)}: the graphs have only the root ([]).`);
     const limit = params.limit ?? 10;
     if (!(Number.isSafeInteger(limit) && (limit as number) > 0)) return refused("invalid_argument", "`limit` must be a positive integer.");
     if (params.before !== undefined && typeof params.before !== "string") return refused("invalid_argument", "`before` must be a checkpoint id.");
     if (!this.#parts.threads.find(threadId)) return noThread(threadId);
     const list = this.#parts.checkpoints.list(threadId, { limit: limit as number, before: params.before as string | undefined });
     return done({
-      checkpoints: list.map((c) => ({ id: c.checkpoint_id, timestamp: c.created_at, step: c.step, metadata: { ...c.metadata, source: c.source, parent_id: c.parent_checkpoint_id } })),
+      checkpoints: list.map((c) => ({
+        id: c.checkpoint_id,
+        timestamp: c.created_at,
+        step: c.step,
+        metadata: { ...c.metadata, source: c.source, parent_id: c.parent_checkpoint_id },
+      })),
     });
   }
 
@@ -144,7 +174,8 @@ export class ProtocolCommands {
   #fork(threadId: string, params: Record<string, unknown>, stepDelayMs: number): CommandResult {
     if (typeof params.checkpoint_id !== "string") return refused("invalid_argument", "state.fork needs `checkpoint_id`.");
     if (!this.#parts.threads.find(threadId)) return noThread(threadId);
-    if (!this.#parts.checkpoints.get(threadId, params.checkpoint_id)) return refused("no_such_checkpoint", `Checkpoint ${params.checkpoint_id} not found on thread ${threadId}.`);
+    if (!this.#parts.checkpoints.get(threadId, params.checkpoint_id))
+      return refused("no_such_checkpoint", `Checkpoint ${params.checkpoint_id} not found on thread ${threadId}.`);
     const last = this.#lastRun(threadId);
     if (!last) return refused("no_such_run", `Thread ${threadId} has never run: there is nothing to fork.`);
     const branched = this.#parts.threadState.update(threadId, { values: null, checkpointId: params.checkpoint_id });

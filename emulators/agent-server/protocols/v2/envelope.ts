@@ -53,7 +53,8 @@ export interface ProtocolEvent {
 }
 
 /** What a method's handler returns: its result, or a refusal in the protocol's own words. */
-export type CommandResult = { readonly ok: true; readonly result: Record<string, unknown> } | { readonly ok: false; readonly error: ProtocolErrorCode; readonly message: string };
+export type CommandResult =
+  { readonly ok: true; readonly result: Record<string, unknown> } | { readonly ok: false; readonly error: ProtocolErrorCode; readonly message: string };
 
 export const done = (result: Record<string, unknown> = {}): CommandResult => ({ ok: true, result });
 export const refused = (error: ProtocolErrorCode, message: string): CommandResult => ({ ok: false, error, message });
@@ -70,7 +71,10 @@ export function answerOf(id: number, outcome: CommandResult, appliedThroughSeq: 
  * one could be read, null otherwise (the description's ProtocolError).
  */
 export function readCommand(value: unknown): { readonly ok: true; readonly command: ProtocolCommand } | { readonly ok: false; readonly answer: ProtocolError } {
-  const bad = (id: number | null, message: string) => ({ ok: false as const, answer: { type: "error" as const, id, error: "invalid_argument" as const, message } });
+  const bad = (id: number | null, message: string) => ({
+    ok: false as const,
+    answer: { type: "error" as const, id, error: "invalid_argument" as const, message },
+  });
   if (!isObject(value)) return bad(null, "A command is a JSON object {id, method, params}.");
   const id = Number.isSafeInteger(value.id) && (value.id as number) >= 0 ? (value.id as number) : null;
   if (id === null) return bad(null, "The command's `id` must be a non-negative integer.");

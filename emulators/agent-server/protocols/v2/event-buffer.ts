@@ -46,7 +46,13 @@ export class ProtocolEventBuffer {
   append(threadId: string, runId: string | null, method: string, data: unknown, timestamp: number): ProtocolEvent {
     const params = { namespace: [] as string[], timestamp, data };
     const { seq } = this.#sql
-      .exec<{ seq: number }>("INSERT INTO protocol_events (thread_id, run_id, method, params) VALUES (?, ?, ?, ?) RETURNING seq", threadId, runId, method, JSON.stringify(params))
+      .exec<{ seq: number }>(
+        "INSERT INTO protocol_events (thread_id, run_id, method, params) VALUES (?, ?, ?, ?) RETURNING seq",
+        threadId,
+        runId,
+        method,
+        JSON.stringify(params),
+      )
       .one();
     this.#sql.exec(
       "DELETE FROM protocol_events WHERE thread_id = ? AND seq <= (SELECT seq FROM protocol_events WHERE thread_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)",

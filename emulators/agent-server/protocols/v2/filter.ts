@@ -47,20 +47,32 @@ function startsWith(namespace: readonly string[], prefix: readonly string[]): bo
  * SubscribeParams) and, for the SSE stream, `since`. A refusal says what is wrong, in words a
  * client can act on.
  */
-export function readFilter(value: unknown): { readonly ok: true; readonly filter: EventFilter; readonly since: number | undefined } | { readonly ok: false; readonly message: string } {
+export function readFilter(
+  value: unknown,
+): { readonly ok: true; readonly filter: EventFilter; readonly since: number | undefined } | { readonly ok: false; readonly message: string } {
   if (!isObject(value)) return { ok: false, message: "The body must be a JSON object {channels, namespaces?, depth?, since?}." };
   const { channels, namespaces, depth, since } = value;
   if (!Array.isArray(channels) || channels.length === 0) return { ok: false, message: "`channels` must be a non-empty list of channels." };
   const unknown = channels.find((c) => typeof c !== "string" || !(CHANNELS.includes(c as never) || /^custom:.+$/.test(c)));
   if (unknown !== undefined) return { ok: false, message: `Unknown channel ${JSON.stringify(unknown)}: one of ${CHANNELS.join(", ")}, or custom:<name>.` };
-  if (namespaces !== undefined && namespaces !== null && !(Array.isArray(namespaces) && namespaces.every((ns) => Array.isArray(ns) && ns.every((s) => typeof s === "string")))) {
+  if (
+    namespaces !== undefined &&
+    namespaces !== null &&
+    !(Array.isArray(namespaces) && namespaces.every((ns) => Array.isArray(ns) && ns.every((s) => typeof s === "string")))
+  ) {
     return { ok: false, message: "`namespaces` must be a list of namespaces, each a list of strings." };
   }
-  if (depth !== undefined && depth !== null && !(Number.isSafeInteger(depth) && (depth as number) >= 0)) return { ok: false, message: "`depth` must be a non-negative integer." };
-  if (since !== undefined && since !== null && !(Number.isSafeInteger(since) && (since as number) >= 0)) return { ok: false, message: "`since` must be a non-negative integer." };
+  if (depth !== undefined && depth !== null && !(Number.isSafeInteger(depth) && (depth as number) >= 0))
+    return { ok: false, message: "`depth` must be a non-negative integer." };
+  if (since !== undefined && since !== null && !(Number.isSafeInteger(since) && (since as number) >= 0))
+    return { ok: false, message: "`since` must be a non-negative integer." };
   return {
     ok: true,
-    filter: { channels: channels as string[], ...(Array.isArray(namespaces) ? { namespaces: namespaces as string[][] } : {}), ...(typeof depth === "number" ? { depth } : {}) },
+    filter: {
+      channels: channels as string[],
+      ...(Array.isArray(namespaces) ? { namespaces: namespaces as string[][] } : {}),
+      ...(typeof depth === "number" ? { depth } : {}),
+    },
     since: typeof since === "number" ? since : undefined,
   };
 }

@@ -50,8 +50,13 @@ export class ProtocolRunEvents implements RunObserver {
     // `metadata` and `error` are said by the lifecycle events.
   }
 
-  finished(run: Run, status: RunStatus | undefined, ending: { readonly interrupts?: readonly Interrupt[] | undefined; readonly error?: RunError | undefined }): void {
-    if (status === "interrupted") for (const { id, value } of ending.interrupts ?? []) this.#append(run, "input.requested", { interrupt_id: id, payload: value });
+  finished(
+    run: Run,
+    status: RunStatus | undefined,
+    ending: { readonly interrupts?: readonly Interrupt[] | undefined; readonly error?: RunError | undefined },
+  ): void {
+    if (status === "interrupted")
+      for (const { id, value } of ending.interrupts ?? []) this.#append(run, "input.requested", { interrupt_id: id, payload: value });
     const lifecycle = status === undefined ? "failed" : (LIFECYCLE_OF[status] ?? "failed");
     const error = lifecycle === "failed" ? (ending.error ? `${ending.error.error}: ${ending.error.message}` : "The run was cancelled.") : undefined;
     this.#append(run, "lifecycle", { event: lifecycle, run_id: run.run_id, ...(error ? { error } : {}) });

@@ -75,7 +75,12 @@ export class ProtocolSockets {
       if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new Error("nested too deep");
       body = JSON.parse(text);
     } catch {
-      return send(socket, { type: "error", id: null, error: "invalid_argument", message: `A command is a JSON text frame {id, method, params}, nested at most ${MAX_JSON_DEPTH} deep.` });
+      return send(socket, {
+        type: "error",
+        id: null,
+        error: "invalid_argument",
+        message: `A command is a JSON text frame {id, method, params}, nested at most ${MAX_JSON_DEPTH} deep.`,
+      });
     }
     const read = readCommand(body);
     if (!read.ok) return send(socket, read.answer);
@@ -133,7 +138,11 @@ export class ProtocolSockets {
     const read = readFilter(params);
     if (!read.ok) return { outcome: refused("invalid_argument", read.message), replay: [] };
     const id = `sub-${state.nextId}`;
-    socket.serializeAttachment({ ...state, subscriptions: [...state.subscriptions, { id, filter: read.filter }], nextId: state.nextId + 1 } satisfies SocketState);
+    socket.serializeAttachment({
+      ...state,
+      subscriptions: [...state.subscriptions, { id, filter: read.filter }],
+      nextId: state.nextId + 1,
+    } satisfies SocketState);
     const replay = this.#parts.buffer().replay(state.threadId);
     return { outcome: done({ subscription_id: id, replayed_events: replay.length }), replay };
   }

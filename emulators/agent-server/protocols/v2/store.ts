@@ -45,7 +45,13 @@ export class ProtocolStore extends RpcTarget {
     const read = readFilter(body);
     if (!read.ok) return refuse(400, read.message);
     if (!this.#parts.threads.find(threadId)) return refuse(404, `Thread ${threadId} not found.`);
-    return ok(protocolEventStream(this.#parts.buffer, { threadId, filter: read.filter, since: read.since }, { sleep: this.#parts.sleep, waitUntil: this.#parts.waitUntil }));
+    return ok(
+      protocolEventStream(
+        this.#parts.buffer,
+        { threadId, filter: read.filter, since: read.since },
+        { sleep: this.#parts.sleep, waitUntil: this.#parts.waitUntil },
+      ),
+    );
   }
 
   /** How many event streams are open on the thread (0 once every client left: nothing stays behind). */

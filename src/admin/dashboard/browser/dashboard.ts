@@ -111,9 +111,31 @@ type DashboardChart = ChartJs<"bar" | "line", (number | null)[], string>;
       { type: "bar", label: "shadow denied", data: s.shadowDenied, backgroundColor: "#d98324", pointStyle: "rect" },
       // Points as well as the line: a rule seen in one bucket only still shows. No line across an
       // empty bucket (null there, spanGaps false).
-      { type: "line", label: "fullest window (one identity)", data: s.fullest, borderColor: "#2f6fb0", backgroundColor: "#2f6fb0", borderWidth: 2, pointStyle: "circle", pointRadius: 2, spanGaps: false },
+      {
+        type: "line",
+        label: "fullest window (one identity)",
+        data: s.fullest,
+        borderColor: "#2f6fb0",
+        backgroundColor: "#2f6fb0",
+        borderWidth: 2,
+        pointStyle: "circle",
+        pointRadius: 2,
+        spanGaps: false,
+      },
       // The rule's limit: the same value in every bucket, a flat line across the axis, no dots.
-      { type: "line", label: `rule limit ${limitText(rule.limit)}`, data: s.limit, borderColor: "#1d232a", backgroundColor: "transparent", borderWidth: 1.5, borderDash: [5, 4], pointStyle: "line", pointRadius: 0, pointHoverRadius: 0, spanGaps: true },
+      {
+        type: "line",
+        label: `rule limit ${limitText(rule.limit)}`,
+        data: s.limit,
+        borderColor: "#1d232a",
+        backgroundColor: "transparent",
+        borderWidth: 1.5,
+        borderDash: [5, 4],
+        pointStyle: "line",
+        pointRadius: 0,
+        pointHoverRadius: 0,
+        spanGaps: true,
+      },
     ];
     const box = document.getElementById("charts")!;
     const existing = charts[rule.id];
@@ -143,7 +165,13 @@ type DashboardChart = ChartJs<"bar" | "line", (number | null)[], string>;
     canvas.setAttribute("aria-label", `admitted and denied per 10 s for row ${rule.id}`);
     holder.appendChild(canvas);
     wrap.appendChild(holder);
-    wrap.appendChild(el("p", "Bars: requests per 10 s, all identities. Blue: the fullest window any one identity had; dashed: the rule's limit (identity overrides listed below, not drawn).", "cap"));
+    wrap.appendChild(
+      el(
+        "p",
+        "Bars: requests per 10 s, all identities. Blue: the fullest window any one identity had; dashed: the rule's limit (identity overrides listed below, not drawn).",
+        "cap",
+      ),
+    );
     identityList(wrap, rule);
     box.appendChild(wrap);
     // No chart-wide `type`, which Chart.js's types ask for: it would give the chart one type's
@@ -196,10 +224,12 @@ type DashboardChart = ChartJs<"bar" | "line", (number | null)[], string>;
 
   function render(d: DashboardData) {
     span.ms = d.spanMs;
-    document.getElementById("charts-title")!.textContent = `Rules with traffic in the ${spanText(d.spanMs)}: admitted and denied per 10 s, against the rule's limit`;
+    document.getElementById("charts-title")!.textContent =
+      `Rules with traffic in the ${spanText(d.spanMs)}: admitted and denied per 10 s, against the rule's limit`;
     const sum = (k: keyof Rule["totals"]) => d.rules.reduce((a, r) => a + r.totals[k], 0);
     const all = sum("admitted") + sum("denied") + sum("shadowDenied") + sum("blocked") + sum("exempt");
-    document.getElementById("meta")!.textContent = `region ${d.region} · configuration version ${d.version} · updated ${clock(d.now)} UTC · every ${cfg.refreshMs / 1000} s`;
+    document.getElementById("meta")!.textContent =
+      `region ${d.region} · configuration version ${d.version} · updated ${clock(d.now)} UTC · every ${cfg.refreshMs / 1000} s`;
     document
       .getElementById("cards")!
       .replaceChildren(
@@ -268,7 +298,15 @@ type DashboardChart = ChartJs<"bar" | "line", (number | null)[], string>;
         end.type = "button";
         end.setAttribute("data-end", o.id);
         end.addEventListener("click", () => endOverride(o.id));
-        return cells(tr, [el("code", o.id.slice(0, 8)), target(o), { text: does(o), cls: "text" }, o.expiresAt ? when(o.expiresAt) : "never", { text: o.reason, cls: "text" }, o.createdBy, end]);
+        return cells(tr, [
+          el("code", o.id.slice(0, 8)),
+          target(o),
+          { text: does(o), cls: "text" },
+          o.expiresAt ? when(o.expiresAt) : "never",
+          { text: o.reason, cls: "text" },
+          o.createdBy,
+          end,
+        ]);
       }),
       "No override is active: every rule applies as published.",
     );
@@ -300,7 +338,15 @@ type DashboardChart = ChartJs<"bar" | "line", (number | null)[], string>;
       d.audit.map((a: AuditEntry) => {
         const tr = el("tr");
         tr.setAttribute("data-seq", String(a.seq));
-        return cells(tr, [a.seq, when(a.at), a.actor, a.action, { text: a.target, cls: "text" }, { text: does(a.override), cls: "text" }, { text: does(a.previous), cls: "text" }]);
+        return cells(tr, [
+          a.seq,
+          when(a.at),
+          a.actor,
+          a.action,
+          { text: a.target, cls: "text" },
+          { text: does(a.override), cls: "text" },
+          { text: does(a.previous), cls: "text" },
+        ]);
       }),
       "No change yet.",
     );

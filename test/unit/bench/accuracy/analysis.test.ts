@@ -9,7 +9,19 @@ const timeline = (observations: Observation[], extra: Partial<Timeline> = {}): T
 describe("analyze", () => {
   it("finds nothing wrong in an exact run: count admitted, then a 429, its retry admitted", () => {
     const f = analyze(timeline([admitted(0, 10), admitted(20, 30), admitted(40, 50), refused(60, 70), admitted(1070, 1080, { retryOf: 3, cleanRetry: true })]));
-    expect(f).toMatchObject({ requests: 5, admitted: 4, denied: 1, admittedInFirstWindow: 3, first429At: 4, first429RetryAfterMs: 1000, fullestWindow: 3, overAdmissions: 0, early429s: 0, retriesJudged: 1, retriesHonoured: 1 });
+    expect(f).toMatchObject({
+      requests: 5,
+      admitted: 4,
+      denied: 1,
+      admittedInFirstWindow: 3,
+      first429At: 4,
+      first429RetryAfterMs: 1000,
+      fullestWindow: 3,
+      overAdmissions: 0,
+      early429s: 0,
+      retriesJudged: 1,
+      retriesHonoured: 1,
+    });
   });
 
   it("flags an admission with count others certainly before it in its window", () => {
@@ -36,7 +48,16 @@ describe("analyze", () => {
   });
 
   it("judges a retry only when nothing else could have spent the room, and says when it was refused", () => {
-    const f = analyze(timeline([admitted(0, 10), admitted(20, 30), admitted(40, 50), refused(60, 70), refused(1070, 1080, { retryOf: 3, cleanRetry: true }), admitted(2000, 2010, { retryOf: 4, cleanRetry: false })]));
+    const f = analyze(
+      timeline([
+        admitted(0, 10),
+        admitted(20, 30),
+        admitted(40, 50),
+        refused(60, 70),
+        refused(1070, 1080, { retryOf: 3, cleanRetry: true }),
+        admitted(2000, 2010, { retryOf: 4, cleanRetry: false }),
+      ]),
+    );
     expect(f.retriesJudged).toBe(1);
     expect(f.retriesHonoured).toBe(0);
   });
@@ -62,7 +83,15 @@ describe("analyze", () => {
       limit,
       isolates: 2,
       outages: [{ from: 100, to: 500 }],
-      observations: [admitted(0, 10), local(0, 110), local(0, 120), local(1, 130), local(1, 140), local(1, 150), refused(160, 170, { isolate: 1, localFallback: true })],
+      observations: [
+        admitted(0, 10),
+        local(0, 110),
+        local(0, 120),
+        local(1, 130),
+        local(1, 140),
+        local(1, 150),
+        refused(160, 170, { isolate: 1, localFallback: true }),
+      ],
     });
     expect(f).toMatchObject({ overAdmissions: 0, early429s: 0, localAdmitted: 5, localFullestPerIsolate: 3, outageFullestWindow: 6 });
   });

@@ -1,10 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { BadArgument, DEFAULT_LIMITER_TIMEOUT_MS, DEFAULT_TIME_SCALE, FAULT_NAMES, parseAccuracyArgs, SCENARIO_NAMES } from "../../../../bench/accuracy/args.ts";
+import {
+  BadArgument,
+  DEFAULT_LIMITER_TIMEOUT_MS,
+  DEFAULT_TIME_SCALE,
+  FAULT_NAMES,
+  parseAccuracyArgs,
+  SCENARIO_NAMES,
+} from "../../../../bench/accuracy/args.ts";
 import { targetFor } from "../../../../bench/accuracy/target.ts";
 
 describe("parseAccuracyArgs", () => {
   it("defaults to every scenario at K = 1, 4, 16, 64 on row 5", () => {
-    expect(parseAccuracyArgs([])).toEqual({ ks: [1, 4, 16, 64], scenarios: [...SCENARIO_NAMES], timeScale: DEFAULT_TIME_SCALE, row: 5, counterTimeoutMs: DEFAULT_LIMITER_TIMEOUT_MS, help: false });
+    expect(parseAccuracyArgs([])).toEqual({
+      ks: [1, 4, 16, 64],
+      scenarios: [...SCENARIO_NAMES],
+      timeScale: DEFAULT_TIME_SCALE,
+      row: 5,
+      counterTimeoutMs: DEFAULT_LIMITER_TIMEOUT_MS,
+      help: false,
+    });
   });
 
   it("reads K, scenarios (in the table's order, aliases expanded), the time scale, the row and --json", () => {

@@ -11,7 +11,9 @@ const MAIN = new URL("../../../../bench/accuracy/main.ts", import.meta.url).path
 describe("bench:accuracy", () => {
   it("runs K=4 on the sequential and warm-many scenarios and reports their figures", async () => {
     const lines: string[] = [];
-    const result = await runAccuracy({ ks: [4], scenarios: ["sequential", "warm-many"], timeScale: 20, row: 5, counterTimeoutMs: 250, help: false }, (line) => lines.push(line));
+    const result = await runAccuracy({ ks: [4], scenarios: ["sequential", "warm-many"], timeScale: 20, row: 5, counterTimeoutMs: 250, help: false }, (line) =>
+      lines.push(line),
+    );
     expect(result.isolation[4]).toMatch(/4 workers, each its own module memory and globals/);
     expect(result.results.map((r) => [r.scenario, r.isolates])).toEqual([
       ["sequential", 4],

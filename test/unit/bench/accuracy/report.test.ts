@@ -37,7 +37,11 @@ describe("report", () => {
 
   it("ends with the run's verdict, PASS only when every scenario met its expectation at every K", () => {
     expect(renderReport(run).split("\n").at(-1)).toBe("FAIL");
-    expect(renderReport({ ...run, results: [run.results[0]!] }).split("\n").at(-1)).toBe("PASS");
+    expect(
+      renderReport({ ...run, results: [run.results[0]!] })
+        .split("\n")
+        .at(-1),
+    ).toBe("PASS");
     expect((jsonReport(run) as { verdict: string }).verdict).toBe("FAIL");
   });
 });
@@ -50,6 +54,8 @@ describe("latency columns", () => {
 
   it("the header names the round trip the run injected", () => {
     expect(renderReport(run)).toContain("round trip on every isolate-to-object call: none");
-    expect(renderReport({ ...run, rtt: { kind: "lognormal", median: 40, sigma: 0.3 } })).toContain("round trip on every isolate-to-object call: lognormal 40 ms, σ 0.3");
+    expect(renderReport({ ...run, rtt: { kind: "lognormal", median: 40, sigma: 0.3 } })).toContain(
+      "round trip on every isolate-to-object call: lognormal 40 ms, σ 0.3",
+    );
   });
 });

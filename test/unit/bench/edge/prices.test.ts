@@ -24,6 +24,15 @@ describe("dollarsPerMillion", () => {
   it("the total is the sum of its parts", () => {
     const d = dollarsPerMillion({ workerRequests: 1, cpuMs: 2, objectCalls: 1, objectActiveSeconds: 0.01, rowsRead: 3, rowsWritten: 1 });
     expect(d.total).toBeCloseTo(d.workers + d.objects + d.rows, 12);
-    expect(d.total).toBeCloseTo(1e6 * (PRICES.workerRequest + 2 * PRICES.workerCpuMs + PRICES.objectRequest + 0.01 * OBJECT_GB * PRICES.objectGbSecond + 3 * PRICES.rowRead + PRICES.rowWritten), 12);
+    expect(d.total).toBeCloseTo(
+      1e6 *
+        (PRICES.workerRequest +
+          2 * PRICES.workerCpuMs +
+          PRICES.objectRequest +
+          0.01 * OBJECT_GB * PRICES.objectGbSecond +
+          3 * PRICES.rowRead +
+          PRICES.rowWritten),
+      12,
+    );
   });
 });

@@ -27,7 +27,16 @@ describe("rowsOf", () => {
   it("adds latency over the bare Worker's run paired with it (same mix, K and round trip), and counts per 1,000 requests", () => {
     const bare = measured({ target: "bare", latenciesMs: ramp.map(() => 2), admitted: 100 });
     const otherRound = measured({ target: "bare", rtt: { kind: "fixed", ms: 10 }, latenciesMs: ramp.map(() => 50), admitted: 100 });
-    const gateway = measured({ latenciesMs: ramp.map((v) => v + 2), admitted: 90, denied: 10, objectCalls: 50, counterCalls: 40, rowsWritten: 20, rowsRead: 5, cpuMs: 200 });
+    const gateway = measured({
+      latenciesMs: ramp.map((v) => v + 2),
+      admitted: 90,
+      denied: 10,
+      objectCalls: 50,
+      counterCalls: 40,
+      rowsWritten: 20,
+      rowsRead: 5,
+      cpuMs: 200,
+    });
     const other = measured({ target: "bare", k: 64, latenciesMs: ramp.map(() => 100), admitted: 100 });
     const [, , row] = rowsOf([otherRound, bare, gateway, other]);
     expect(row!.added).toEqual({ p50: 50, p95: 95, p99: 99 });

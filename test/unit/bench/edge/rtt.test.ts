@@ -16,7 +16,10 @@ describe("parseRtt", () => {
 
   it("reads lists split by commas, or by ; when a log-normal is in them", () => {
     expect(parseRttList("1,10,40").map((r) => r.kind === "fixed" && r.ms)).toEqual([1, 10, 40]);
-    expect(parseRttList("10;lognormal:40,0.3")).toEqual([{ kind: "fixed", ms: 10 }, { kind: "lognormal", median: 40, sigma: 0.3 }]);
+    expect(parseRttList("10;lognormal:40,0.3")).toEqual([
+      { kind: "fixed", ms: 10 },
+      { kind: "lognormal", median: 40, sigma: 0.3 },
+    ]);
   });
 });
 

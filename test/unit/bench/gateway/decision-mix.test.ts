@@ -45,7 +45,10 @@ describe("parseDecisionTotals", () => {
 
   it("refuses text that is not the gateway's metrics, or a value that is not a number", () => {
     expect(() => parseDecisionTotals('{"title":"Not Found"}')).toThrow(/not the gateway's metrics/);
-    const broken = metricsFor([{ rule: 16, ruleName: "datasets-key", outcome: "admitted", decidedBy: "lease" }]).replace(/(tollgate_lease_answers_total\{[^\n]*\}) 1/, "$1 many");
+    const broken = metricsFor([{ rule: 16, ruleName: "datasets-key", outcome: "admitted", decidedBy: "lease" }]).replace(
+      /(tollgate_lease_answers_total\{[^\n]*\}) 1/,
+      "$1 many",
+    );
     expect(() => parseDecisionTotals(broken)).toThrow(/not a number in the gateway's metrics: tollgate_lease_answers_total/);
   });
 });

@@ -41,4 +41,10 @@ export const overBurst: AnswerCheck = {
 };
 
 /** The gateway's decision totals of a run: every decision made one of the three ways. */
-export const decided = (lease: number, denyCache: number, object: number, failures = 0): DecisionTotals => ({ decisions: lease + denyCache + object, lease, denyCache, object, failures });
+export const decided = (lease: number, denyCache: number, object: number, failures = 0): DecisionTotals => ({
+  decisions: lease + denyCache + object,
+  lease,
+  denyCache,
+  object,
+  failures,
+});

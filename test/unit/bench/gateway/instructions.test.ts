@@ -80,9 +80,13 @@ describe("startInstructionCount", () => {
     // work, whatever the machine's speed, and only what ran while counting.
     it("counts the instructions a process executes between start and stop", async (context) => {
       if (!available) context.skip();
-      child = spawn(process.execPath, ["-e", "process.stdin.once('data', () => { let s = 0; for (let i = 0; i < 2e7; i++) s += i % 7; console.log(String(s)); })"], {
-        stdio: ["pipe", "pipe", "ignore"],
-      });
+      child = spawn(
+        process.execPath,
+        ["-e", "process.stdin.once('data', () => { let s = 0; for (let i = 0; i < 2e7; i++) s += i % 7; console.log(String(s)); })"],
+        {
+          stdio: ["pipe", "pipe", "ignore"],
+        },
+      );
       await once(child, "spawn");
       const count = await startInstructionCount([child.pid!]);
       expect(count).toBeDefined();

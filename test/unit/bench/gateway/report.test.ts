@@ -101,7 +101,12 @@ describe("renderDecisionMix", () => {
 
 describe("renderReport", () => {
   const options = parseBenchArgs(["--rounds", "1", "--shapes", "1,6"]);
-  const runs = [run(1, "new-keys", "bare", 1000, 1), run(1, "new-keys", "gateway", 300, 3), run(1, "new-keys", "peer", 250, 4), run(1, "hot-key", "gateway", 50, 2, overBurst)];
+  const runs = [
+    run(1, "new-keys", "bare", 1000, 1),
+    run(1, "new-keys", "gateway", 300, 3),
+    run(1, "new-keys", "peer", 250, 4),
+    run(1, "hot-key", "gateway", 50, 2, overBurst),
+  ];
 
   it("puts the over-admission banner first, then the machine, the table, the legend and the issue's targets", () => {
     const text = renderReport(result(runs), options);
@@ -120,9 +125,17 @@ describe("renderReport", () => {
 
   it("ends with the run's verdict: FAIL when the gateway or bare answered otherwise than the shape demands, not for the peer", () => {
     expect(renderReport(result(runs), options).split("\n").at(-1)).toBe("FAIL");
-    expect(renderReport(result(runs.slice(0, 3)), options).split("\n").at(-1)).toBe("PASS");
+    expect(
+      renderReport(result(runs.slice(0, 3)), options)
+        .split("\n")
+        .at(-1),
+    ).toBe("PASS");
     const peerOff = run(1, "hot-key", "peer", 50, 2, overBurst);
-    expect(renderReport(result([...runs.slice(0, 3), peerOff]), options).split("\n").at(-1)).toBe("PASS");
+    expect(
+      renderReport(result([...runs.slice(0, 3), peerOff]), options)
+        .split("\n")
+        .at(-1),
+    ).toBe("PASS");
     expect((jsonReport(result(runs), options) as { verdict: string }).verdict).toBe("FAIL");
   });
 
@@ -155,7 +168,10 @@ describe("renderReport", () => {
 
   it("gives the decision mix as JSON, with each run's totals", () => {
     const mixed = [run(1, "new-keys", "bare", 1000, 1), { ...run(1, "new-keys", "gateway", 300, 3), decidedBy: decided(0, 0, 1000) }];
-    const json = JSON.parse(JSON.stringify(jsonReport(result(mixed), options))) as { decidedBy: { shape: string; read: number; object: { median: number } }[]; runs: { decidedBy?: unknown }[] };
+    const json = JSON.parse(JSON.stringify(jsonReport(result(mixed), options))) as {
+      decidedBy: { shape: string; read: number; object: { median: number } }[];
+      runs: { decidedBy?: unknown }[];
+    };
     expect(json.decidedBy).toEqual([expect.objectContaining({ shape: "new-keys", read: 1, object: { median: 1, min: 1, max: 1, n: 1 } })]);
     expect(json.runs[1]!.decidedBy).toEqual({ decisions: 1000, lease: 0, denyCache: 0, object: 1000, failures: 0 });
   });

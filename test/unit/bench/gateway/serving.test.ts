@@ -25,7 +25,10 @@ describe("serving the bench's targets", () => {
   beforeAll(async () => {
     workdir = await mkdtemp(join(tmpdir(), "tollgate-bench-test-"));
     // The gateway's Durable Objects in a directory of the test's (the bench's --storage).
-    const prepared = await Promise.all([prepareTarget(TARGET_SPECS.bare, "miniflare", workdir), prepareTarget(TARGET_SPECS.gateway, "miniflare", workdir, join(workdir, "gateway-storage"))]);
+    const prepared = await Promise.all([
+      prepareTarget(TARGET_SPECS.bare, "miniflare", workdir),
+      prepareTarget(TARGET_SPECS.gateway, "miniflare", workdir, join(workdir, "gateway-storage")),
+    ]);
     // One at a time, as the bench does: each start's new workerd processes are that target's.
     for (const target of prepared) running[target.spec.name as "bare" | "gateway"] = await target.start();
   }, SETUP_CEILING_MS);

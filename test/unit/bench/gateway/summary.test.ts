@@ -5,7 +5,12 @@ import { decided, exactBurst, overBurst, run } from "./fixtures.ts";
 describe("summarize", () => {
   it("pairs each round with the bare Worker's run of the same round", () => {
     const rows = summarize(
-      [run(1, "warm-keys", "bare", 1000, 1), run(1, "warm-keys", "gateway", 500, 2), run(2, "warm-keys", "bare", 2000, 1), run(2, "warm-keys", "gateway", 1800, 1.5)],
+      [
+        run(1, "warm-keys", "bare", 1000, 1),
+        run(1, "warm-keys", "gateway", 500, 2),
+        run(2, "warm-keys", "bare", 2000, 1),
+        run(2, "warm-keys", "gateway", 1800, 1.5),
+      ],
       ["warm-keys"],
       ["bare", "gateway"],
     );

@@ -4,7 +4,9 @@ import { burstVerdict, checkAnswers, statusSummary } from "../../../../bench/gat
 
 const answers = (statuses: Record<string, number>, errors = 0) => {
   const answered = Object.values(statuses).reduce((a, b) => a + b, 0);
-  const admitted = Object.entries(statuses).filter(([s]) => s.startsWith("2")).reduce((a, [, n]) => a + n, 0);
+  const admitted = Object.entries(statuses)
+    .filter(([s]) => s.startsWith("2"))
+    .reduce((a, [, n]) => a + n, 0);
   return { statuses, errors, answered, admitted };
 };
 
@@ -28,12 +30,18 @@ describe("checkAnswers", () => {
 
   it("lets a burst under-admit (a conservative limiter), but not answer 5xx", () => {
     expect(checkAnswers({ kind: "burst", count: 15 }, answers({ 200: 10, 429: 140 }), 150)).toMatchObject({ ok: true, burst: "under-admitted" });
-    expect(checkAnswers({ kind: "burst", count: 15 }, answers({ 200: 15, 429: 130, 503: 5 }), 150)).toMatchObject({ ok: false, problem: expect.stringMatching(/503 x5/) });
+    expect(checkAnswers({ kind: "burst", count: 15 }, answers({ 200: 15, 429: 130, 503: 5 }), 150)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/503 x5/),
+    });
   });
 
   it("demands every answer 2xx, or every answer 429, as the shape says", () => {
     expect(checkAnswers({ kind: "admit-all" }, answers({ 200: 1000 }), 1000)).toEqual({ ok: true, summary: "200 x1000" });
-    expect(checkAnswers({ kind: "admit-all" }, answers({ 200: 990, 429: 10 }), 1000)).toMatchObject({ ok: false, problem: "expected every answer 2xx, got 200 x990, 429 x10" });
+    expect(checkAnswers({ kind: "admit-all" }, answers({ 200: 990, 429: 10 }), 1000)).toMatchObject({
+      ok: false,
+      problem: "expected every answer 2xx, got 200 x990, 429 x10",
+    });
     expect(checkAnswers({ kind: "deny-all" }, answers({ 429: 3000 }), 3000).ok).toBe(true);
     expect(checkAnswers({ kind: "deny-all" }, answers({ 200: 1, 429: 2999 }), 3000).ok).toBe(false);
   });

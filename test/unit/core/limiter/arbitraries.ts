@@ -39,10 +39,7 @@ export function stepsArb(intervalMs: number, maxLength = 120): fc.Arbitrary<Step
 }
 
 /** Start times around the present epoch, plus small ones to catch `now - intervalMs < 0`. */
-export const startArb: fc.Arbitrary<number> = fc.oneof(
-  fc.integer({ min: 0, max: 20_000 }),
-  fc.integer({ min: 1_600_000_000_000, max: 2_000_000_000_000 }),
-);
+export const startArb: fc.Arbitrary<number> = fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 1_600_000_000_000, max: 2_000_000_000_000 }));
 
 /** Expands steps into the non-decreasing list of arrival times. */
 export function arrivalTimes(start: number, steps: readonly Step[]): number[] {
@@ -56,6 +53,4 @@ export function arrivalTimes(start: number, steps: readonly Step[]): number[] {
 }
 
 /** A limit, a start time and arrival steps fitted to the limit's interval. */
-export const scenarioArb = limitArb.chain((limit) =>
-  fc.record({ limit: fc.constant(limit), start: startArb, steps: stepsArb(limit.intervalMs) }),
-);
+export const scenarioArb = limitArb.chain((limit) => fc.record({ limit: fc.constant(limit), start: startArb, steps: stepsArb(limit.intervalMs) }));

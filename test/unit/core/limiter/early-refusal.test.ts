@@ -133,4 +133,3 @@ describe("no second count from a call whose answer came too late (bench:accuracy
     expect(refused).toEqual([]);
   });
 });
-

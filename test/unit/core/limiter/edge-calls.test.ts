@@ -151,6 +151,12 @@ describe("a client spread over isolates, a round trip from its counter object", 
 
   it("prints the table", () => {
     expect(rows).toHaveLength(12);
-    console.log(["| isolates | % of limit | object calls / 1,000 requests | requests waiting a round trip / 1,000 | wait p50 / p99 (ms) |", "|---|---|---|---|---|", ...rows.map((r) => `| ${Object.values(r).join(" | ")} |`)].join("\n"));
+    console.log(
+      [
+        "| isolates | % of limit | object calls / 1,000 requests | requests waiting a round trip / 1,000 | wait p50 / p99 (ms) |",
+        "|---|---|---|---|---|",
+        ...rows.map((r) => `| ${Object.values(r).join(" | ")} |`),
+      ].join("\n"),
+    );
   });
 });

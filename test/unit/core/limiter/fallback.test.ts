@@ -34,7 +34,10 @@ describe("LocalFallback: what an isolate admits while a counter's object fails",
     // That call was never answered (cancelled): the same report goes again, with a new one beside it.
     fallback.decide("c", LIMIT, T0 + 20);
     const second = fallback.reports("c", LIMIT, T0 + 30);
-    expect(second).toEqual([{ id: "i1-1", agesMs: [30, 25] }, { id: "i1-2", agesMs: [10] }]);
+    expect(second).toEqual([
+      { id: "i1-1", agesMs: [30, 25] },
+      { id: "i1-2", agesMs: [10] },
+    ]);
     fallback.delivered("c", second);
     expect(fallback.reports("c", LIMIT, T0 + 40)).toEqual([]);
   });
@@ -67,7 +70,9 @@ describe("LocalFallback: what an isolate admits while a counter's object fails",
   it("never admits more than count in any window, whatever the failures, answers and times", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.constantFrom("decide", "decide", "decide", "answer"), fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 0, max: 15 })), { maxLength: 200 }),
+        fc.array(fc.tuple(fc.constantFrom("decide", "decide", "decide", "answer"), fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 0, max: 15 })), {
+          maxLength: 200,
+        }),
         (steps) => {
           const fallback = new LocalFallback();
           let now = T0;

@@ -1,7 +1,9 @@
 import { Counter, LeaseBook, type LeaseCall, type Limit, type Verdict } from "../../../../src/core/limiter/index.ts";
 
 /** How one request of the client ended: admitted (and by whom), refused, or failed (its answer lost). */
-export type Outcome = { readonly admitted: true; readonly by: "lease" | "object" } | { readonly admitted: false; readonly failed: boolean; readonly retryInMs?: number; readonly waitMs?: number };
+export type Outcome =
+  | { readonly admitted: true; readonly by: "lease" | "object" }
+  | { readonly admitted: false; readonly failed: boolean; readonly retryInMs?: number; readonly waitMs?: number };
 
 /**
  * Runs the give-backs of `models` due at or before object time `until`, in time order: what the
@@ -24,7 +26,15 @@ export function runDue(models: readonly IsolateModel[], counter: () => Counter, 
  * request told to wait for lent units asks again then (the give-backs due meanwhile run first).
  * Returns the outcome and the object time it was answered.
  */
-export function sendAndWait(models: readonly IsolateModel[], model: IsolateModel, counter: () => Counter, name: string, limit: Limit, now: number, lost = false): { outcome: Outcome; at: number } {
+export function sendAndWait(
+  models: readonly IsolateModel[],
+  model: IsolateModel,
+  counter: () => Counter,
+  name: string,
+  limit: Limit,
+  now: number,
+  lost = false,
+): { outcome: Outcome; at: number } {
   runDue(models, counter, name, limit, now);
   let at = now;
   let waited = 0;

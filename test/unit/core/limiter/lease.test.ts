@@ -10,7 +10,10 @@ describe("admission leases", () => {
         fc.integer({ min: LEASE_MIN_COUNT, max: 300 }),
         fc.integer({ min: 100, max: 10_000 }),
         fc.integer({ min: 2, max: 5 }),
-        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 400 }), isolate: fc.nat(), restart: fc.boolean().map((b) => b && Math.random() < 0.1) }), { minLength: 1, maxLength: 400 }),
+        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 400 }), isolate: fc.nat(), restart: fc.boolean().map((b) => b && Math.random() < 0.1) }), {
+          minLength: 1,
+          maxLength: 400,
+        }),
         (count, intervalMs, isolates, steps) => {
           const limit = { count, intervalMs };
           const store = new MemoryCounterStore();
@@ -49,7 +52,11 @@ describe("admission leases", () => {
           const limit = { count, intervalMs };
           const counter = new Counter(new MemoryCounterStore(), "k");
           const books = Array.from({ length: 4 }, () => new LeaseBook());
-          interface Granted { until: number; units: number; back: boolean }
+          interface Granted {
+            until: number;
+            units: number;
+            back: boolean;
+          }
           const granted: Granted[] = [];
           const held: (Granted | undefined)[] = [];
           // Every admission, with the lease it was made on (if any).
@@ -76,7 +83,12 @@ describe("admission leases", () => {
               expect(real + out.reduce((n, g) => n + g.units, 0)).toBeGreaterThanOrEqual(count);
             }
           }
-          expect(maxInAnyWindow(admitted.map((a) => a.at), intervalMs)).toBeLessThanOrEqual(count);
+          expect(
+            maxInAnyWindow(
+              admitted.map((a) => a.at),
+              intervalMs,
+            ),
+          ).toBeLessThanOrEqual(count);
         },
       ),
       { numRuns: 300 },
@@ -95,7 +107,9 @@ describe("admission leases", () => {
     expect(restarted.size(limit, 18_499)).toBe(8);
     expect(restarted.size(limit, 18_500)).toBe(0);
     // The restarted object does not know the lease: given back, it stays counted in full.
-    restarted.decide(limit, 1, 1_200, { lease: { caller: "a", want: 0, heard: lease!.id, returned: [{ id: lease!.id, units: 8, spanMs: 7_500, usedAtMs: [10] }] } });
+    restarted.decide(limit, 1, 1_200, {
+      lease: { caller: "a", want: 0, heard: lease!.id, returned: [{ id: lease!.id, units: 8, spanMs: 7_500, usedAtMs: [10] }] },
+    });
     expect(restarted.size(limit, 1_200)).toBe(10);
   });
 
@@ -110,7 +124,14 @@ describe("admission leases", () => {
     expect(counter.inspect(limit, 1_600).admissions).toBe(5);
     // A return that does not fit the lease (more uses than units) is refused: the units stay.
     const next = counter.decide(limit, 1, 1_700, { lease: { caller: "a", want: 8, heard: lease!.id } }).lease!;
-    counter.decide(limit, 1, 1_800, { lease: { caller: "a", want: 0, heard: next.id, returned: [{ id: next.id, units: next.units, spanMs: next.spanMs, usedAtMs: Array(next.units + 1).fill(1) }] } });
+    counter.decide(limit, 1, 1_800, {
+      lease: {
+        caller: "a",
+        want: 0,
+        heard: next.id,
+        returned: [{ id: next.id, units: next.units, spanMs: next.spanMs, usedAtMs: Array(next.units + 1).fill(1) }],
+      },
+    });
     expect(counter.inspect(limit, 1_800).admissions).toBe(7 + next.units);
   });
 
@@ -142,8 +163,18 @@ describe("admission leases", () => {
     expect(own.allowed).toBe(false);
     expect(own.waitMs).toBeUndefined();
     // a gives its lease back at its end having used 2 units: 6 come back, and b is admitted 6 times.
-    counter.decide(limit, 0, 7_501, { lease: { caller: "a", want: 0, heard: lease.id, returned: [{ id: lease.id, units: 8, spanMs: 7_500, usedAtMs: [300, 400] }] } });
-    expect(counter.decide(limit, 7, 7_502, { lease: { caller: "b", want: 0 } }).verdicts.map((v) => v.allowed)).toEqual([true, true, true, true, true, true, false]);
+    counter.decide(limit, 0, 7_501, {
+      lease: { caller: "a", want: 0, heard: lease.id, returned: [{ id: lease.id, units: 8, spanMs: 7_500, usedAtMs: [300, 400] }] },
+    });
+    expect(counter.decide(limit, 7, 7_502, { lease: { caller: "b", want: 0 } }).verdicts.map((v) => v.allowed)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 
   it("a lease whose grant never reached its isolate (the answer lost) is taken back whole at that isolate's next call", () => {
@@ -151,7 +182,9 @@ describe("admission leases", () => {
     const counter = new Counter(new MemoryCounterStore(), "k");
     const first = counter.decide(limit, 1, 0, { lease: { caller: "a", want: 8 } }).lease!;
     // a heard of `first`; the answer bringing `second` was lost.
-    const second = counter.decide(limit, 1, 10, { lease: { caller: "a", want: 8, heard: first.id, returned: [{ id: first.id, units: first.units, spanMs: first.spanMs, usedAtMs: [] }] } }).lease!;
+    const second = counter.decide(limit, 1, 10, {
+      lease: { caller: "a", want: 8, heard: first.id, returned: [{ id: first.id, units: first.units, spanMs: first.spanMs, usedAtMs: [] }] },
+    }).lease!;
     expect(second.units).toBeGreaterThan(0);
     expect(counter.inspect(limit, 10).admissions).toBe(2 + second.units);
     counter.decide(limit, 1, 20, { lease: { caller: "a", want: 0, heard: first.id } });

@@ -48,16 +48,23 @@ describe("trickle does not over-reserve", () => {
 
   test("the same holds with restarts happening at random points", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 14 }).map((x) => x === 0), { minLength: 300, maxLength: 300 }), fc.integer({ min: 0, max: period - 1 }), (restarts, phase) => {
-        const object = new SimulatedObject(limit);
-        restarts.forEach((restart, i) => {
-          const now = 5_000_000 + phase + i * period;
-          if (restart) object.restart(now);
-          expect(object.request(now).allowed).toBe(true);
-          expect(object.restoredSize(now)).toBeLessThanOrEqual(2 * object.trueSize(now) + 1);
-          expect(object.windowSize(now)).toBeLessThanOrEqual(2 * object.trueSize(now) + 1);
-        });
-      }),
+      fc.property(
+        fc.array(
+          fc.integer({ min: 0, max: 14 }).map((x) => x === 0),
+          { minLength: 300, maxLength: 300 },
+        ),
+        fc.integer({ min: 0, max: period - 1 }),
+        (restarts, phase) => {
+          const object = new SimulatedObject(limit);
+          restarts.forEach((restart, i) => {
+            const now = 5_000_000 + phase + i * period;
+            if (restart) object.restart(now);
+            expect(object.request(now).allowed).toBe(true);
+            expect(object.restoredSize(now)).toBeLessThanOrEqual(2 * object.trueSize(now) + 1);
+            expect(object.windowSize(now)).toBeLessThanOrEqual(2 * object.trueSize(now) + 1);
+          });
+        },
+      ),
       { numRuns: 100 },
     );
   });

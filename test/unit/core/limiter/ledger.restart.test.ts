@@ -11,29 +11,27 @@ import { maxInAnyWindow } from "./reference-model.ts";
 function optionsArb(intervalMs: number): fc.Arbitrary<LedgerOptions | undefined> {
   return fc.oneof(
     fc.constant(undefined),
-    fc.record(
-      { maxBatch: fc.integer({ min: 1, max: 64 }), spanMs: fc.integer({ min: 1, max: 2 * intervalMs }) },
-      { requiredKeys: [] },
-    ),
+    fc.record({ maxBatch: fc.integer({ min: 1, max: 64 }), spanMs: fc.integer({ min: 1, max: 2 * intervalMs }) }, { requiredKeys: [] }),
   );
 }
 
 const restartScenario = limitArb.chain((limit) =>
-  fc
-    .record({ start: startArb, steps: stepsArb(limit.intervalMs, 150), options: optionsArb(limit.intervalMs) })
-    .chain(({ start, steps, options }) => {
-      const times = arrivalTimes(start, steps);
-      return fc.record({
-        limit: fc.constant(limit),
-        options: fc.constant(options),
-        times: fc.constant(times),
-        // Restart before request i; rare enough that ledgers get to ramp up in between.
-        restarts: fc.array(fc.integer({ min: 0, max: 9 }).map((x) => x === 0), {
+  fc.record({ start: startArb, steps: stepsArb(limit.intervalMs, 150), options: optionsArb(limit.intervalMs) }).chain(({ start, steps, options }) => {
+    const times = arrivalTimes(start, steps);
+    return fc.record({
+      limit: fc.constant(limit),
+      options: fc.constant(options),
+      times: fc.constant(times),
+      // Restart before request i; rare enough that ledgers get to ramp up in between.
+      restarts: fc.array(
+        fc.integer({ min: 0, max: 9 }).map((x) => x === 0),
+        {
           minLength: times.length,
           maxLength: times.length,
-        }),
-      });
-    }),
+        },
+      ),
+    });
+  }),
 );
 
 describe("ReservationLedger across restarts", () => {
@@ -62,20 +60,24 @@ describe("ReservationLedger across restarts", () => {
     // The Durable Object's alarm path: exact snapshots after idleness and deletion once stale.
     let snapshots = 0;
     fc.assert(
-      fc.property(restartScenario, fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 1, maxLength: 200 }), ({ limit, options, times, restarts }, events) => {
-        const object = new SimulatedObject(limit, options);
-        times.forEach((now, i) => {
-          const event = events[i % events.length];
-          if (event === 0) {
-            object.settle(now);
-            if (object.store.get("counter")?.snapshot) snapshots++;
-          }
-          if (restarts[i]) object.restart(now);
-          object.request(now);
-          expect(object.restoredSize(now)).toBeGreaterThanOrEqual(object.trueSize(now));
-        });
-        expect(maxInAnyWindow(object.admitted, limit.intervalMs)).toBeLessThanOrEqual(limit.count);
-      }),
+      fc.property(
+        restartScenario,
+        fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 1, maxLength: 200 }),
+        ({ limit, options, times, restarts }, events) => {
+          const object = new SimulatedObject(limit, options);
+          times.forEach((now, i) => {
+            const event = events[i % events.length];
+            if (event === 0) {
+              object.settle(now);
+              if (object.store.get("counter")?.snapshot) snapshots++;
+            }
+            if (restarts[i]) object.restart(now);
+            object.request(now);
+            expect(object.restoredSize(now)).toBeGreaterThanOrEqual(object.trueSize(now));
+          });
+          expect(maxInAnyWindow(object.admitted, limit.intervalMs)).toBeLessThanOrEqual(limit.count);
+        },
+      ),
       { numRuns: 300 },
     );
     expect(snapshots).toBeGreaterThan(20);

@@ -39,8 +39,15 @@ describe("ReservationLedger policy", () => {
     ledger.load([{ until: 50, n: 7 }]);
     ledger.onAdmit(0);
     ledger.onAdmit(500);
-    expect(ledger.live(500)).toEqual([{ until: 50, n: 7 }, { until: 0, n: 1 }, { until: 500, n: 1 }]);
-    expect(ledger.live(1000)).toEqual([{ until: 50, n: 7 }, { until: 500, n: 1 }]);
+    expect(ledger.live(500)).toEqual([
+      { until: 50, n: 7 },
+      { until: 0, n: 1 },
+      { until: 500, n: 1 },
+    ]);
+    expect(ledger.live(1000)).toEqual([
+      { until: 50, n: 7 },
+      { until: 500, n: 1 },
+    ]);
     expect(ledger.live(1050)).toEqual([{ until: 500, n: 1 }]);
     expect(ledger.live(1500)).toEqual([]);
   });

@@ -97,7 +97,13 @@ describe("many isolates on one counter", () => {
         // The client's arrivals, thinned to 90% of the limit in every window (the reference model's view).
         let t = 1_000_000;
         const arrivals = steps.map((step) => ({ ...step, at: (t += step.gap) }));
-        const kept = new Set(within(arrivals.map((a) => a.at), limit.intervalMs, Math.floor(0.9 * limit.count)));
+        const kept = new Set(
+          within(
+            arrivals.map((a) => a.at),
+            limit.intervalMs,
+            Math.floor(0.9 * limit.count),
+          ),
+        );
         let last = Number.NEGATIVE_INFINITY;
         let index = 0;
         let now = Number.NEGATIVE_INFINITY;
@@ -116,7 +122,8 @@ describe("many isolates on one counter", () => {
           const answer = sendAndWait(models, models[isolateFor(spread, index++, pick, isolates)]!, () => counter, "k", limit, at, lost);
           now = answer.at;
           const { outcome } = answer;
-          if (!outcome.admitted && !outcome.failed) expect.fail(`refused at ${at} (Retry-After ${outcome.retryInMs} ms) within 90% of ${limit.count} per ${limit.intervalMs} ms`);
+          if (!outcome.admitted && !outcome.failed)
+            expect.fail(`refused at ${at} (Retry-After ${outcome.retryInMs} ms) within 90% of ${limit.count} per ${limit.intervalMs} ms`);
         }
       }),
       { numRuns: 250 },

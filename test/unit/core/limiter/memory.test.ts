@@ -29,10 +29,7 @@ const scenario = limitArb.chain((limit) =>
     limit: fc.constant(limit),
     start: startArb,
     steps: stepsArb(limit.intervalMs, 200),
-    options: fc.oneof(
-      fc.constant(undefined),
-      fc.record({ maxBatch: fc.integer({ min: 1, max: 64 }), spanMs: fc.integer({ min: 1, max: limit.intervalMs }) }),
-    ),
+    options: fc.oneof(fc.constant(undefined), fc.record({ maxBatch: fc.integer({ min: 1, max: 64 }), spanMs: fc.integer({ min: 1, max: limit.intervalMs }) })),
   }),
 );
 

@@ -8,16 +8,14 @@ import { ReferenceWindow } from "./reference-model.ts";
 const opArb = fc.constantFrom("hit", "hit", "hit", "hit", "peek", "size");
 
 const scenarioWithOps = limitArb.chain((limit) =>
-  fc
-    .record({ start: startArb, steps: stepsArb(limit.intervalMs, 150) })
-    .chain(({ start, steps }) => {
-      const times = arrivalTimes(start, steps);
-      return fc.record({
-        limit: fc.constant(limit),
-        times: fc.constant(times),
-        ops: fc.array(opArb, { minLength: times.length, maxLength: times.length }),
-      });
-    }),
+  fc.record({ start: startArb, steps: stepsArb(limit.intervalMs, 150) }).chain(({ start, steps }) => {
+    const times = arrivalTimes(start, steps);
+    return fc.record({
+      limit: fc.constant(limit),
+      times: fc.constant(times),
+      ops: fc.array(opArb, { minLength: times.length, maxLength: times.length }),
+    });
+  }),
 );
 
 describe("SlidingWindow vs reference model", () => {
@@ -43,13 +41,16 @@ describe("SlidingWindow vs reference model", () => {
 
   test("peek(now) returns exactly what hit(now) then returns", () => {
     fc.assert(
-      fc.property(limitArb.chain((limit) => fc.record({ limit: fc.constant(limit), start: startArb, steps: stepsArb(limit.intervalMs) })), ({ limit, start, steps }) => {
-        const window = new SlidingWindow(limit);
-        for (const now of arrivalTimes(start, steps)) {
-          const peeked = window.peek(now);
-          expect(window.hit(now)).toEqual(peeked);
-        }
-      }),
+      fc.property(
+        limitArb.chain((limit) => fc.record({ limit: fc.constant(limit), start: startArb, steps: stepsArb(limit.intervalMs) })),
+        ({ limit, start, steps }) => {
+          const window = new SlidingWindow(limit);
+          for (const now of arrivalTimes(start, steps)) {
+            const peeked = window.peek(now);
+            expect(window.hit(now)).toEqual(peeked);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });

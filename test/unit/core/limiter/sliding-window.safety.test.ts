@@ -19,12 +19,17 @@ describe("SlidingWindow safety", () => {
   test("also for large counts and floods (up to 10x count at once)", () => {
     const bigScenario = fc
       .record({ count: fc.integer({ min: 50, max: 2000 }), intervalMs: fc.integer({ min: 1, max: 60_000 }) })
-      .chain((limit) => fc.record({ limit: fc.constant(limit), start: startArb, steps: stepsArb(limit.intervalMs, 60), flood: fc.integer({ min: 1, max: 10 }) }));
+      .chain((limit) =>
+        fc.record({ limit: fc.constant(limit), start: startArb, steps: stepsArb(limit.intervalMs, 60), flood: fc.integer({ min: 1, max: 10 }) }),
+      );
     fc.assert(
       fc.property(bigScenario, ({ limit, start, steps, flood }) => {
         const window = new SlidingWindow(limit);
         const admitted: number[] = [];
-        for (const now of arrivalTimes(start, steps.map((s) => ({ gap: s.gap, burst: s.burst * flood * Math.ceil(limit.count / 40) })))) {
+        for (const now of arrivalTimes(
+          start,
+          steps.map((s) => ({ gap: s.gap, burst: s.burst * flood * Math.ceil(limit.count / 40) })),
+        )) {
           if (window.hit(now).allowed) admitted.push(now);
         }
         expect(maxInAnyWindow(admitted, limit.intervalMs)).toBeLessThanOrEqual(limit.count);
@@ -79,15 +84,13 @@ describe("Retry-After soundness", () => {
   });
 
   test("under clock skew (now going backwards) the bounds still hold and nothing exceeds count", () => {
-    const skewed = fc
-      .record({ count: fc.integer({ min: 1, max: 20 }), intervalMs: fc.integer({ min: 1, max: 5000 }) })
-      .chain((limit) =>
-        fc.record({
-          limit: fc.constant(limit),
-          start: fc.integer({ min: 10_000, max: 20_000 }),
-          jumps: fc.array(fc.integer({ min: -limit.intervalMs * 2, max: limit.intervalMs * 2 }), { minLength: 1, maxLength: 150 }),
-        }),
-      );
+    const skewed = fc.record({ count: fc.integer({ min: 1, max: 20 }), intervalMs: fc.integer({ min: 1, max: 5000 }) }).chain((limit) =>
+      fc.record({
+        limit: fc.constant(limit),
+        start: fc.integer({ min: 10_000, max: 20_000 }),
+        jumps: fc.array(fc.integer({ min: -limit.intervalMs * 2, max: limit.intervalMs * 2 }), { minLength: 1, maxLength: 150 }),
+      }),
+    );
     fc.assert(
       fc.property(skewed, ({ limit, start, jumps }) => {
         const window = new SlidingWindow(limit);

@@ -37,7 +37,10 @@ describe("restoring with an idle snapshot", () => {
   });
 
   it("property: settles and restarts at random points never under-count", () => {
-    const arrivals = fc.array(fc.tuple(fc.integer({ min: 0, max: 4_000 }), fc.constantFrom("hit", "hit", "hit", "settle", "restart")), { minLength: 1, maxLength: 80 });
+    const arrivals = fc.array(fc.tuple(fc.integer({ min: 0, max: 4_000 }), fc.constantFrom("hit", "hit", "hit", "settle", "restart")), {
+      minLength: 1,
+      maxLength: 80,
+    });
     fc.assert(
       fc.property(arrivals, fc.integer({ min: 0, max: 20_000 }), (events, restartAfter) => {
         const store = new MemoryCounterStore();

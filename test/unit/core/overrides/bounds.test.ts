@@ -50,7 +50,14 @@ describe("overrides stored before the bounds", () => {
   const absurd: RuleOverride = { kind: "rule", id: "r", rule: 12, limits: { us: { count: 1e12, interval: 10 }, eu: { count: 5, interval: 9e12 } }, ...meta };
   const permanentExemption: IdentityOverride = { kind: "identity", id: "e", subject, action: "exempt", ...meta, createdAt: NOW - DAY };
   const oldExemption: IdentityOverride = { ...permanentExemption, id: "old", subject: { ...subject, digest: "e".repeat(64) }, createdAt: NOW - 40 * DAY };
-  const userExemption: IdentityOverride = { kind: "identity", id: "u", subject: { kind: "user-id", digest: "f".repeat(64) }, action: "exempt", ...meta, expiresAt: NOW + DAY };
+  const userExemption: IdentityOverride = {
+    kind: "identity",
+    id: "u",
+    subject: { kind: "user-id", digest: "f".repeat(64) },
+    action: "exempt",
+    ...meta,
+    expiresAt: NOW + DAY,
+  };
   const fine: IdentityOverride = { kind: "identity", id: "b", subject, action: "block", ...meta };
 
   it("are clamped: a count to the largest allowed, an interval to a day, an exemption to 30 days after its creation", () => {

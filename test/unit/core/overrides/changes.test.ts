@@ -15,7 +15,16 @@ describe("configuration changes", () => {
   it("records a new override with its id, time, author and expiry, and an audit entry", () => {
     const r = set(EMPTY_SNAPSHOT, { ...shadow, expiresInSeconds: 60 }, ctx(1_000, "a"));
     expect(r.snapshot.version).toBe(1);
-    expect(r.override).toEqual({ kind: "rule", rule: 12, mode: "shadow", reason: "incident", id: "a", createdAt: 1_000, createdBy: "alice", expiresAt: 61_000 });
+    expect(r.override).toEqual({
+      kind: "rule",
+      rule: 12,
+      mode: "shadow",
+      reason: "incident",
+      id: "a",
+      createdAt: 1_000,
+      createdBy: "alice",
+      expiresAt: 61_000,
+    });
     expect(r.audit).toEqual({ at: 1_000, actor: "alice", action: "set", target: "rule 12", override: r.override });
   });
 

@@ -36,10 +36,26 @@ describe("resolve", () => {
 
   it("prefers the rule-specific identity limit, then the exact identity over a prefix, then the longer prefix", () => {
     const every = identity({ action: "limit", limits: { us: { count: 50, interval: 10 } } });
-    const onRule = identity({ action: "limit", rule: 27, subject: { kind: "ipv6-prefix", digest: "p40", prefixLength: 40 }, limits: { us: { count: 10, interval: 60 } } });
-    const longer = identity({ action: "limit", rule: 27, subject: { kind: "ipv6-prefix", digest: "p48", prefixLength: 48 }, limits: { us: { count: 20, interval: 60 } } });
+    const onRule = identity({
+      action: "limit",
+      rule: 27,
+      subject: { kind: "ipv6-prefix", digest: "p40", prefixLength: 40 },
+      limits: { us: { count: 10, interval: 60 } },
+    });
+    const longer = identity({
+      action: "limit",
+      rule: 27,
+      subject: { kind: "ipv6-prefix", digest: "p48", prefixLength: 48 },
+      limits: { us: { count: 20, interval: 60 } },
+    });
     const exact = identity({ action: "limit", rule: 27, subject: { kind: "ip", digest: "ip" }, limits: { us: { count: 30, interval: 60 } } });
-    const d = { ip: "ip", prefixes: new Map([[40, "p40"], [48, "p48"]]) };
+    const d = {
+      ip: "ip",
+      prefixes: new Map([
+        [40, "p40"],
+        [48, "p48"],
+      ]),
+    };
     expect(decide([every, onRule], 27, NOW, d)).toMatchObject({ limit: { count: 10 } });
     expect(decide([onRule, longer], 27, NOW, d)).toMatchObject({ limit: { count: 20 } });
     expect(decide([onRule, longer, exact], 27, NOW, d)).toMatchObject({ limit: { count: 30 } });
@@ -70,6 +86,9 @@ describe("resolve", () => {
   });
 
   it("ruleEffective ignores identities", () => {
-    expect(ruleEffective(compileOverrides({ version: 1, overrides: [identity({ action: "block" })] }), publishedRow(12), "us", NOW)).toMatchObject({ treatment: "count", limit: { count: 15 } });
+    expect(ruleEffective(compileOverrides({ version: 1, overrides: [identity({ action: "block" })] }), publishedRow(12), "us", NOW)).toMatchObject({
+      treatment: "count",
+      limit: { count: 15 },
+    });
   });
 });

@@ -112,6 +112,8 @@ describe("the counter a limit override is counted on (countedDigest)", () => {
     expect(countedDigest(undefined, "user-ip", "own")).toBe("own");
     expect(countedDigest(override("ip", "block"), "user-ip", "own")).toBe("own");
     expect(countedDigest(override("ip", "exempt"), "ip", "own")).toBe("own");
-    expect(countedDigest({ kind: "rule", id: "r", rule: USER_RULE, limits: { us: STRICT }, reason: "x", createdAt: NOW, createdBy: "admin" }, "user-ip", "own")).toBe("own");
+    expect(
+      countedDigest({ kind: "rule", id: "r", rule: USER_RULE, limits: { us: STRICT }, reason: "x", createdAt: NOW, createdBy: "admin" }, "user-ip", "own"),
+    ).toBe("own");
   });
 });

@@ -102,25 +102,17 @@ describe("classify: the published table", () => {
 
 describe("classify agrees with the reference evaluation (explainRequest)", () => {
   // Segments drawn from every pattern in the table plus noise, so random paths hit every row.
-  const vocabulary = [
-    ...new Set(
-      hostedApiTable.rules.flatMap((r) =>
-        r.matchers.flatMap((m) => (m.path ? m.path.pattern.slice(1).split("/") : [])),
-      ),
-    ),
-  ].filter((s) => s !== "{uuid}");
-  // A UUID in one of the spellings pydantic accepts, or in one it refuses.
-  const uuidSpelling = fc
-    .tuple(fc.uuid(), fc.constantFrom("hyphenated", "upper", "simple", "braced", "urn", "braced-simple", "URN"))
-    .map(([u, form]) => {
-      const simple = u.replaceAll("-", "");
-      return { hyphenated: u, upper: u.toUpperCase(), simple, braced: `{${u}}`, urn: `urn:uuid:${u}`, "braced-simple": `{${simple}}`, URN: `URN:UUID:${u}` }[form];
-    });
-  const segment = fc.oneof(
-    fc.constantFrom(...vocabulary),
-    uuidSpelling,
-    fc.constantFrom("x", "api", "v1", "stats", "reposx", "Runs"),
+  const vocabulary = [...new Set(hostedApiTable.rules.flatMap((r) => r.matchers.flatMap((m) => (m.path ? m.path.pattern.slice(1).split("/") : []))))].filter(
+    (s) => s !== "{uuid}",
   );
+  // A UUID in one of the spellings pydantic accepts, or in one it refuses.
+  const uuidSpelling = fc.tuple(fc.uuid(), fc.constantFrom("hyphenated", "upper", "simple", "braced", "urn", "braced-simple", "URN")).map(([u, form]) => {
+    const simple = u.replaceAll("-", "");
+    return { hyphenated: u, upper: u.toUpperCase(), simple, braced: `{${u}}`, urn: `urn:uuid:${u}`, "braced-simple": `{${simple}}`, URN: `URN:UUID:${u}` }[
+      form
+    ];
+  });
+  const segment = fc.oneof(fc.constantFrom(...vocabulary), uuidSpelling, fc.constantFrom("x", "api", "v1", "stats", "reposx", "Runs"));
   // Paths built around a published pattern (with noise before or after it) hit every row often.
   const patterns = hostedApiTable.rules.flatMap((r) => r.matchers.flatMap((m) => (m.path ? [m.path.pattern] : [])));
   const aroundPattern = fc
@@ -130,9 +122,7 @@ describe("classify agrees with the reference evaluation (explainRequest)", () =>
       uuidSpelling,
       fc.array(segment, { maxLength: 2 }),
     )
-    .map(([before, pattern, uuid, after]) =>
-      [...before, ...pattern.slice(1).replace("{uuid}", uuid).split("/"), ...after],
-    );
+    .map(([before, pattern, uuid, after]) => [...before, ...pattern.slice(1).replace("{uuid}", uuid).split("/"), ...after]);
   const facts: fc.Arbitrary<RequestFacts> = fc.record({
     method: fc.constantFrom("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "get"),
     path: fc.oneof(fc.array(segment, { maxLength: 6 }), aroundPattern).map((s) => "/" + s.join("/")),

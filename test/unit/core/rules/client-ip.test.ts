@@ -112,14 +112,9 @@ function expanded(groups: number[], upper: boolean): string {
  * compressed, not just the RFC 5952 choice. Optionally writes the last 32
  * bits as a dotted quad, and wraps the result in brackets or adds a zone.
  */
-function compressed(
-  groups: number[],
-  runPick: number,
-  ipv4Tail: boolean,
-  wrap: "none" | "brackets" | "zone",
-): string {
+function compressed(groups: number[], runPick: number, ipv4Tail: boolean, wrap: "none" | "brackets" | "zone"): string {
   const runs: [number, number][] = [];
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;
@@ -189,33 +184,22 @@ describe("clientIpKey properties", () => {
 
   it("gives addresses differing in the first 64 bits different keys", () => {
     fc.assert(
-      fc.property(
-        fc.oneof(address, zeroHeavyAddress),
-        fc.oneof(address, zeroHeavyAddress),
-        (a, b) => {
-          fc.pre(a.slice(0, 4).join() !== b.slice(0, 4).join());
-          expect(clientIpKey(expanded(a, false))).not.toBe(clientIpKey(expanded(b, false)));
-        },
-      ),
+      fc.property(fc.oneof(address, zeroHeavyAddress), fc.oneof(address, zeroHeavyAddress), (a, b) => {
+        fc.pre(a.slice(0, 4).join() !== b.slice(0, 4).join());
+        expect(clientIpKey(expanded(a, false))).not.toBe(clientIpKey(expanded(b, false)));
+      }),
       { numRuns: 2000 },
     );
   });
 
   it("gives addresses differing only in the last 64 bits the same key", () => {
     fc.assert(
-      fc.property(
-        fc.oneof(address, zeroHeavyAddress),
-        fc.array(group, { minLength: 4, maxLength: 4 }),
-        fc.nat(),
-        (a, low, runPick) => {
-          // In ::/64 the IPv4-mapped range deliberately gets per-IPv4 keys.
-          fc.pre(!prefixIsZero(a));
-          const b = [...a.slice(0, 4), ...low];
-          expect(clientIpKey(compressed(b, runPick, false, "none"))).toBe(
-            clientIpKey(expanded(a, true)),
-          );
-        },
-      ),
+      fc.property(fc.oneof(address, zeroHeavyAddress), fc.array(group, { minLength: 4, maxLength: 4 }), fc.nat(), (a, low, runPick) => {
+        // In ::/64 the IPv4-mapped range deliberately gets per-IPv4 keys.
+        fc.pre(!prefixIsZero(a));
+        const b = [...a.slice(0, 4), ...low];
+        expect(clientIpKey(compressed(b, runPick, false, "none"))).toBe(clientIpKey(expanded(a, true)));
+      }),
       { numRuns: 2000 },
     );
   });

@@ -3,9 +3,7 @@ import fc from "fast-check";
 import { normalizePath } from "../../../../src/core/rules/normalize.ts";
 
 /** Characters RFC 3986 allows literally in a path segment. */
-const PCHAR = new Set(
-  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@",
-);
+const PCHAR = new Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@");
 
 function ok(raw: string): { path: string; upstreamPath: string } {
   const r = normalizePath(raw);
@@ -119,9 +117,35 @@ const rawPathArb = fc
   .array(
     fc.oneof(
       fc.constantFrom(
-        "/", "//", ".", "..", "./", "../", "%", "%2F", "%2f", "%2e", "%2E", "%25",
-        "%252F", "%C3%A9", "%c3%a9", "%zz", "%4", "%C3", "%FF", "%00", "%20", "?", "#",
-        " ", "\\", "é", "😀", "runs", "query",
+        "/",
+        "//",
+        ".",
+        "..",
+        "./",
+        "../",
+        "%",
+        "%2F",
+        "%2f",
+        "%2e",
+        "%2E",
+        "%25",
+        "%252F",
+        "%C3%A9",
+        "%c3%a9",
+        "%zz",
+        "%4",
+        "%C3",
+        "%FF",
+        "%00",
+        "%20",
+        "?",
+        "#",
+        " ",
+        "\\",
+        "é",
+        "😀",
+        "runs",
+        "query",
       ),
       fc.string({ unit: "grapheme", maxLength: 4 }),
       fc.string({ unit: "binary", maxLength: 3 }),
@@ -216,18 +240,19 @@ describe("normalizePath properties", () => {
   it("treats every spelling of a segment list as the same path", () => {
     fc.assert(
       fc.property(
-        fc.array(segmentArb, { maxLength: 5 }).chain((segments) =>
-          fc.tuple(
-            fc.constant(segments),
-            fc.tuple(...segments.map((s) => fc.tuple(separatorArb, spellArb(s)))),
-            fc.constantFrom("", "/", "//", "/.", "/./", "/x/..", "/%2E"),
+        fc
+          .array(segmentArb, { maxLength: 5 })
+          .chain((segments) =>
+            fc.tuple(
+              fc.constant(segments),
+              fc.tuple(...segments.map((s) => fc.tuple(separatorArb, spellArb(s)))),
+              fc.constantFrom("", "/", "//", "/.", "/./", "/x/..", "/%2E"),
+            ),
           ),
-        ),
         ([segments, spelled, trailing]) => {
           const expected = "/" + segments.join("/");
           // The canonical wire spelling: pchar literal, everything else escaped.
-          const canonical =
-            "/" + segments.map((s) => [...s].map((ch) => (PCHAR.has(ch) ? ch : pctEncode(ch, true))).join("")).join("/");
+          const canonical = "/" + segments.map((s) => [...s].map((ch) => (PCHAR.has(ch) ? ch : pctEncode(ch, true))).join("")).join("/");
           const plain = ok(canonical);
           expect(plain).toEqual({ path: expected, upstreamPath: canonical });
 

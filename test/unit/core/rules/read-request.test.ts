@@ -12,12 +12,24 @@ function read(rawPath: string, headers: Array<[string, string]> = [], method = "
 
 describe("readRequest: the request as the upstream reads it", () => {
   it("reads the identity headers", () => {
-    expect(read("/runs/query", [["x-api-key", "k"], ["x-user-id", "u"]], "POST")).toMatchObject({ ok: true, apiKey: "k", userId: "u" });
+    expect(
+      read(
+        "/runs/query",
+        [
+          ["x-api-key", "k"],
+          ["x-user-id", "u"],
+        ],
+        "POST",
+      ),
+    ).toMatchObject({ ok: true, apiKey: "k", userId: "u" });
     expect(read("/runs/query")).toMatchObject({ ok: true, apiKey: null, userId: null });
   });
 
   it.each(["x-api-key", "x-user-id", "X-Api-Key"])("refuses %s sent twice, naming the header", (name) => {
-    const result = read("/runs/stats", [[name, "E"], [name.toLowerCase(), "other"]]);
+    const result = read("/runs/stats", [
+      [name, "E"],
+      [name.toLowerCase(), "other"],
+    ]);
     expect(result).toMatchObject({ ok: false, status: 400 });
     expect(!result.ok && result.detail).toContain(`Header ${name.toLowerCase()} must be sent once`);
   });

@@ -23,24 +23,25 @@ function parseTable(markdown: string): SpecRow[] {
   const start = lines.findIndex((line) => line.startsWith("| # | Match |"));
   if (start < 0) throw new Error("no Limits table found");
   const end = lines.findIndex((line, i) => i > start && !line.startsWith("|"));
-  return lines
-    .slice(start + 2, end < 0 ? undefined : end)
-    .map((line) => {
-      const cells = line.split("|").slice(1, -1).map((c) => c.trim());
-      const limit = (cell: string) => {
-        const m = /^(\d+) \/ (\d+)$/.exec(cell);
-        if (!m) throw new Error(`bad limit cell "${cell}"`);
-        return { count: Number(m[1]), interval: Number(m[2]) };
-      };
-      return {
-        id: Number(cells[0]),
-        match: cells[1]!,
-        identity: cells[2]!,
-        us: limit(cells[3]!),
-        eu: limit(cells[4]!),
-        category: cells[5]!,
-      };
-    });
+  return lines.slice(start + 2, end < 0 ? undefined : end).map((line) => {
+    const cells = line
+      .split("|")
+      .slice(1, -1)
+      .map((c) => c.trim());
+    const limit = (cell: string) => {
+      const m = /^(\d+) \/ (\d+)$/.exec(cell);
+      if (!m) throw new Error(`bad limit cell "${cell}"`);
+      return { count: Number(m[1]), interval: Number(m[2]) };
+    };
+    return {
+      id: Number(cells[0]),
+      match: cells[1]!,
+      identity: cells[2]!,
+      us: limit(cells[3]!),
+      eu: limit(cells[4]!),
+      category: cells[5]!,
+    };
+  });
 }
 
 const IDENTITY_FROM_SPEC: Record<string, string> = {

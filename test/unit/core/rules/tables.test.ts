@@ -5,8 +5,7 @@ import { publishedRow } from "../../../support/rows.ts";
 
 describe("one rule table per upstream", () => {
   it("the control plane and the agent server get the published path-free rows: high throughput, default and catch-all", () => {
-    const tiers = (name: "control-plane" | "agent-server") =>
-      ruleTables[name].rules.map((r) => ({ tier: r.tier, identity: r.identity, limits: r.limits }));
+    const tiers = (name: "control-plane" | "agent-server") => ruleTables[name].rules.map((r) => ({ tier: r.tier, identity: r.identity, limits: r.limits }));
     const tierOf = (id: number) => ({ tier: publishedRow(id).tier, identity: publishedRow(id).identity, limits: publishedRow(id).limits });
     expect(tiers("control-plane")).toEqual([tierOf(1), tierOf(25), tierOf(29)]);
     expect(tiers("agent-server")).toEqual([tierOf(1), tierOf(25), tierOf(26), tierOf(29)]);
@@ -37,7 +36,13 @@ describe("one rule table per upstream", () => {
 
   it("refuses a rule id or name used by two tables (counters and policies are named by them)", () => {
     const agent = ruleTables["agent-server"];
-    const clash = { ...agent, rules: [{ ...agent.rules[0]!, id: 12 }, { ...agent.rules[1]!, name: "runs-query-key" }] };
+    const clash = {
+      ...agent,
+      rules: [
+        { ...agent.rules[0]!, id: 12 },
+        { ...agent.rules[1]!, name: "runs-query-key" },
+      ],
+    };
     expect(() => checkedTogether({ "hosted-api": hostedApiTable, "agent-server": clash })).toThrow(
       /rule id 12 is in both hosted-api and agent-server[\s\S]*rule name "runs-query-key" is in both hosted-api and agent-server/,
     );

@@ -21,15 +21,32 @@ describe("readUpgrade: which upgrades the gateway relays as WebSockets", () => {
   });
 
   it("refuses a subprotocol offer: a token can ride in one", () => {
-    expect(read("GET", "websocket", { "sec-websocket-protocol": "bearer, abc" })).toMatchObject({ ok: false, detail: expect.stringContaining("Sec-WebSocket-Protocol") });
+    expect(read("GET", "websocket", { "sec-websocket-protocol": "bearer, abc" })).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining("Sec-WebSocket-Protocol"),
+    });
   });
 
-  it.each(["api_key", "API-KEY", "x-api-key", "x_api_key", "apikey", "token", "access_token", "auth", "Authorization", "key", "jwt", "tenant_id", "X-Tenant-Id"])(
-    "refuses ?%s=... (a credential in the query)",
-    (name) => {
-      expect(read("GET", "websocket", {}, `?since=1&${name}=v`)).toEqual({ ok: false, detail: expect.stringContaining(`Query parameter ${name} is not accepted`) });
-    },
-  );
+  it.each([
+    "api_key",
+    "API-KEY",
+    "x-api-key",
+    "x_api_key",
+    "apikey",
+    "token",
+    "access_token",
+    "auth",
+    "Authorization",
+    "key",
+    "jwt",
+    "tenant_id",
+    "X-Tenant-Id",
+  ])("refuses ?%s=... (a credential in the query)", (name) => {
+    expect(read("GET", "websocket", {}, `?since=1&${name}=v`)).toEqual({
+      ok: false,
+      detail: expect.stringContaining(`Query parameter ${name} is not accepted`),
+    });
+  });
 
   it("lets other query parameters through", () => {
     expect(read("GET", "websocket", {}, "?since=4&channels=values&keyword=x")).toEqual({ ok: true, websocket: true });
@@ -39,13 +56,24 @@ describe("readUpgrade: which upgrades the gateway relays as WebSockets", () => {
 describe("readRequest reads the upgrade before any counter", () => {
   it("marks a WebSocket upgrade, and only one", () => {
     const headers = (h: Record<string, string>) => new Headers(h);
-    expect(readRequest(hostedApiTable, { method: "GET", rawPath: "/runs/stats", headers: headers({ upgrade: "websocket" }) })).toMatchObject({ ok: true, websocket: true });
-    expect(readRequest(hostedApiTable, { method: "GET", rawPath: "/runs/stats", headers: headers({ upgrade: "h2c" }) })).toMatchObject({ ok: true, websocket: false });
+    expect(readRequest(hostedApiTable, { method: "GET", rawPath: "/runs/stats", headers: headers({ upgrade: "websocket" }) })).toMatchObject({
+      ok: true,
+      websocket: true,
+    });
+    expect(readRequest(hostedApiTable, { method: "GET", rawPath: "/runs/stats", headers: headers({ upgrade: "h2c" }) })).toMatchObject({
+      ok: true,
+      websocket: false,
+    });
     expect(readRequest(hostedApiTable, { method: "GET", rawPath: "/runs/stats", headers: headers({}) })).toMatchObject({ ok: true, websocket: false });
   });
 
   it("refuses with 400 what readUpgrade refuses", () => {
-    const reading = readRequest(hostedApiTable, { method: "GET", rawPath: "/runs/stats", headers: new Headers({ upgrade: "websocket" }), search: "?api_key=k" });
+    const reading = readRequest(hostedApiTable, {
+      method: "GET",
+      rawPath: "/runs/stats",
+      headers: new Headers({ upgrade: "websocket" }),
+      search: "?api_key=k",
+    });
     expect(reading).toMatchObject({ ok: false, status: 400, detail: expect.stringContaining("Query parameter api_key") });
   });
 });

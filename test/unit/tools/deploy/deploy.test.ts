@@ -69,7 +69,11 @@ describe("npm run deploy", () => {
   it("rolls back to the old version at 100% when the new one's probe fails, and exits 4", async () => {
     const config = await fork();
     // The new version is broken: any request pinned to it is unhealthy; the old one is fine.
-    const endpoint = await health((h) => (h["cloudflare-workers-version-overrides"]?.includes(NEW) ? { status: 503, body: { status: "unavailable", detail: "IDENTITY_HMAC_SECRET is shorter than 32 bytes" } } : OK));
+    const endpoint = await health((h) =>
+      h["cloudflare-workers-version-overrides"]?.includes(NEW)
+        ? { status: 503, body: { status: "unavailable", detail: "IDENTITY_HMAC_SECRET is shorter than 32 bytes" } }
+        : OK,
+    );
     const run = await runTool(["deploy", "us", "--config", config, "--steps", "10,50,100", ...fast(endpoint.url)]);
 
     expect(run.code, run.stdout + run.stderr).toBe(4);
@@ -77,17 +81,32 @@ describe("npm run deploy", () => {
       ["deployments", "status", "--env", "us", "--json"],
       ["versions", "upload", "--env", "us", "--message", "npm run deploy -- us"],
       versionsDeploy("us", [`${NEW}@10%`, `${OLD}@90%`], "npm run deploy: rollout 10%"),
-      versionsDeploy("us", [`${OLD}@100%`], expect.stringMatching(/^npm run deploy: rolled back \(unhealthy at 10%: 503 .*shorter than 32 bytes/) as unknown as string),
+      versionsDeploy(
+        "us",
+        [`${OLD}@100%`],
+        expect.stringMatching(/^npm run deploy: rolled back \(unhealthy at 10%: 503 .*shorter than 32 bytes/) as unknown as string,
+      ),
     ]);
     // Two tries pinned to the new version, then one unpinned after the rollback.
-    expect(endpoint.seen.map((h) => h["cloudflare-workers-version-overrides"] ?? "unpinned")).toEqual([`tollgate-us="${NEW}"`, `tollgate-us="${NEW}"`, "unpinned"]);
+    expect(endpoint.seen.map((h) => h["cloudflare-workers-version-overrides"] ?? "unpinned")).toEqual([
+      `tollgate-us="${NEW}"`,
+      `tollgate-us="${NEW}"`,
+      "unpinned",
+    ]);
     expect(run.stdout).toContain(`rolled back: ${OLD} serves 100% again and is healthy`);
   });
 
   it("rolls back when a rollout step itself fails", async () => {
     const config = await fork();
     const endpoint = await health(() => OK);
-    const scenario = { ...healthyScenario(), [`versions deploy ${NEW}@50%`]: { exit: 1, stderr: "✘ [ERROR] A request to the Cloudflare API failed.", output: { type: "command-failed", version: 1, message: "A request to the Cloudflare API failed." } } };
+    const scenario = {
+      ...healthyScenario(),
+      [`versions deploy ${NEW}@50%`]: {
+        exit: 1,
+        stderr: "✘ [ERROR] A request to the Cloudflare API failed.",
+        output: { type: "command-failed", version: 1, message: "A request to the Cloudflare API failed." },
+      },
+    };
     const run = await runTool(["deploy", "us", "--config", config, "--steps", "10,50,100", ...fast(endpoint.url)], { scenario });
     expect(run.code, run.stdout + run.stderr).toBe(4);
     expect(run.calls.slice(-2)).toEqual([
@@ -99,20 +118,29 @@ describe("npm run deploy", () => {
   it("exits 5 when even the rollback fails, naming the command to run", async () => {
     const config = await fork();
     const endpoint = await health((h) => (h["cloudflare-workers-version-overrides"] ? { status: 503, body: { status: "unavailable" } } : OK));
-    const scenario = { ...healthyScenario(), [`versions deploy ${OLD}@100%`]: { exit: 1, output: { type: "command-failed", version: 1, message: "Authentication error" } } };
+    const scenario = {
+      ...healthyScenario(),
+      [`versions deploy ${OLD}@100%`]: { exit: 1, output: { type: "command-failed", version: 1, message: "Authentication error" } },
+    };
     const run = await runTool(["deploy", "us", "--config", config, ...fast(endpoint.url)], { scenario });
     expect(run.code).toBe(5);
-    expect(run.stdout).toContain(`ROLLBACK FAILED: Authentication error. ${NEW} may still serve traffic: run npx wrangler versions deploy ${OLD}@100% --env us --yes`);
+    expect(run.stdout).toContain(
+      `ROLLBACK FAILED: Authentication error. ${NEW} may still serve traffic: run npx wrangler versions deploy ${OLD}@100% --env us --yes`,
+    );
   });
 
   it("stops before changing anything when a Durable Object migration is pending, and deploys it whole with --migrate", async () => {
     const config = await fork();
     const endpoint = await health(() => OK);
-    const message = "This Worker has a pending Durable Object migration, which cannot be applied by `wrangler versions upload`. Durable Object migrations must be applied with `wrangler deploy`.";
+    const message =
+      "This Worker has a pending Durable Object migration, which cannot be applied by `wrangler versions upload`. Durable Object migrations must be applied with `wrangler deploy`.";
     const scenario = {
       ...healthyScenario(),
       "versions upload": { exit: 1, stderr: `✘ [ERROR] ${message}`, output: { type: "command-failed", version: 1, message } },
-      deploy: { stdout: `Uploaded tollgate-us (3.10 sec)\nCurrent Version ID: ${NEW}`, output: { type: "deploy", version: 1, worker_name: "tollgate-us", version_id: NEW, targets: [] } },
+      deploy: {
+        stdout: `Uploaded tollgate-us (3.10 sec)\nCurrent Version ID: ${NEW}`,
+        output: { type: "deploy", version: 1, worker_name: "tollgate-us", version_id: NEW, targets: [] },
+      },
     };
     const refused = await runTool(["deploy", "us", "--config", config, ...fast(endpoint.url)], { scenario });
     expect(refused.code).toBe(3);
@@ -139,8 +167,19 @@ describe("npm run deploy", () => {
 
   it("refuses a traffic split it did not start", async () => {
     const config = await fork();
-    const split = { stdout: JSON.stringify({ id: "d", created_on: "2026-11-21T10:00:00.000Z", versions: [{ version_id: NEW, percentage: 50 }, { version_id: OLD, percentage: 50 }] }) };
-    const run = await runTool(["deploy", "us", "--config", config, "--probe-url", "http://127.0.0.1:9/"], { scenario: { ...healthyScenario(), "deployments status": split } });
+    const split = {
+      stdout: JSON.stringify({
+        id: "d",
+        created_on: "2026-11-21T10:00:00.000Z",
+        versions: [
+          { version_id: NEW, percentage: 50 },
+          { version_id: OLD, percentage: 50 },
+        ],
+      }),
+    };
+    const run = await runTool(["deploy", "us", "--config", config, "--probe-url", "http://127.0.0.1:9/"], {
+      scenario: { ...healthyScenario(), "deployments status": split },
+    });
     expect(run.code).toBe(3);
     expect(run.calls.at(-1)).toEqual(["deployments", "status", "--env", "us", "--json"]);
     expect(run.stdout).toContain(`traffic is split (${NEW}@50%, ${OLD}@50%)`);
@@ -157,10 +196,26 @@ describe("npm run deploy", () => {
   });
 
   it.each([
-    ["a host without a route", (t: string) => t.replace(/  \{ pattern = "control\.us\.tollgate-fork\.net", custom_domain = true \},\n/, ""), "no route for control.us.tollgate-fork.net (listed in UPSTREAM_HOSTS)"],
-    ["an origin over http", (t: string) => t.replace('"https://hosted-api.origin.us.', '"http://hosted-api.origin.us.'), "HOSTED_API_ORIGIN: \"http://hosted-api.origin.us.tollgate-fork.net\" is not https"],
-    ["an emulator as an origin", (t: string) => t.replace('AGENT_SERVER_ORIGIN = "https://agent-server.origin.us.tollgate-fork.net"', 'AGENT_SERVER_ORIGIN = "service"'), 'AGENT_SERVER_ORIGIN: is "service"'],
-    ["an admin host that is also an upstream host", (t: string) => t.replace('ADMIN_HOSTS = "tollgate-admin.us.tollgate-fork.net"', 'ADMIN_HOSTS = "api.us.tollgate-fork.net"'), "is also an upstream host in UPSTREAM_HOSTS"],
+    [
+      "a host without a route",
+      (t: string) => t.replace(/  \{ pattern = "control\.us\.tollgate-fork\.net", custom_domain = true \},\n/, ""),
+      "no route for control.us.tollgate-fork.net (listed in UPSTREAM_HOSTS)",
+    ],
+    [
+      "an origin over http",
+      (t: string) => t.replace('"https://hosted-api.origin.us.', '"http://hosted-api.origin.us.'),
+      'HOSTED_API_ORIGIN: "http://hosted-api.origin.us.tollgate-fork.net" is not https',
+    ],
+    [
+      "an emulator as an origin",
+      (t: string) => t.replace('AGENT_SERVER_ORIGIN = "https://agent-server.origin.us.tollgate-fork.net"', 'AGENT_SERVER_ORIGIN = "service"'),
+      'AGENT_SERVER_ORIGIN: is "service"',
+    ],
+    [
+      "an admin host that is also an upstream host",
+      (t: string) => t.replace('ADMIN_HOSTS = "tollgate-admin.us.tollgate-fork.net"', 'ADMIN_HOSTS = "api.us.tollgate-fork.net"'),
+      "is also an upstream host in UPSTREAM_HOSTS",
+    ],
   ])("refuses %s", async (_, edit, finding) => {
     const run = await runTool(["deploy", "us", "--config", await fork(edit)]);
     expect(run.code).toBe(3);
@@ -184,7 +239,9 @@ describe("npm run deploy", () => {
   it("refuses a bad region or option with exit 2 and one line", async () => {
     const region = await runTool(["deploy", "mars"]);
     expect(region.code).toBe(2);
-    expect(region.stderr.trim()).toBe('deploy: region: "mars" is not one of us, eu (each is an environment of wrangler.toml) (npm run deploy -- --help lists every option)');
+    expect(region.stderr.trim()).toBe(
+      'deploy: region: "mars" is not one of us, eu (each is an environment of wrangler.toml) (npm run deploy -- --help lists every option)',
+    );
     const steps = await runTool(["deploy", "us", "--steps", "50,10,100"]);
     expect(steps.code).toBe(2);
     expect(steps.stderr).toContain('--steps: "50,10,100" must ascend');

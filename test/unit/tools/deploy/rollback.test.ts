@@ -52,7 +52,10 @@ describe("npm run rollback", () => {
     expect(same.calls).toEqual([["deployments", "list", "--env", "us", "--json"]]);
     expect(same.stdout).toContain(`${NEW} already serves 100% of tollgate-us`);
 
-    const scenario = { ...healthyScenario(), rollback: { exit: 1, output: { type: "command-failed", version: 1, message: "Cannot rollback: a Durable Object migration occurred since" } } };
+    const scenario = {
+      ...healthyScenario(),
+      rollback: { exit: 1, output: { type: "command-failed", version: 1, message: "Cannot rollback: a Durable Object migration occurred since" } },
+    };
     const refused = await runTool(["rollback", "us", "--config", config, ...fast], { scenario });
     expect(refused.code).toBe(3);
     expect(refused.stdout).toContain("wrangler rollback failed: Cannot rollback: a Durable Object migration occurred since");

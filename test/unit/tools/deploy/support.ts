@@ -17,7 +17,16 @@ export const OLDER = "33333333-3333-4333-8333-333333333333";
 /** wrangler's answers when everything is in order: both secrets set, OLD at 100%, NEW uploaded. */
 export function healthyScenario(): Record<string, unknown> {
   return {
-    "secret list": { stdout: JSON.stringify([{ name: "IDENTITY_HMAC_SECRET", type: "secret_text" }, { name: "ADMIN_TOKEN", type: "secret_text" }], null, "  ") },
+    "secret list": {
+      stdout: JSON.stringify(
+        [
+          { name: "IDENTITY_HMAC_SECRET", type: "secret_text" },
+          { name: "ADMIN_TOKEN", type: "secret_text" },
+        ],
+        null,
+        "  ",
+      ),
+    },
     "deployments status": { stdout: JSON.stringify(deployment("2026-11-20T10:00:00.000Z", [[OLD, 100]])) },
     "versions upload": {
       stdout: `Total Upload: 612.30 KiB / gzip: 120.02 KiB\nUploaded tollgate-us (2.31 sec)\nWorker Version ID: ${NEW}`,
@@ -27,7 +36,10 @@ export function healthyScenario(): Record<string, unknown> {
       stdout: JSON.stringify([
         deployment("2026-11-18T10:00:00.000Z", [[OLDER, 100]]),
         deployment("2026-11-20T10:00:00.000Z", [[OLD, 100]]),
-        deployment("2026-11-21T10:00:00.000Z", [[NEW, 10], [OLD, 90]]),
+        deployment("2026-11-21T10:00:00.000Z", [
+          [NEW, 10],
+          [OLD, 90],
+        ]),
         deployment("2026-11-21T11:00:00.000Z", [[NEW, 100]]),
       ]),
     },
@@ -35,7 +47,15 @@ export function healthyScenario(): Record<string, unknown> {
 }
 
 function deployment(createdOn: string, versions: Array<[string, number]>) {
-  return { id: `d-${createdOn}`, source: "wrangler", strategy: "percentage", author_email: "ops@tollgate-fork.net", created_on: createdOn, annotations: {}, versions: versions.map(([version_id, percentage]) => ({ version_id, percentage })) };
+  return {
+    id: `d-${createdOn}`,
+    source: "wrangler",
+    strategy: "percentage",
+    author_email: "ops@tollgate-fork.net",
+    created_on: createdOn,
+    annotations: {},
+    versions: versions.map(([version_id, percentage]) => ({ version_id, percentage })),
+  };
 }
 
 /** A fork's checkout: the repository's wrangler.toml with its example names replaced, and its rules. */
@@ -93,7 +113,13 @@ export async function runTool(args: readonly string[], options: { scenario?: Rec
         (error, stdout, stderr) => done({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
       );
     });
-    const calls = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as string[]) : [];
+    const calls = existsSync(log)
+      ? readFileSync(log, "utf8")
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as string[])
+      : [];
     return { code, stdout, stderr, calls };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -109,4 +135,13 @@ export const CHECK_CALLS = (region: string) => [
 ];
 
 /** `wrangler versions deploy` as the tool calls it. */
-export const versionsDeploy = (region: string, traffic: string[], message: string) => ["versions", "deploy", ...traffic, "--env", region, "--yes", "--message", message];
+export const versionsDeploy = (region: string, traffic: string[], message: string) => [
+  "versions",
+  "deploy",
+  ...traffic,
+  "--env",
+  region,
+  "--yes",
+  "--message",
+  message,
+];

@@ -39,9 +39,21 @@ const output = () => {
 
 describe("runCommand", () => {
   it("runs, reports, and exits 0 on PASS and 1 on FAIL", async () => {
-    expect(await runCommand(command(async (o) => o.n), ["--n", "5"], output())).toBe(0);
+    expect(
+      await runCommand(
+        command(async (o) => o.n),
+        ["--n", "5"],
+        output(),
+      ),
+    ).toBe(0);
     expect(lines).toEqual({ out: ["result 5"], err: [] });
-    expect(await runCommand(command(async () => -1), [], output())).toBe(1);
+    expect(
+      await runCommand(
+        command(async () => -1),
+        [],
+        output(),
+      ),
+    ).toBe(1);
     expect(lines.out).toEqual(["result -1"]);
   });
 
@@ -62,7 +74,13 @@ describe("runCommand", () => {
   });
 
   it("refuses a bad argument, from the parser or from the run, in one line on stderr, exit 2", async () => {
-    expect(await runCommand(command(async () => 0), ["--n", "x"], output())).toBe(2);
+    expect(
+      await runCommand(
+        command(async () => 0),
+        ["--n", "x"],
+        output(),
+      ),
+    ).toBe(2);
     expect(lines).toEqual({ out: [], err: ['bench:test: --n: "x" is not a number (npm run bench:test -- --help lists every option)'] });
     expect(await runCommand(throwing(new BadArgument("--region: the gateway enforces another limit")), [], output())).toBe(2);
     expect(lines.err).toEqual(["bench:test: --region: the gateway enforces another limit (npm run bench:test -- --help lists every option)"]);

@@ -6,7 +6,14 @@ import { textTable, wrap, writeJson } from "../../../../tools/kit/report.ts";
 
 describe("textTable", () => {
   it("prints a plain, compact table: no colour codes, one line per row, aligned as asked", () => {
-    const text = textTable({ head: ["name", "n"], aligns: ["left", "right"], rows: [["a", "1"], ["bb", "100"]] });
+    const text = textTable({
+      head: ["name", "n"],
+      aligns: ["left", "right"],
+      rows: [
+        ["a", "1"],
+        ["bb", "100"],
+      ],
+    });
     expect(text).not.toMatch(/\x1b\[/);
     const lines = text.split("\n");
     // Top border, head, separator, two rows, bottom border: compact has no line between rows.

@@ -11,7 +11,11 @@ describe("the run's verdict", () => {
   });
 
   it("has one exit status paragraph for every command, in order, within 100 columns", () => {
-    const text = exitStatusText({ pass: "every rule held", fail: "a rule failed and this reason is long enough to need a second line of text", couldNotRun: "the gateway did not start" });
+    const text = exitStatusText({
+      pass: "every rule held",
+      fail: "a rule failed and this reason is long enough to need a second line of text",
+      couldNotRun: "the gateway did not start",
+    });
     expect(text.replace(/\n/g, " ")).toBe(
       "exit status: 0 every rule held; 1 a rule failed and this reason is long enough to need a second line of text; 2 bad arguments; 3 the gateway did not start",
     );

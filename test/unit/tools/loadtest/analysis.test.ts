@@ -1,7 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FixedWindow, SlidingWindow } from "../../../../src/core/limiter/index.ts";
-import { analyzeRule, headerExposures, maxHeaderExposure, maxProvenInWindow, percentiles, underAdmission, type AnalysisInput } from "../../../../tools/loadtest/analysis.ts";
+import {
+  analyzeRule,
+  headerExposures,
+  maxHeaderExposure,
+  maxProvenInWindow,
+  percentiles,
+  underAdmission,
+  type AnalysisInput,
+} from "../../../../tools/loadtest/analysis.ts";
 import { toleranceMs, type Answer } from "../../../../tools/loadtest/answer.ts";
 import { failsRun } from "../../../../tools/loadtest/outcome.ts";
 import { judgeRetry } from "../../../../tools/loadtest/retry.ts";
@@ -90,7 +98,13 @@ describe("judgeRetry", () => {
   it("passes a retry admitted after Retry-After and reports the over-wait", () => {
     const answers = [fill(0, 200), fill(0, 200), fill(1, 429), probe, { kind: "retry", identity: "r", sendMs: 1025, recvMs: 1030, status: 200 } as Answer];
     // The window (100 ms) freed by 5 + 100 = 105 ms; Retry-After sent the client back at 1025.
-    expect(judgeRetry(answers, 100)).toEqual({ outcome: "held", finding: "admitted on its first retry after Retry-After 1 s", retryAfterS: 1, waitedMs: 1000, overWaitMs: 920 });
+    expect(judgeRetry(answers, 100)).toEqual({
+      outcome: "held",
+      finding: "admitted on its first retry after Retry-After 1 s",
+      retryAfterS: 1,
+      waitedMs: 1000,
+      overWaitMs: 920,
+    });
   });
 
   it("fails a retry refused on its first honoured retry", () => {
@@ -183,7 +197,14 @@ describe("a correct sliding window is never flagged", () => {
         fc.integer({ min: 1, max: 40 }),
         // Scaled windows are fractional; the gateway rounds them to whole milliseconds.
         fc.double({ min: 20, max: 5000, noNaN: true }),
-        fc.array(fc.record({ gap: fc.double({ min: 0, max: 3000, noNaN: true }), size: fc.integer({ min: 1, max: 60 }), spread: fc.double({ min: 0, max: 200, noNaN: true }) }), { minLength: 1, maxLength: 25 }),
+        fc.array(
+          fc.record({
+            gap: fc.double({ min: 0, max: 3000, noNaN: true }),
+            size: fc.integer({ min: 1, max: 60 }),
+            spread: fc.double({ min: 0, max: 200, noNaN: true }),
+          }),
+          { minLength: 1, maxLength: 25 },
+        ),
         networkArb,
         (count, windowMs, groups, net) => {
           const random = seededRandom(net.seed ^ 0x5bd1e995);
@@ -194,7 +215,11 @@ describe("a correct sliding window is never flagged", () => {
             for (let i = 0; i < g.size; i++) sends.push({ sendMs: t + random() * g.spread });
           }
           const limiter = new SlidingWindow({ count, intervalMs: Math.max(1, Math.round(windowMs)) });
-          const answers = simulate(limiter, sends.sort((a, b) => a.sendMs - b.sendMs), network(net));
+          const answers = simulate(
+            limiter,
+            sends.sort((a, b) => a.sendMs - b.sendMs),
+            network(net),
+          );
           const adm = answers.filter((a) => a.status === 200).map((a) => ({ s: a.sendMs, r: a.recvMs, remaining: a.remaining }));
           const proven = maxProvenInWindow(adm, windowMs).admitted;
           expect(proven).toBeLessThanOrEqual(count);
@@ -295,7 +320,10 @@ describe("the window check's words, with their reasons", () => {
     const windowMs = 10_000 / 60;
     const { steady, burst } = toolTraffic({ windowMs, count, rate, durationMs: 6000, burstSize: Math.min(2 * count, 200), bursts: 5, random });
     const net: Network = { toGateway: latency, fromGateway: latency, clockOffsetMs: 77 };
-    const answers = [...simulate(new SlidingWindow({ count, intervalMs: 167 }), steady, net, "steady"), ...simulate(new SlidingWindow({ count, intervalMs: 167 }), burst, net, "burst")];
+    const answers = [
+      ...simulate(new SlidingWindow({ count, intervalMs: 167 }), steady, net, "steady"),
+      ...simulate(new SlidingWindow({ count, intervalMs: 167 }), burst, net, "burst"),
+    ];
     return analyzeRule(input(count, windowMs, 6000, (2 * count) / (windowMs / 1000), 10), answers);
   };
 
@@ -331,7 +359,9 @@ describe("the window check's words, with their reasons", () => {
     expect(figures.limitReached).toBe(true);
     expect(judgement.outcome).toBe("unjudged");
     expect(judgement.finding).toMatch(/^at most \d+ admitted in any provable 10 s window, limit 15$/);
-    expect(judgement.why).toMatch(new RegExp(`^the gateway refused requests, but ${series.hiddenTotal} of ${figures.admitted} admissions took 162 ms or longer to answer`));
+    expect(judgement.why).toMatch(
+      new RegExp(`^the gateway refused requests, but ${series.hiddenTotal} of ${figures.admitted} admissions took 162 ms or longer to answer`),
+    );
     expect(series.hidden.some((n) => n > 0)).toBe(true);
     expect(chartPeak(series)).toBe(figures.maxInWindow.admitted);
     expect(chartPeak(series)).toBeLessThan(15);

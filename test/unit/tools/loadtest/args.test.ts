@@ -76,8 +76,32 @@ describe("parseCli", () => {
   });
 
   it("reads the documented options", () => {
-    const o = parse("--rules", "12,28", "--region", "eu", "--time-scale", "60", "--load", "1.5", "--json", "r.json", "--report", "r.html", "--no-progress", "--no-second-try");
-    expect(o).toMatchObject({ rules: [12, 28], regions: ["eu"], timeScale: 60, load: 1.5, json: "r.json", report: "r.html", progress: false, secondTry: false });
+    const o = parse(
+      "--rules",
+      "12,28",
+      "--region",
+      "eu",
+      "--time-scale",
+      "60",
+      "--load",
+      "1.5",
+      "--json",
+      "r.json",
+      "--report",
+      "r.html",
+      "--no-progress",
+      "--no-second-try",
+    );
+    expect(o).toMatchObject({
+      rules: [12, 28],
+      regions: ["eu"],
+      timeScale: 60,
+      load: 1.5,
+      json: "r.json",
+      report: "r.html",
+      progress: false,
+      secondTry: false,
+    });
     expect(parse("--target", "https://gw.example.com/base").target?.href).toBe("https://gw.example.com/base");
   });
 

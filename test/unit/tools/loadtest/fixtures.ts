@@ -32,7 +32,12 @@ const fixed = (count: number, intervalMs: number) => new FixedWindow({ count, in
 
 /** The retry client against its own counter: a fill of count + 2 at once, then one retry after Retry-After. */
 function retryClient(limiter: Limiter, count: number, windowMs: number, net: Network): Answer[] {
-  const fill = simulate(limiter, Array.from({ length: count + 2 }, (_, i) => ({ sendMs: 10 + i * 0.05, kind: "fill" as const })), net, "retry");
+  const fill = simulate(
+    limiter,
+    Array.from({ length: count + 2 }, (_, i) => ({ sendMs: 10 + i * 0.05, kind: "fill" as const })),
+    net,
+    "retry",
+  );
   const promise = retryPromise(fill, windowMs);
   if (!promise?.retryAfterS) return fill;
   return [...fill, ...simulate(limiter, [{ sendMs: promise.recvMs + promise.retryAfterS * 1000, kind: "retry" }], net, "retry")];
@@ -96,7 +101,16 @@ export const CANNED_RULES: readonly CannedRule[] = [
   // Out of reach of one client: unjudged, the limit never reached.
   { id: 11, name: "runs-multipart-key", count: 6000, intervalS: 10, limiter: sliding, rate: 200, seed: 3 },
   // A loaded machine: a third of the answers take 0.2 to 1.2 s against a 167 ms window, so windows go blind and none is proven full.
-  { id: 13, name: "runs-query-user", count: 15, intervalS: 10, limiter: sliding, rate: 180, seed: 4, latency: (u) => (u < 0.33 ? 200 + u * 3000 : 40 + u * 60) },
+  {
+    id: 13,
+    name: "runs-query-user",
+    count: 15,
+    intervalS: 10,
+    limiter: sliding,
+    rate: 180,
+    seed: 4,
+    latency: (u) => (u < 0.33 ? 200 + u * 3000 : 40 + u * 60),
+  },
 ];
 
 /** A run of the canned rules, as `runLoadTest` would return it. */

@@ -42,7 +42,9 @@ interface XmlElement {
   getElementsByTagName(name: string): ArrayLike<XmlElement> & Iterable<XmlElement>;
 }
 interface XmlPage {
-  DOMParser: new () => { parseFromString(text: string, type: "application/xml"): { documentElement: XmlElement; getElementsByTagName(name: string): ArrayLike<XmlElement> } };
+  DOMParser: new () => {
+    parseFromString(text: string, type: "application/xml"): { documentElement: XmlElement; getElementsByTagName(name: string): ArrayLike<XmlElement> };
+  };
 }
 
 /** Parses each XML text with the browser's DOMParser and returns what a JUnit reader looks at. */
@@ -68,7 +70,9 @@ async function parseInChromium(xmls: string[]): Promise<Parsed[]> {
             name: c.getAttribute("name") ?? "",
             classname: c.getAttribute("classname") ?? "",
             time: c.getAttribute("time") ?? "",
-            states: [...c.children].filter((x) => ["failure", "error", "skipped"].includes(x.tagName)).map((x) => ({ tag: x.tagName, type: x.getAttribute("type"), message: x.getAttribute("message") })),
+            states: [...c.children]
+              .filter((x) => ["failure", "error", "skipped"].includes(x.tagName))
+              .map((x) => ({ tag: x.tagName, type: x.getAttribute("type"), message: x.getAttribute("message") })),
             out: c.getElementsByTagName("system-out")[0]?.textContent ?? "",
             properties: Object.fromEntries([...c.getElementsByTagName("property")].map((p) => [p.getAttribute("name") ?? "", p.getAttribute("value") ?? ""])),
           })),
@@ -98,7 +102,10 @@ describe("renderJunit", () => {
 
   it("marks rows whose answers erred as JUnit errors", () => {
     const result = cannedResult();
-    const erred = { ...result, rules: [{ ...result.rules[0]!, judgement: { ...result.rules[0]!.judgement, outcome: "error" as const, finding: "12 answers erred", why: "status 502" } }] };
+    const erred = {
+      ...result,
+      rules: [{ ...result.rules[0]!, judgement: { ...result.rules[0]!.judgement, outcome: "error" as const, finding: "12 answers erred", why: "status 502" } }],
+    };
     const xml = renderJunit(erred);
     expect(xml).toMatch(/<error message="12 answers erred: error, because status 502" type="error"\/>/);
     expect(xml).toMatch(/errors="1"/);
@@ -129,10 +136,21 @@ describe("the JUnit report, read by a real XML parser", () => {
         expect(Number(c!.time)).toBe(r.schedule.durationS);
         expect(c!.properties).toMatchObject({ row: String(r.rule), outcome: r.judgement.outcome, "time scale": String(r.timeScale) });
         // The verdict line, as the terminal prints it, with the reason.
-        expect(c!.out.split("\n")[0]).toBe(`row ${r.rule} ${r.name}: ${r.judgement.finding}: ${r.judgement.outcome}` + (r.judgement.why ? `, because ${r.judgement.why}` : ""));
+        expect(c!.out.split("\n")[0]).toBe(
+          `row ${r.rule} ${r.name}: ${r.judgement.finding}: ${r.judgement.outcome}` + (r.judgement.why ? `, because ${r.judgement.why}` : ""),
+        );
         const expected =
-          r.judgement.outcome === "held" ? [] : r.judgement.outcome === "failed" ? ["failure:failed"] : result.unjudged === "fail" ? ["failure:unjudged"] : ["skipped:null"];
-        expect(c!.states.map((s) => `${s.tag}:${s.type}`), r.key).toEqual(expected);
+          r.judgement.outcome === "held"
+            ? []
+            : r.judgement.outcome === "failed"
+              ? ["failure:failed"]
+              : result.unjudged === "fail"
+                ? ["failure:unjudged"]
+                : ["skipped:null"];
+        expect(
+          c!.states.map((s) => `${s.tag}:${s.type}`),
+          r.key,
+        ).toEqual(expected);
         if (c!.states[0]?.tag === "failure") expect(c!.states[0].message).toContain(r.judgement.finding);
       }
     }

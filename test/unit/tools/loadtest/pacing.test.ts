@@ -3,7 +3,17 @@
 import { describe, expect, it } from "vitest";
 import { allRules, classifiers, tableOfRule } from "../../../../src/core/rules/tables.ts";
 import { DEFAULTS } from "../../../../tools/loadtest/args.ts";
-import { fixedPace, ladderFloor, MAX_SPARE_LOAD, MAX_TIME_SCALE, paceRow, rowRateCap, runBudget, SCALE_LADDER, type PacingOptions } from "../../../../tools/loadtest/pacing.ts";
+import {
+  fixedPace,
+  ladderFloor,
+  MAX_SPARE_LOAD,
+  MAX_TIME_SCALE,
+  paceRow,
+  rowRateCap,
+  runBudget,
+  SCALE_LADDER,
+  type PacingOptions,
+} from "../../../../tools/loadtest/pacing.ts";
 import { planRun, type PlanOptions } from "../../../../tools/loadtest/plan.ts";
 import { REGIONS } from "../../../../src/core/rules/schema.ts";
 
@@ -43,7 +53,9 @@ describe("paceRow", () => {
     expect(p.timeScale).toBe(0.5);
     expect(p.windowS).toBe(20);
     expect(p.steadyRate).toBeCloseTo(390);
-    expect(p.why).toMatch(/^scale 0\.5 \(20 s window, 390\/s\): 1\.3 x 6000 per window must fit 400\/s \(a third of the run's 1200\/s, 80 % of the 1500\/s measured\)$/);
+    expect(p.why).toMatch(
+      /^scale 0\.5 \(20 s window, 390\/s\): 1\.3 x 6000 per window must fit 400\/s \(a third of the run's 1200\/s, 80 % of the 1500\/s measured\)$/,
+    );
   });
 
   it("gives a busy row a window long enough for slow answers: 2000 per 10 s at 918/s measured is 13.3 s, not 10 s", () => {
@@ -121,10 +133,15 @@ describe("a paced plan of every table in both regions", () => {
     varyIp: true,
     runId: "t",
   };
-  const plan = planRun(allRules, options, (r) => classifiers[tableOfRule(r.id)!], (rule, region) => ({
-    region,
-    ...paceRow({ count: rule.limits[region].count, intervalS: rule.limits[region].interval }, o),
-  }));
+  const plan = planRun(
+    allRules,
+    options,
+    (r) => classifiers[tableOfRule(r.id)!],
+    (rule, region) => ({
+      region,
+      ...paceRow({ count: rule.limits[region].count, intervalS: rule.limits[region].interval }, o),
+    }),
+  );
 
   it("has each row once per region, with its own scale and reason, on a handful of gateways", () => {
     expect(plan.rules).toHaveLength(2 * allRules.length);

@@ -154,7 +154,9 @@ describe("planRun", () => {
     if (retry.kind !== "run") throw new Error("row 25's retry client runs");
     expect(retry.fillMs).toBeCloseTo(2505);
     expect([0, 1, 501, 1001].map((n) => fillOffsetMs(retry, n))).toEqual([0, 2.5, 1252.5, 2502.5]);
-    expect(p.load.find((g) => g.fromMs === retry.offsetMs)?.rate).toBeCloseTo((1004 * 1000) / Math.max(2505, burstSpacing(p.windowMs)) + (200 * 1000) / burstSpacing(p.windowMs));
+    expect(p.load.find((g) => g.fromMs === retry.offsetMs)?.rate).toBeCloseTo(
+      (1004 * 1000) / Math.max(2505, burstSpacing(p.windowMs)) + (200 * 1000) / burstSpacing(p.windowMs),
+    );
     // A small fill goes at once.
     const small = planRule(publishedRow(12), options({ timeScale: 1 }), 0);
     expect(small.retry).toMatchObject({ kind: "run", fillMs: 0 });

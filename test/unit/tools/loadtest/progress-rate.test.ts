@@ -96,12 +96,20 @@ describe("the live display", () => {
     vi.useFakeTimers();
     const { progress, answer } = fakeRun(60_000);
     const written: string[] = [];
-    const stream = { isTTY: false, write: (chunk: string) => (written.push(String(chunk)), true), on: () => stream, removeListener: () => stream } as unknown as NodeJS.WriteStream;
+    const stream = {
+      isTTY: false,
+      write: (chunk: string) => (written.push(String(chunk)), true),
+      on: () => stream,
+      removeListener: () => stream,
+    } as unknown as NodeJS.WriteStream;
     const display = startDisplay({ durationMs: 60_000 } as Plan, progress, stream);
     answer(13 * 30, 30_000);
     vi.advanceTimersByTime(30_000);
     display.stop();
-    const lines = written.join("").split("\n").filter((l) => l.includes("/s answered"));
+    const lines = written
+      .join("")
+      .split("\n")
+      .filter((l) => l.includes("/s answered"));
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.at(-1)).toContain("30/60 s 13/s answered, 0 open; admitted 260 denied 130 err 0; 1/2 rules done");
     for (const l of lines) expect(l).not.toMatch(/ [24]\/s /);

@@ -85,7 +85,11 @@ describe("the HTML report in Chromium", () => {
         // The card opens with its verdict line: visible, above both charts, word included.
         const verdict = card.locator(".verdict-line");
         expect(await verdict.textContent()).toBe(`${r.judgement.finding}: ${r.judgement.outcome}`);
-        const [lineBox, chartBox, denialsBox] = await Promise.all([verdict.boundingBox(), card.locator("canvas").first().boundingBox(), card.locator("canvas").last().boundingBox()]);
+        const [lineBox, chartBox, denialsBox] = await Promise.all([
+          verdict.boundingBox(),
+          card.locator("canvas").first().boundingBox(),
+          card.locator("canvas").last().boundingBox(),
+        ]);
         expect(lineBox!.height).toBeGreaterThan(10);
         expect(lineBox!.y).toBeLessThan(chartBox!.y);
         expect(chartBox!.y).toBeLessThan(denialsBox!.y);
@@ -130,7 +134,8 @@ describe("the HTML report in Chromium", () => {
               for (let y = y0 - 2; y <= y0 + 2; y++) {
                 for (let x = Math.ceil(area.left * scale); x < area.right * scale; x++) {
                   const i = 4 * (y * canvas.width + x);
-                  if (data[i + 3]! > 128 && data[i]! < 70 && data[i + 1]! < 70 && data[i + 2]! < 70) limitTenths.add(Math.floor((10 * (x / scale - area.left)) / (area.right - area.left)));
+                  if (data[i + 3]! > 128 && data[i]! < 70 && data[i + 1]! < 70 && data[i + 2]! < 70)
+                    limitTenths.add(Math.floor((10 * (x / scale - area.left)) / (area.right - area.left)));
                 }
               }
             }

@@ -50,7 +50,9 @@ describe("renderSummary", () => {
     expect(text).toMatch(/│\s+5 │ repos-key .*│ skipped\s+│\s+0 │ failed\s+│/);
     expect(text).toContain("row 12 runs-query-key: at most 15 admitted in any 10 s window, limit 15: held\n");
     expect(text).toContain("  retry: admitted on its first retry after Retry-After 1 s: held\n");
-    expect(text).toMatch(/row 5 repos-key: \d+ admitted in one 60 s window, limit 100: failed, because all \d+ were sent and answered between [\d.]+ s and [\d.]+ s\n/);
+    expect(text).toMatch(
+      /row 5 repos-key: \d+ admitted in one 60 s window, limit 100: failed, because all \d+ were sent and answered between [\d.]+ s and [\d.]+ s\n/,
+    );
     expect(text).toMatch(/row 11 runs-multipart-key: at most \d+ admitted in any 10 s window, limit 6000: unjudged, because the limit was never reached/);
     expect(text).toContain("  retry: not run: skipped, because not simulated in this canned run");
     expect(text).toContain("4 rule(s): 1 held, 1 failed, 2 unjudged; limit reached in 3");
@@ -61,14 +63,18 @@ describe("renderSummary", () => {
 
   it(`fits ${SUMMARY_WIDTH} columns, even for every row of the table with large figures and a long target`, () => {
     for (const result of [cannedResult(), widestResult()]) {
-      const long = renderSummary(result).split("\n").filter((line) => [...line].length > SUMMARY_WIDTH);
+      const long = renderSummary(result)
+        .split("\n")
+        .filter((line) => [...line].length > SUMMARY_WIDTH);
       expect(long).toEqual([]);
     }
   });
 
   it("with --wide, adds the rates, window, under-admission and latency columns", () => {
     const text = renderSummary(cannedResult(), { wide: true });
-    expect(text).toMatch(/│ row │ rule\s+│\s+limit │ scale │ window │ offered\/intended \/s │ reached │ proven │ header │ under │ retry\s+│ admit p50\/p99 ms │ deny p50\/p99 ms │ err │ outcome\s+│/);
+    expect(text).toMatch(
+      /│ row │ rule\s+│\s+limit │ scale │ window │ offered\/intended \/s │ reached │ proven │ header │ under │ retry\s+│ admit p50\/p99 ms │ deny p50\/p99 ms │ err │ outcome\s+│/,
+    );
     expect(Math.max(...text.split("\n").map((l) => l.length))).toBeGreaterThan(SUMMARY_WIDTH);
     expect(renderSummary(cannedResult())).not.toMatch(/offered\/intended|p50\/p99/);
   });
@@ -85,7 +91,12 @@ describe("one word per outcome", () => {
       expect(OUTCOMES).toContain(word);
       expect(reason.length).toBeGreaterThan(10);
       const row = text.split("\n").find((l) => new RegExp(`^│\\s+${r.rule} │`).test(l))!;
-      expect(row.trim().split(/\s*│\s*/).at(-2)).toBe(word);
+      expect(
+        row
+          .trim()
+          .split(/\s*│\s*/)
+          .at(-2),
+      ).toBe(word);
       expect(row).toContain(` ${r.judgement.checks.retry.outcome} `);
       // The verdict line, wrapped, in the terminal; as the card's first line in the HTML.
       expect(unwrap(text)).toContain(`row ${r.rule} ${r.name}: ${verdictLine(r.judgement)}`);
@@ -156,7 +167,9 @@ describe("renderReport", () => {
   it("opens each card with the verdict line, the reason under it", async () => {
     const html = renderReport(cannedResult(), "/* chart */");
     expect(html).toContain(`<p class="verdict-line">at most 15 admitted in any 10 s window, limit 15: <span class="word held"`);
-    expect(html).toMatch(/<p class="verdict-line">at most \d+ admitted in any provable 10 s window, limit 15: <span class="word unjudged"[^>]*>unjudged<\/span><\/p>\s*<p class="why">because the gateway refused requests, but \d+ of \d+ admissions took 162 ms or longer to answer/);
+    expect(html).toMatch(
+      /<p class="verdict-line">at most \d+ admitted in any provable 10 s window, limit 15: <span class="word unjudged"[^>]*>unjudged<\/span><\/p>\s*<p class="why">because the gateway refused requests, but \d+ of \d+ admissions took 162 ms or longer to answer/,
+    );
     // Row 13's slow answers: the caption says where the check is blind and why.
     expect(html).toMatch(/Shaded:<\/span> \d+ admission\(s\) took a window or more to answer/);
   });
@@ -196,7 +209,9 @@ describe("renderReport", () => {
     const base = cannedResult().rules.find((r) => r.rule === 12)!;
     const with_ = (figures: Partial<typeof base.figures>) => ({ ...base, figures: { ...base.figures, ...figures } });
     // Enough offered (180/s over 167 ms is 30 per window, count 15), refused, none early.
-    expect(shareWithoutUnderAdmission(with_({ steadyUtilization: 0.5 }))).toMatch(/^both true: the steady client got 50 % of the count because the gateway refused some of its requests, but every refusal came when/);
+    expect(shareWithoutUnderAdmission(with_({ steadyUtilization: 0.5 }))).toMatch(
+      /^both true: the steady client got 50 % of the count because the gateway refused some of its requests, but every refusal came when/,
+    );
     expect(shareWithoutUnderAdmission(with_({ steadyUtilization: 0.5, denied: 0, limitReached: false }))).toMatch(/^both true: the gateway refused nothing/);
     // Its plan, not a cap: 45/s over 167 ms is 7.5 per window, half of 15.
     expect(shareWithoutUnderAdmission(with_({ steadyUtilization: 0.5, offeredRate: 45, intendedRate: 45 }))).toBe(
@@ -213,7 +228,9 @@ describe("renderReport", () => {
     expect(renderReport({ ...cannedResult(), rules: [strict] }, "/* chart */")).toContain(`<span class="reconcile">${heldWithUnderAdmission(strict)}</span>`);
     expect(heldWithUnderAdmission(base)).toBeUndefined();
     // "limit reached: no" beside a full window: said to be exact, not over.
-    expect(reachedText(with_({ limitReached: false, denied: 0 }))).toBe("no (it refused nothing; one window was filled exactly to the limit, 15, and none beyond)");
+    expect(reachedText(with_({ limitReached: false, denied: 0 }))).toBe(
+      "no (it refused nothing; one window was filled exactly to the limit, 15, and none beyond)",
+    );
     expect(reachedText(base)).toBe("yes (the gateway refused)");
   });
 

@@ -13,12 +13,26 @@ import type { RuleJudgement } from "../../../../tools/loadtest/verdict.ts";
 import { publishedRow } from "../../../support/rows.ts";
 import { simulate, type Network, type Send } from "./simulate.ts";
 
-const options: PlanOptions = { ...DEFAULTS, region: "us", regions: ["us", "eu"], timeScale: 1, windows: 1, minPhaseS: 0, budget: 400, varyIp: true, runId: "t" };
+const options: PlanOptions = {
+  ...DEFAULTS,
+  region: "us",
+  regions: ["us", "eu"],
+  timeScale: 1,
+  windows: 1,
+  minPhaseS: 0,
+  budget: 400,
+  varyIp: true,
+  runId: "t",
+};
 
 const judged = (outcome: RuleJudgement["outcome"], window: RuleJudgement["outcome"] = outcome): RuleJudgement => ({
   outcome,
   finding: "at most 741 admitted in any provable 600 s window, limit 750",
-  checks: { window: { outcome: window, finding: "at most 741 admitted in any provable 600 s window, limit 750", why: "answers took too long" }, header: { outcome: "held", finding: "h" }, retry: { outcome: "held", finding: "r" } },
+  checks: {
+    window: { outcome: window, finding: "at most 741 admitted in any provable 600 s window, limit 750", why: "answers took too long" },
+    header: { outcome: "held", finding: "h" },
+    retry: { outcome: "held", finding: "r" },
+  },
 });
 
 describe("which rows get a second try", () => {
@@ -53,7 +67,9 @@ describe("which rows get a second try", () => {
       expect(again.timeScale).toBe(first.timeScale);
     }
     // A fresh address for the IP row, a fresh user for the user row.
-    expect(second.rules.find((r) => r.key === "eu:29")!.identities.steady.headers["cf-connecting-ip"]).not.toBe(row("eu:29").identities.steady.headers["cf-connecting-ip"]);
+    expect(second.rules.find((r) => r.key === "eu:29")!.identities.steady.headers["cf-connecting-ip"]).not.toBe(
+      row("eu:29").identities.steady.headers["cf-connecting-ip"],
+    );
     for (const t of second.rules.map((r) => r.startMs)) {
       const load = second.rules.filter((r) => r.startMs <= t && t < r.startMs + r.durationMs).reduce((sum, r) => sum + r.steady.rate, 0);
       expect(load).toBeLessThanOrEqual(options.budget);
@@ -80,12 +96,19 @@ describe("the verdict over both tries", () => {
     expect(both.figures.maxInWindow.admitted).toBe(count);
     const said = sayingSecondTry(both.judgement, firstTryLine(first));
     expect(said.outcome).toBe("held");
-    expect(said.why).toMatch(/^a second try ran \(the steady client again, on a fresh counter, after the planned traffic\), the first having proved .*, limit 10: unjudged, because .*; a window was proven full/);
+    expect(said.why).toMatch(
+      /^a second try ran \(the steady client again, on a fresh counter, after the planned traffic\), the first having proved .*, limit 10: unjudged, because .*; a window was proven full/,
+    );
     expect(said.checks.window.why).toBe(said.why);
   });
 
   it("fails when either try saw more than count in one window", () => {
-    const broken = simulate(new FixedWindow({ count, intervalMs: windowMs }), steady(0).map((s) => ({ ...s, sendMs: s.sendMs + 700 })), quick, "api-key:again");
+    const broken = simulate(
+      new FixedWindow({ count, intervalMs: windowMs }),
+      steady(0).map((s) => ({ ...s, sendMs: s.sendMs + 700 })),
+      quick,
+      "api-key:again",
+    );
     const both = sayingSecondTry(analyzeRule(input, withSecondTry(firstTry, broken, 3000)).judgement, firstTryLine(first));
     expect(both.outcome).toBe("failed");
   });

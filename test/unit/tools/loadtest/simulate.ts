@@ -23,9 +23,7 @@ export interface Network {
 }
 
 export function simulate(limiter: Limiter, sends: readonly Send[], net: Network, identity = "who"): Answer[] {
-  const decided = sends
-    .map((s) => ({ ...s, at: s.sendMs + net.toGateway() }))
-    .sort((a, b) => a.at - b.at);
+  const decided = sends.map((s) => ({ ...s, at: s.sendMs + net.toGateway() })).sort((a, b) => a.at - b.at);
   return decided.map((s) => {
     const d = limiter.hit(Math.floor(s.at + net.clockOffsetMs));
     return {
@@ -41,7 +39,15 @@ export function simulate(limiter: Limiter, sends: readonly Send[], net: Network,
 }
 
 /** The tool's traffic shape: a jittered steady stream at `rate`/s plus bursts 2/3 W apart. */
-export function toolTraffic(opts: { windowMs: number; count: number; rate: number; durationMs: number; burstSize: number; bursts: number; random: () => number }): { steady: Send[]; burst: Send[] } {
+export function toolTraffic(opts: {
+  windowMs: number;
+  count: number;
+  rate: number;
+  durationMs: number;
+  burstSize: number;
+  bursts: number;
+  random: () => number;
+}): { steady: Send[]; burst: Send[] } {
   const steady: Send[] = [];
   const slot = 1000 / opts.rate;
   for (let n = 0; (n + 1) * slot <= opts.durationMs; n++) steady.push({ sendMs: (n + opts.random()) * slot, kind: "steady" });

@@ -59,7 +59,17 @@ describe("--source-ips", () => {
     try {
       const plan = planRun([row], { ...options(SOURCES), load: 1.3, ruleRateCap: 20 }, hostedApiClassifier);
       // Only the steady client and one burst at once: the retry client would wait a whole minute for a refusal that never comes.
-      const quick = { ...plan, rules: plan.rules.map((r) => ({ ...r, retry: { kind: "skip" as const, reason: "not in this test" }, bursts: { ...r.bursts, offsetsMs: [0] }, durationMs: 2000, steady: { ...r.steady, durationMs: 2000 } })), durationMs: 2000 };
+      const quick = {
+        ...plan,
+        rules: plan.rules.map((r) => ({
+          ...r,
+          retry: { kind: "skip" as const, reason: "not in this test" },
+          bursts: { ...r.bursts, offsetsMs: [0] },
+          durationMs: 2000,
+          steady: { ...r.steady, durationMs: 2000 },
+        })),
+        durationMs: 2000,
+      };
       const execution = executePlan({ baseUrlOf: () => new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), plan: quick, pipelining: 1 });
       const answers = (await execution.done).get("us:29")!;
       expect(answers.length).toBeGreaterThan(0);

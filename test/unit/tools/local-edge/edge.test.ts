@@ -6,7 +6,6 @@ import { createLocalEdge } from "../../../../tools/local-edge/edge.ts";
 import { closedPort, listen } from "./support.ts";
 import { splitArguments, withLogLevel } from "../../../../tools/local-edge/main.ts";
 
-
 /** A stand-in for wrangler dev: records each request's headers and lets the test drive the answer. */
 async function upstream(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_, res) => res.end("ok")) {
   const seen: http.IncomingHttpHeaders[] = [];

@@ -40,7 +40,12 @@ describe("npm start's wrangler config", () => {
           const read = unstable_readConfig({ config: copy, env: region });
           const own = unstable_readConfig({ config });
           expect(read.name).toBe(sessionWorkerName(own.name!, region));
-          expect([read.vars, read.durable_objects, read.migrations, read.compatibility_date]).toEqual([own.vars, own.durable_objects, own.migrations, own.compatibility_date]);
+          expect([read.vars, read.durable_objects, read.migrations, read.compatibility_date]).toEqual([
+            own.vars,
+            own.durable_objects,
+            own.migrations,
+            own.compatibility_date,
+          ]);
           expect(read.services).toEqual([...(own.services ?? []), ...Object.entries(links).map(([binding, link]) => ({ binding, ...link }))]);
         }
       }

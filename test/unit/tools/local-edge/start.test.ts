@@ -44,7 +44,9 @@ describe("npm start's output", () => {
     const text = banner("http://127.0.0.1:8787", "eu");
     expect(text).toContain("tollgate is ready on http://127.0.0.1:8787, enforcing the EU limits (rules/*.json).");
     expect(text).toContain("control plane  http://127.0.0.1:8787/v2/...   (emulator Worker, bound as a service; client base URL http://127.0.0.1:8787)");
-    expect(text).toContain("agent server   http://127.0.0.1:8787/agent-server/...   (emulator Worker, bound as a service; client base URL http://127.0.0.1:8787/agent-server)");
+    expect(text).toContain(
+      "agent server   http://127.0.0.1:8787/agent-server/...   (emulator Worker, bound as a service; client base URL http://127.0.0.1:8787/agent-server)",
+    );
     // Quiet (the default log level): the banner says how to see each request.
     expect(text).not.toContain("--log-level info");
     expect(banner("http://127.0.0.1:8787", "eu", undefined, true)).toContain("logs           warnings only; npm start -- --log-level info");
