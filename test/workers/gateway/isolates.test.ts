@@ -10,6 +10,7 @@ import type { Env } from "../../../src/env.ts";
 import { createWorker } from "../../../src/worker.ts";
 import { maxInAnyWindow } from "../../unit/core/limiter/reference-model.ts";
 import { memoryLimiter } from "../support/memory-limiter.ts";
+import { drivenTimers } from "../support/driven-timers.ts";
 import { freshIdentity } from "../support/requests.ts";
 import { LOCAL_BINDINGS } from "../../../tools/local-bindings.ts";
 
@@ -38,26 +39,7 @@ function cluster(k: number, skewMs: (i: number) => number = () => 0, answerMs = 
   // No call may time out however busy the machine: time here is the driven clock's.
   const testEnv = { ...env, ...limiter.env, COUNTER_TIMEOUT_MS: "300000", DECISION_LOG_SAMPLE: "0" } as Env;
   // Timers on the driven clock: leases given back at their end fire as the test moves time.
-  const timers: { at: number; wake: () => void }[] = [];
-  const fire = async () => {
-    for (;;) {
-      const due = timers.filter((timer) => timer.at <= clock.now).sort((a, b) => a.at - b.at);
-      if (due.length === 0) return;
-      for (const timer of due) timers.splice(timers.indexOf(timer), 1);
-      for (const timer of due) timer.wake();
-      // The memory objects answer in microtasks: a turn of the event loop lets every give-back land.
-      await new Promise((settled) => setTimeout(settled, 0));
-    }
-  };
-  const sleep = async (ms: number, purpose: "request" | "background") => {
-    const at = clock.now + ms;
-    // A request told to wait for lent units: the client waits, so time moves on to its wake-up.
-    if (purpose === "request") {
-      clock.now = Math.max(clock.now, at);
-      return fire();
-    }
-    return new Promise<void>((wake) => timers.push({ at, wake }));
-  };
+  const { fire, sleep } = drivenTimers(clock);
   const make = (i: number) => createWorker({ clock: { now: () => clock.now + skewMs(i), sleep } });
   const gateways = Array.from({ length: k }, (_, i) => make(i));
   const apiKey = freshIdentity().apiKey;

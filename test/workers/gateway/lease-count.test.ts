@@ -11,6 +11,7 @@ import type { Env } from "../../../src/env.ts";
 import { Counting, MAX_CALLS_PER_OBJECT, type AttributedVerdict } from "../../../src/gateway/counting.ts";
 import { LEASE_MIN_COUNT, verdictOf, type Limit, type Verdict } from "../../../src/core/limiter/index.ts";
 import { memoryLimiter } from "../support/memory-limiter.ts";
+import { drivenTimers } from "../support/driven-timers.ts";
 import { stepsArb } from "../../unit/core/limiter/arbitraries.ts";
 import { ReferenceWindow } from "../../unit/core/limiter/reference-model.ts";
 import { publishedRow } from "../../support/rows.ts";
@@ -238,29 +239,13 @@ describe("one call per counter object, for every counter it holds", () => {
 
 describe("leases across isolates through count()", () => {
   it("a request refused only because another isolate holds lent units waits for them, its isolate asking once meanwhile, and is admitted when they come back", async () => {
-    let now = 3_000_000;
+    const time = { now: 3_000_000 };
     // Timers on the driven clock: a lease given back at its end fires as time moves.
-    const timers: { at: number; wake: () => void }[] = [];
-    const fire = async () => {
-      for (const timer of timers.filter((t) => t.at <= now).sort((a, b) => a.at - b.at)) {
-        timers.splice(timers.indexOf(timer), 1);
-        timer.wake();
-      }
-      await new Promise((settled) => setTimeout(settled, 0));
-    };
-    const clock = {
-      now: () => now,
-      sleep: async (ms: number, purpose: "request" | "background") => {
-        if (purpose === "request") {
-          now += ms;
-          return fire();
-        }
-        return new Promise<void>((wake) => timers.push({ at: now + ms, wake }));
-      },
-    };
+    const { sleep } = drivenTimers(time);
+    const clock = { now: () => time.now, sleep };
     const a = new Counting("isolate-a", clock);
     const b = new Counting("isolate-b", clock);
-    const limiter = memoryLimiter(() => now);
+    const limiter = memoryLimiter(() => time.now);
     const limit = { count: 320, intervalMs: 10_000 };
     const address = { name: `lease-wait-${run++}`, object: "o", key: "wait" };
     const count = (counting: Counting) =>
@@ -281,13 +266,13 @@ describe("leases across isolates through count()", () => {
     const [filled] = await limiter.env.COUNTERS.getByName("o").decide([{ key: "wait", limit, hits: 318 }]);
     expect(filled!.verdicts.filter((v) => v.allowed)).toHaveLength(310);
     const callsBefore = limiter.calls();
-    const started = now;
+    const started = time.now;
     // Two more of B's at once: the first is told to wait for A's lease (its first, so short: a quarter of the interval, 2.5 s), the second
     // waits with it without a call of its own; A gives its 8 units back at its lease's end.
     const [first, second] = await Promise.all([count(b), count(b)]);
     expect(first).toMatchObject({ allowed: true });
     expect(second).toMatchObject({ allowed: true });
-    expect(now - started).toBeGreaterThanOrEqual(2_400);
+    expect(time.now - started).toBeGreaterThanOrEqual(2_400);
     // B's call that was told to wait, A's give-back, and B's calls once they came back: not one per request meanwhile.
     expect(limiter.calls() - callsBefore).toBeLessThanOrEqual(4);
   });
