@@ -290,7 +290,8 @@ export class Counting {
     for (const [counter, items] of byCounter) {
       const { key, limit, algorithm } = items[0]!;
       const hits = items.filter((item) => item.kind === "hits").length;
-      // Requests to decide give every lease back; a renewal keeps the one in use; a give-back only returns.
+      // Every call gives back the lease in use; a renewal asks for the next, a give-back returns only
+      // what ended (renewing it when it was used often, lease.ts).
       const kind: LeaseCall = hits > 0 ? "hits" : items.some((item) => item.kind === "renew") ? "renew" : "give-back";
       const background = items.find((item) => item.background)?.background;
       const recorded = this.#fallback.reports(counter, limit, sentAt);
