@@ -27,7 +27,7 @@ export const ADMIN_PREFIX = RESERVED_PREFIX;
  */
 export const adminFrontDoor: FrontDoor = (parts) => {
   // The routes get the isolate's runtime for the request's env, never the isolate itself.
-  const admin = adminSite({ tables: parts.tables, runtime: (env) => parts.isolate.runtime(env) }).onError((error) => renderError(error));
+  const admin = adminSite({ tables: parts.tables, runtime: parts.runtime }).onError((error) => renderError(error));
   return (c) => {
     const door = adminDoor(c.env, c.req.url, reachesReservedPath(rawPathOf(c.req.url)));
     if (door === "admin") return admin.fetch(c.req.raw, c.env, executionContext(c));

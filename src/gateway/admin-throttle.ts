@@ -3,7 +3,6 @@ import { SlidingWindow, type Limit, type WindowAnswer } from "../core/limiter/in
 import { LocalWindows, type Windowed } from "../core/limiter/local-windows.ts";
 import type { Clock } from "./clock.ts";
 import { withDeadline } from "./deadline.ts";
-import { inJurisdiction } from "./objects.ts";
 import type { GatewaySettings } from "./settings.ts";
 
 /** Where a client's failures are counted: never a raw address, only its digest (as the rules' counters). */
@@ -16,6 +15,9 @@ export interface ThrottleAddress {
 export interface Standing {
   readonly retryInMs: number;
 }
+
+/** What the throttle reads of the checked settings (src/gateway/settings.ts). */
+export type ThrottleSettings = Pick<GatewaySettings, "region" | "counterTimeoutMs">;
 
 /** Clients an isolate counts on its own at most (the least recently seen go first). */
 export const LOCAL_CLIENTS = 10_000;
@@ -41,11 +43,19 @@ const THROTTLE = "the authentication throttle";
  */
 export class AdminThrottle {
   readonly #clock: Clock;
+  readonly #counters: () => Pick<Env["COUNTERS"], "getByName">;
+  readonly #settings: ThrottleSettings;
   readonly #windows = new LocalWindows<Windowed>({ max: LOCAL_CLIENTS, open: (_client, allowance) => ({ window: new SlidingWindow(allowance) }) });
   #failing = false;
 
-  constructor(clock: Clock) {
+  /**
+   * @param counters the region's counter objects, in its jurisdiction (inJurisdiction): reached for
+   * each call, like every counter, since the digest names a client of the region
+   */
+  constructor(clock: Clock, counters: () => Pick<Env["COUNTERS"], "getByName">, settings: ThrottleSettings) {
     this.#clock = clock;
+    this.#counters = counters;
+    this.#settings = settings;
   }
 
   /**
@@ -53,56 +63,53 @@ export class AdminThrottle {
    * allowance: the count and the decision are one call to the object, so clients racing through
    * many isolates cannot all slip in under the limit.
    */
-  async recordFailure(env: Env, settings: GatewaySettings, address: ThrottleAddress, allowance: Limit): Promise<Standing> {
+  async recordFailure(address: ThrottleAddress, allowance: Limit): Promise<Standing> {
     try {
       const [answer] = await withDeadline(
-        this.#stub(env, settings, address).decide([{ key: address.key, limit: allowance, hits: 1 }]),
-        settings.counterTimeoutMs,
+        this.#counters()
+          .getByName(address.object)
+          .decide([{ key: address.key, limit: allowance, hits: 1 }]),
+        this.#settings.counterTimeoutMs,
         THROTTLE,
       );
-      this.#recovered(settings);
+      this.#recovered();
       const verdict = answer!.verdicts[0]!;
       return { retryInMs: verdict.allowed ? 0 : Math.max(1, verdict.retryInMs) };
     } catch (error) {
-      this.#unavailable(settings, error);
+      this.#unavailable(error);
       const now = this.#clock.now();
       return standingOf(this.#windows.hit(address.key, allowance, now), now);
     }
   }
 
   /** Whether the client has used up its allowance, without counting anything (a valid token is no failure). */
-  async standing(env: Env, settings: GatewaySettings, address: ThrottleAddress, allowance: Limit): Promise<Standing> {
+  async standing(address: ThrottleAddress, allowance: Limit): Promise<Standing> {
     try {
       const inspection = await withDeadline(
-        this.#stub(env, settings, address).inspect({ key: address.key, limit: allowance }),
-        settings.counterTimeoutMs,
+        this.#counters().getByName(address.object).inspect({ key: address.key, limit: allowance }),
+        this.#settings.counterTimeoutMs,
         THROTTLE,
       );
-      this.#recovered(settings);
+      this.#recovered();
       return { retryInMs: inspection.remaining > 0 ? 0 : Math.max(1, inspection.retryInMs) };
     } catch (error) {
-      this.#unavailable(settings, error);
+      this.#unavailable(error);
       const now = this.#clock.now();
       return standingOf(this.#windows.peek(address.key, allowance, now), now);
     }
   }
 
-  #stub(env: Env, settings: GatewaySettings, address: ThrottleAddress) {
-    // In the region's jurisdiction, like every counter: the digest names a client of the region.
-    return inJurisdiction(env.COUNTERS, settings.jurisdiction).getByName(address.object);
-  }
-
-  #unavailable(settings: GatewaySettings, error: unknown): void {
+  #unavailable(error: unknown): void {
     if (this.#failing) return;
     // Once per outage and isolate: a flood of guesses must not become a flood of log lines.
-    console.log(JSON.stringify({ event: "admin_auth_throttle_unavailable", region: settings.region, error: String(error), decidedBy: "local-fallback" }));
+    console.log(JSON.stringify({ event: "admin_auth_throttle_unavailable", region: this.#settings.region, error: String(error), decidedBy: "local-fallback" }));
     this.#failing = true;
   }
 
-  #recovered(settings: GatewaySettings): void {
+  #recovered(): void {
     if (!this.#failing) return;
     this.#failing = false;
-    console.log(JSON.stringify({ event: "admin_auth_throttle_recovered", region: settings.region }));
+    console.log(JSON.stringify({ event: "admin_auth_throttle_recovered", region: this.#settings.region }));
   }
 }
 

@@ -6,21 +6,24 @@ import { classifiers as publishedClassifiers } from "../core/rules/tables.ts";
 import { renderError } from "../http/render-error.ts";
 import { GatewayError } from "../http/gateway-error.ts";
 import { isReservedPath } from "../core/rules/reserved-path.ts";
-import { gatewaySettings } from "./settings.ts";
 import type { Clock } from "./clock.ts";
 import { Isolate } from "./isolate.ts";
+import type { RegionRuntime } from "./region-runtime.ts";
 import { forward } from "./proxy.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { requestReading } from "./request-reading.ts";
 import { refuseBodyOnBodiless } from "./request-body.ts";
 import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv } from "./types.ts";
+import type { Env } from "../env.ts";
 
 /**
- * The request path, in order: route + read (as the upstream will) -> classify + count with that
- * upstream's rule table (rate-limit) -> proxy. The steps run in one handler, handing the request
- * they read on as a value: each middleware layer, and matching a path against the admin API's
- * routes, would cost every request a dispatch.
+ * The request path, in order: read (route, and read as the upstream will) -> classify + count with
+ * that upstream's rule table (rate-limit) -> forward (proxy), on the isolate's region runtime
+ * (region-runtime.ts), which the handler puts in the context once (`c.var.runtime`, typed by
+ * GatewayEnv's Variables) and every step takes from there. The steps run in one handler, handing
+ * the request they read on as a value: each middleware layer, and matching a path against the
+ * admin API's routes, would cost every request a dispatch.
  * Every response the gateway makes itself is JSON with a `detail` string, rendered from a
  * GatewayError in one place (src/http/render-error.ts); nothing escapes as a stack trace.
  *
@@ -33,7 +36,7 @@ export function createGateway(options: GatewayOptions = {}) {
   // Everything this gateway keeps between requests: one per isolate in production, one per
   // gateway in a test that runs several side by side.
   const isolate = new Isolate({ ...(options.clock && { clock: options.clock }), ...(options.isolateId && { id: options.isolateId }) });
-  const frontDoor = options.frontDoor?.({ tables, isolate });
+  const frontDoor = options.frontDoor?.({ tables, runtime: (env) => isolate.runtime(env) });
   const read = requestReading({ classifiers });
   const limit = rateLimit({ classifiers });
 
@@ -44,27 +47,28 @@ export function createGateway(options: GatewayOptions = {}) {
     // upstream's request, never counted.
     const answered = frontDoor?.(c);
     if (answered) return answered;
-    c.set("isolate", isolate);
-    // A misconfigured gateway answers every request with its 500, before reading anything.
-    const settings = gatewaySettings(c.env);
-    const request = read(c, settings);
+    // The one composition root, once per request: a misconfigured gateway answers every request
+    // with its 500 here, before reading anything.
+    c.set("runtime", isolate.runtime(c.env));
+    const request = read(c);
     c.set("request", request);
     // The reserved prefix is never an upstream's, however its path was reached (a mount that
     // strips a prefix, a spelling the front door did not see): a 404, neither counted nor forwarded.
     if (isReservedPath(request.path)) throw new GatewayError("not-found", "Not Found");
     // Refused here, a GET or HEAD with a body is never counted (the proxy could not send it).
     await refuseBodyOnBodiless(c.req.raw);
-    const headers = await limit(c, settings, request);
-    return forward(c, settings, request, headers);
+    const headers = await limit(c, request);
+    return forward(c, request, headers);
   });
   app.onError((error, c) => renderError(error, c.get("request")?.path));
   return app;
 }
 
-/** What the request path keeps that an operator surface reads: the rule tables and the isolate's memory. */
+/** What the request path keeps that an operator surface reads: the rule tables and the isolate's runtime for an env. */
 export interface GatewayParts {
   readonly tables: Readonly<Record<UpstreamName, RuleTable>>;
-  readonly isolate: Isolate;
+  /** The serving isolate's runtime for `env` (throws SettingError while the gateway is misconfigured). */
+  readonly runtime: (env: Env) => RegionRuntime;
 }
 
 /**

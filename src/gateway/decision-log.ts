@@ -1,13 +1,12 @@
-import type { Context } from "hono";
 import type { Disposition } from "../core/metrics/aggregate.ts";
 import type { DecidedBy } from "../core/limiter/index.ts";
 import type { Rule } from "../core/rules/load.ts";
 import type { PublishedLimit } from "../core/rules/schema.ts";
 import { telemetryCounter, type GatewaySettings } from "./settings.ts";
 import type { AttributedVerdict } from "./counting.ts";
-import { countDecision } from "./metrics.ts";
+import type { Background } from "./execution-context.ts";
+import type { RegionRuntime } from "./region-runtime.ts";
 import { ceilSeconds } from "./rate-limit-headers.ts";
-import type { GatewayEnv } from "./types.ts";
 import type { Override } from "../core/overrides/types.ts";
 
 /** A decision as its log line says it: hashed counter names only, never a raw key, user id or header. */
@@ -50,19 +49,23 @@ export interface Decision {
 }
 
 /** Everything one decision leaves behind: its metrics (metrics.ts) and its log line. */
-export function observeDecision(c: Context<GatewayEnv>, settings: GatewaySettings, d: Decision): void {
+export function observeDecision(runtime: RegionRuntime, background: Background | undefined, d: Decision): void {
   const { verdict } = d;
-  countDecision(c, settings, {
-    rule: d.rule.id,
-    ruleName: d.rule.name,
-    outcome: d.outcome,
-    decidedBy: verdict?.decidedBy,
-    failed: verdict?.decidedBy === "local-fallback",
-    used: verdict && verdict.limit - verdict.remaining,
-    counterMs: d.counterMs,
-    limit: d.limit,
-    counter: d.counter,
-  });
+  const { settings } = runtime;
+  runtime.metrics.decision(
+    {
+      rule: d.rule.id,
+      ruleName: d.rule.name,
+      outcome: d.outcome,
+      decidedBy: verdict?.decidedBy,
+      failed: verdict?.decidedBy === "local-fallback",
+      used: verdict && verdict.limit - verdict.remaining,
+      counterMs: d.counterMs,
+      limit: d.limit,
+      counter: d.counter,
+    },
+    background,
+  );
   logDecision(d, settings.decisionLogSample, settings);
 }
 

@@ -9,8 +9,11 @@ export function executionContext(c: Context): ExecutionContext | undefined {
   }
 }
 
+/** Keeps work going after the response: a request's `waitUntil`. */
+export type Background = (work: Promise<unknown>) => void;
+
 /** The request's `waitUntil`, for work after the response, if it has an execution context. */
-export function backgroundOf(c: Context): ((work: Promise<unknown>) => void) | undefined {
+export function backgroundOf(c: Context): Background | undefined {
   const ctx = executionContext(c);
   return ctx && ((work) => ctx.waitUntil(work));
 }

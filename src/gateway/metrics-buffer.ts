@@ -40,17 +40,20 @@ export function metricsStore(env: Env, settings: Pick<GatewaySettings, "region" 
 }
 
 /**
- * An isolate's counts not yet handed to the region's metrics object (src/gateway/isolate.ts holds
- * one): the request path `record`s, and a flush hands the batch over. A batch that fails to
- * arrive is kept and goes with the next flush: counts are never added twice, and never lost while
- * the isolate lives.
+ * An isolate's counts not yet handed to its region's metrics object (its region runtime holds one,
+ * src/gateway/region-runtime.ts): the request path `record`s, and a flush hands the batch over. A
+ * batch that fails to arrive is kept and goes with the next flush: counts are never added twice,
+ * and never lost while the isolate lives.
  *
  * @example
+ * const buffer = new MetricsBuffer(clock, () => metricsStore(env, settings), settings.region);
  * buffer.record({ upstream: { upstream: "hosted-api", status: 200, ms: 12 } });
- * if (buffer.flushDue(settings.metricsFlushMs)) ctx.waitUntil(buffer.flush(env, settings));
+ * if (buffer.flushDue(settings.metricsFlushMs)) ctx.waitUntil(buffer.flush());
  */
 export class MetricsBuffer {
   readonly #clock: Clock;
+  readonly #store: () => Pick<ReturnType<typeof metricsStore>, "add">;
+  readonly #region: string;
   #pending: MetricsBatch = emptyBatch();
   #lastFlush = Number.NEGATIVE_INFINITY;
   #flushing: Promise<void> | undefined;
@@ -61,8 +64,14 @@ export class MetricsBuffer {
    */
   #dropped = { seriesPoints: 0, limitedIdentities: 0 };
 
-  constructor(clock: Clock) {
+  /**
+   * @param store the region's metrics object, reached for each hand-over (metricsStore)
+   * @param region named on the log line of a failed hand-over
+   */
+  constructor(clock: Clock, store: () => Pick<ReturnType<typeof metricsStore>, "add">, region: string) {
     this.#clock = clock;
+    this.#store = store;
+    this.#region = region;
   }
 
   /** Adds one event to this isolate's batch, at the isolate's time. */
@@ -87,31 +96,31 @@ export class MetricsBuffer {
   }
 
   /** Hands this isolate's counts to the region's metrics object (joining a flush under way). */
-  flush(env: Env, settings: GatewaySettings): Promise<void> {
-    this.#flushing ??= this.#handOver(env, settings).finally(() => (this.#flushing = undefined));
+  flush(): Promise<void> {
+    this.#flushing ??= this.#handOver().finally(() => (this.#flushing = undefined));
     return this.#flushing;
   }
 
   /** Before the admin API reads the totals: this isolate's counts, including those a flush under way missed. */
-  async flushAll(env: Env, settings: GatewaySettings): Promise<void> {
+  async flushAll(): Promise<void> {
     // A flush under way belongs to another request: wait for it on this request's own timer, never
     // on its promise (workerd refuses a request I/O resumed in another request's context).
     while (this.#flushing) await new Promise((resolve) => setTimeout(resolve, 1));
-    await this.flush(env, settings);
+    await this.flush();
   }
 
-  async #handOver(env: Env, settings: GatewaySettings): Promise<void> {
+  async #handOver(): Promise<void> {
     this.#lastFlush = this.#clock.now();
     const batch = this.#pending;
     this.#pending = emptyBatch();
     if (isEmpty(batch)) return;
     try {
-      await metricsStore(env, settings).add(batch);
+      await this.#store().add(batch);
     } catch (error) {
       mergeBatch(batch, this.#pending);
       this.#pending = batch;
       this.#keepWithinBounds();
-      console.log(JSON.stringify({ event: "metrics_flush_failed", region: settings.region, error: String(error), dropped: this.#dropped }));
+      console.log(JSON.stringify({ event: "metrics_flush_failed", region: this.#region, error: String(error), dropped: this.#dropped }));
     }
   }
 

@@ -74,29 +74,43 @@ export function overridesStore(env: Env, settings: Pick<GatewaySettings, "region
   return inJurisdiction(env.OVERRIDES, settings.jurisdiction).getByName(`config:${settings.region}`);
 }
 
+/** What the overrides cache reads of the checked settings (src/gateway/settings.ts). */
+export type OverridesSettings = Pick<GatewaySettings, "region" | "jurisdiction" | "hmacSecret" | "overridesRefreshMs" | "counterTimeoutMs">;
+
 /**
- * An isolate's cache of the region's overrides (src/gateway/isolate.ts holds one): what is in
- * force now (`current`, `effectiveRule`), a change the admin API made taken at once (`adopt`), and
- * what is enforced while the overrides store cannot be read (`outage`).
+ * An isolate's cache of its region's overrides (its region runtime holds one,
+ * src/gateway/region-runtime.ts): what is in force now (`current`, `effectiveRule`), a change the
+ * admin API made taken at once (`adopt`), and what is enforced while the overrides store cannot be
+ * read (`outage`).
  *
  * @example
- * const overrides = new OverridesCache(clock);
- * const effective = await overrides.effectiveRule(env, settings, rule, { apiKey, userId, clientIp });
+ * const overrides = new OverridesCache(clock, () => overridesStore(env, settings), settings);
+ * const effective = await overrides.effectiveRule(rule, { apiKey, userId, clientIp });
  */
 export class OverridesCache {
   readonly #clock: Clock;
-  /** Configurations of one region and jurisdiction on one OVERRIDES binding share their copy. */
-  readonly #copies = new WeakMap<object, Map<string, Copy>>();
-  /** The copy each configuration uses (a configuration belongs to one env, so to one OVERRIDES binding). */
-  readonly #ofSettings = new WeakMap<GatewaySettings, Copy>();
+  readonly #store: () => Pick<ReturnType<typeof overridesStore>, "snapshot">;
+  readonly #settings: OverridesSettings;
+  readonly #copy: Copy = {
+    compiled: NO_OVERRIDES,
+    readAt: Number.NEGATIVE_INFINITY,
+    nextReadAt: Number.NEGATIVE_INFINITY,
+    failing: false,
+    reading: false,
+    from: "object",
+    expired: false,
+  };
 
-  constructor(clock: Clock) {
+  /** @param store the region's overrides store, reached for each read (overridesStore) */
+  constructor(clock: Clock, store: () => Pick<ReturnType<typeof overridesStore>, "snapshot">, settings: OverridesSettings) {
     this.#clock = clock;
+    this.#store = store;
+    this.#settings = settings;
   }
 
   /** The overrides in force for this isolate now, read again first when the copy is too old. */
-  async current(env: Env, settings: GatewaySettings): Promise<CompiledOverrides> {
-    const copy = this.#copyOf(env, settings);
+  async current(): Promise<CompiledOverrides> {
+    const copy = this.#copy;
     const now = this.#clock.now();
     // One request reads; the others meanwhile keep the copy they have. They must not wait on its
     // read: in workerd a request waiting on another request's I/O is cancelled as hung, or resumes
@@ -105,12 +119,12 @@ export class OverridesCache {
     if (readDue(copy, now)) {
       copy.reading = true;
       try {
-        await read(env, settings, copy, now);
+        await this.#read(now);
       } finally {
         copy.reading = false;
       }
     }
-    return inForce(copy, settings, this.#clock.now());
+    return this.#inForce(this.#clock.now());
   }
 
   /**
@@ -119,17 +133,17 @@ export class OverridesCache {
    * once (no promise, so no wait) in the common case: a copy that needs no read and no identity
    * override in it.
    */
-  effectiveRule(env: Env, settings: GatewaySettings, rule: Rule, request: RequestIdentities): Effective | Promise<Effective> {
-    const copy = this.#copyOf(env, settings);
+  effectiveRule(rule: Rule, request: RequestIdentities): Effective | Promise<Effective> {
+    const copy = this.#copy;
     const now = this.#clock.now();
-    if (!readDue(copy, now) && copy.compiled.byIdentity.size === 0) return resolve(inForce(copy, settings, now), rule, settings.region, NO_DIGESTS, now);
-    return this.#effectiveRuleAfterRead(env, settings, rule, request);
+    if (!readDue(copy, now) && copy.compiled.byIdentity.size === 0) return resolve(this.#inForce(now), rule, this.#settings.region, NO_DIGESTS, now);
+    return this.#effectiveRuleAfterRead(rule, request);
   }
 
-  async #effectiveRuleAfterRead(env: Env, settings: GatewaySettings, rule: Rule, request: RequestIdentities): Promise<Effective> {
-    const compiled = await this.current(env, settings);
-    const digests = compiled.byIdentity.size > 0 ? requestDigests(request, compiled.needs, settings.hmacSecret) : NO_DIGESTS;
-    return resolve(compiled, rule, settings.region, digests, this.#clock.now());
+  async #effectiveRuleAfterRead(rule: Rule, request: RequestIdentities): Promise<Effective> {
+    const compiled = await this.current();
+    const digests = compiled.byIdentity.size > 0 ? requestDigests(request, compiled.needs, this.#settings.hmacSecret) : NO_DIGESTS;
+    return resolve(compiled, rule, this.#settings.region, digests, this.#clock.now());
   }
 
   /**
@@ -137,12 +151,12 @@ export class OverridesCache {
    * object answered it, so it is current as of when the change started), and so does the data
    * center's copy (an ended block must not come back from a copy written before it ended).
    */
-  async adopt(env: Env, settings: GatewaySettings, snapshot: OverridesSnapshot, startedAt: number): Promise<void> {
-    const copy = this.#copyOf(env, settings);
-    install(copy, snapshot, startedAt, settings.overridesRefreshMs);
+  async adopt(snapshot: OverridesSnapshot, startedAt: number): Promise<void> {
+    const copy = this.#copy;
+    install(copy, snapshot, startedAt, this.#settings.overridesRefreshMs);
     copy.failing = false;
     copy.expired = false;
-    await keepDataCenterCopy(settings, snapshot, startedAt);
+    await this.#keepDataCenterCopy(snapshot, startedAt);
   }
 
   /**
@@ -150,9 +164,9 @@ export class OverridesCache {
    * what it enforces instead (reading first when a read is due, so a new isolate's first probe
    * already knows).
    */
-  async outage(env: Env, settings: GatewaySettings): Promise<string | undefined> {
-    await this.current(env, settings);
-    const copy = this.#copyOf(env, settings);
+  async outage(): Promise<string | undefined> {
+    await this.current();
+    const copy = this.#copy;
     if (!copy.failing) return undefined;
     const now = this.#clock.now();
     const unreachable = "the overrides store cannot be read";
@@ -164,29 +178,73 @@ export class OverridesCache {
     return `${unreachable}: enforcing the ${copy.compiled.overrides.length} overrides last read ${ageS} s ago (${where}), until that copy is ${MAX_COPY_AGE_MS / 1000} s old`;
   }
 
-  #copyOf(env: Env, settings: GatewaySettings): Copy {
-    let copy = this.#ofSettings.get(settings);
-    if (copy) return copy;
-    let byRegion = this.#copies.get(env.OVERRIDES);
-    if (!byRegion) this.#copies.set(env.OVERRIDES, (byRegion = new Map()));
-    const key = `${settings.region}:${settings.jurisdiction ?? "none"}`;
-    copy = byRegion.get(key);
-    if (!copy) {
-      byRegion.set(
-        key,
-        (copy = {
-          compiled: NO_OVERRIDES,
-          readAt: Number.NEGATIVE_INFINITY,
-          nextReadAt: Number.NEGATIVE_INFINITY,
-          failing: false,
-          reading: false,
-          from: "object",
-          expired: false,
+  /** The copy's overrides, or none once the copy is older than MAX_COPY_AGE_MS (only while reads fail). */
+  #inForce(now: number): CompiledOverrides {
+    const copy = this.#copy;
+    if (fresh(copy.readAt, now)) return copy.compiled;
+    if (copy.readAt !== Number.NEGATIVE_INFINITY && !copy.expired) {
+      copy.expired = true;
+      console.log(
+        JSON.stringify({
+          event: "overrides_copy_expired",
+          region: this.#settings.region,
+          version: copy.compiled.version,
+          ageMs: now - copy.readAt,
+          maxAgeMs: MAX_COPY_AGE_MS,
         }),
       );
     }
-    this.#ofSettings.set(settings, copy);
-    return copy;
+    return NO_OVERRIDES;
+  }
+
+  async #read(startedAt: number): Promise<void> {
+    const copy = this.#copy;
+    const { region, overridesRefreshMs, counterTimeoutMs } = this.#settings;
+    let snapshot: OverridesSnapshot;
+    try {
+      snapshot = await withDeadline(this.#store().snapshot(), counterTimeoutMs, "the overrides store");
+    } catch (error) {
+      copy.nextReadAt = startedAt + Math.min(RETRY_MS, overridesRefreshMs);
+      if (!copy.failing) console.log(JSON.stringify({ event: "overrides_unavailable", region, error: String(error), keeping: copy.compiled.version }));
+      copy.failing = true;
+      await this.#adoptKeptCopy(startedAt);
+      return;
+    }
+    install(copy, snapshot, startedAt, overridesRefreshMs);
+    if (copy.failing) console.log(JSON.stringify({ event: "overrides_recovered", region, version: snapshot.version }));
+    copy.failing = false;
+    copy.expired = false;
+    await this.#keepDataCenterCopy(snapshot, startedAt);
+  }
+
+  /** While the object fails: the data center's copy, when it is newer than this isolate's and still fresh. */
+  async #adoptKeptCopy(now: number): Promise<void> {
+    const copy = this.#copy;
+    const { region, jurisdiction, counterTimeoutMs } = this.#settings;
+    let kept;
+    try {
+      kept = await withDeadline(lastKnownCopy(copyKey(region, jurisdiction)), counterTimeoutMs, "the data center's cache");
+    } catch (error) {
+      console.log(JSON.stringify({ event: "overrides_copy_unreadable", region, error: String(error) }));
+      return;
+    }
+    if (!kept || kept.readAt <= copy.readAt || !fresh(kept.readAt, now)) return;
+    copy.compiled = compileOverrides(kept.snapshot);
+    copy.readAt = kept.readAt;
+    copy.from = "data-center";
+    copy.expired = false;
+    console.log(JSON.stringify({ event: "overrides_copy_adopted", region, version: kept.snapshot.version, ageMs: now - kept.readAt }));
+  }
+
+  /** Writes the data center's copy; a failure is logged and changes nothing else. */
+  async #keepDataCenterCopy(snapshot: OverridesSnapshot, readAt: number): Promise<void> {
+    const { region, jurisdiction, counterTimeoutMs } = this.#settings;
+    try {
+      await withDeadline(keepCopy(copyKey(region, jurisdiction), { readAt, snapshot }), counterTimeoutMs, "the data center's cache");
+    } catch (error) {
+      // The overrides are applied all the same; only an outage starting now would miss this copy.
+      console.log(JSON.stringify({ event: "overrides_copy_not_kept", region, error: String(error) }));
+    }
   }
 }
 
@@ -199,44 +257,6 @@ function readDue(copy: Copy, now: number): boolean {
   return now >= copy.nextReadAt && (!copy.reading || copy.nextReadAt === Number.NEGATIVE_INFINITY);
 }
 
-/** The copy's overrides, or none once the copy is older than MAX_COPY_AGE_MS (only while reads fail). */
-function inForce(copy: Copy, settings: GatewaySettings, now: number): CompiledOverrides {
-  if (fresh(copy.readAt, now)) return copy.compiled;
-  if (copy.readAt !== Number.NEGATIVE_INFINITY && !copy.expired) {
-    copy.expired = true;
-    console.log(
-      JSON.stringify({
-        event: "overrides_copy_expired",
-        region: settings.region,
-        version: copy.compiled.version,
-        ageMs: now - copy.readAt,
-        maxAgeMs: MAX_COPY_AGE_MS,
-      }),
-    );
-  }
-  return NO_OVERRIDES;
-}
-
-async function read(env: Env, settings: GatewaySettings, copy: Copy, startedAt: number): Promise<void> {
-  const { overridesRefreshMs } = settings;
-  let snapshot: OverridesSnapshot;
-  try {
-    snapshot = await withDeadline(overridesStore(env, settings).snapshot(), settings.counterTimeoutMs, "the overrides store");
-  } catch (error) {
-    copy.nextReadAt = startedAt + Math.min(RETRY_MS, overridesRefreshMs);
-    if (!copy.failing)
-      console.log(JSON.stringify({ event: "overrides_unavailable", region: settings.region, error: String(error), keeping: copy.compiled.version }));
-    copy.failing = true;
-    await adoptKeptCopy(copy, settings, startedAt);
-    return;
-  }
-  install(copy, snapshot, startedAt, overridesRefreshMs);
-  if (copy.failing) console.log(JSON.stringify({ event: "overrides_recovered", region: settings.region, version: snapshot.version }));
-  copy.failing = false;
-  copy.expired = false;
-  await keepDataCenterCopy(settings, snapshot, startedAt);
-}
-
 function install(copy: Copy, snapshot: OverridesSnapshot, startedAt: number, refreshMs: number): void {
   // A read that started earlier may answer later than one that started after it (an admin
   // change adopted meanwhile): the one that started last is the newest.
@@ -247,33 +267,6 @@ function install(copy: Copy, snapshot: OverridesSnapshot, startedAt: number, ref
     copy.from = "object";
   }
   copy.nextReadAt = copy.readAt + refreshMs;
-}
-
-/** While the object fails: the data center's copy, when it is newer than this isolate's and still fresh. */
-async function adoptKeptCopy(copy: Copy, settings: GatewaySettings, now: number): Promise<void> {
-  let kept;
-  try {
-    kept = await withDeadline(lastKnownCopy(copyKey(settings.region, settings.jurisdiction)), settings.counterTimeoutMs, "the data center's cache");
-  } catch (error) {
-    console.log(JSON.stringify({ event: "overrides_copy_unreadable", region: settings.region, error: String(error) }));
-    return;
-  }
-  if (!kept || kept.readAt <= copy.readAt || !fresh(kept.readAt, now)) return;
-  copy.compiled = compileOverrides(kept.snapshot);
-  copy.readAt = kept.readAt;
-  copy.from = "data-center";
-  copy.expired = false;
-  console.log(JSON.stringify({ event: "overrides_copy_adopted", region: settings.region, version: kept.snapshot.version, ageMs: now - kept.readAt }));
-}
-
-/** Writes the data center's copy; a failure is logged and changes nothing else. */
-async function keepDataCenterCopy(settings: GatewaySettings, snapshot: OverridesSnapshot, readAt: number): Promise<void> {
-  try {
-    await withDeadline(keepCopy(copyKey(settings.region, settings.jurisdiction), { readAt, snapshot }), settings.counterTimeoutMs, "the data center's cache");
-  } catch (error) {
-    // The overrides are applied all the same; only an outage starting now would miss this copy.
-    console.log(JSON.stringify({ event: "overrides_copy_not_kept", region: settings.region, error: String(error) }));
-  }
 }
 
 /** Where the data center's copy of a region's overrides is kept (a key, never a URL anything serves). */

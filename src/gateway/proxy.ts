@@ -1,9 +1,9 @@
 import type { Context } from "hono";
-import type { GatewaySettings, Upstream } from "./settings.ts";
+import type { Upstream } from "./settings.ts";
 import { prepareUpstreamHeaders } from "./forwarded-headers.ts";
 import { downstreamHeaders } from "./hop-by-hop.ts";
 import { asWebSocketUpgrade, relayedSocket } from "./websocket.ts";
-import { countUpstream } from "./metrics.ts";
+import { backgroundOf } from "./execution-context.ts";
 import { withDeadline } from "./deadline.ts";
 import { GatewayError } from "../http/gateway-error.ts";
 import { renderError } from "../http/render-error.ts";
@@ -20,18 +20,14 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  * (the first byte of the answer), never a long stream after them, and is sized per operation
  * (upstream-timeout.ts); the client's abort and the timeout both end the upstream call. Every answer,
  * failures included (400 for an invalid `Connection`, 502 unreachable, 504 timed out), carries
- * `headers` and is measured (metrics.ts).
+ * `headers` and is measured (metrics.ts). The upstream, its timeout and the metrics are the
+ * region runtime's (`c.var.runtime`).
  */
-export async function forward(
-  c: Context<GatewayEnv>,
-  settings: GatewaySettings,
-  request: GatewayRequest,
-  headers?: Readonly<Record<string, string>>,
-): Promise<Response> {
-  const { clock } = c.var.isolate;
-  const started = clock.now();
+export async function forward(c: Context<GatewayEnv>, request: GatewayRequest, headers?: Readonly<Record<string, string>>): Promise<Response> {
+  const { runtime } = c.var;
+  const started = runtime.now();
   const name = request.upstream;
-  const upstream = settings.upstreams[name];
+  const upstream = runtime.upstream(name);
   const incoming = c.req.raw;
   // The client's headers are copied with the request, then made the upstream's; the body is the
   // client's stream itself: nothing is buffered. The upstream request follows the client's
@@ -56,9 +52,9 @@ export async function forward(
   if (request.websocket) asWebSocketUpgrade(outgoing.headers);
   const response =
     refused === undefined
-      ? await answer(firstByteTimeoutMs(settings, request, incoming.method), cut, name, upstream, outgoing, headers)
+      ? await answer(firstByteTimeoutMs(runtime.settings, request, incoming.method), cut, name, upstream, outgoing, headers)
       : renderError(new GatewayError("bad-request", refused, { headers }));
-  countUpstream(c, settings, { upstream: name, status: response.status, ms: clock.now() - started });
+  runtime.metrics.upstream({ upstream: name, status: response.status, ms: runtime.now() - started }, backgroundOf(c));
   return response;
 }
 

@@ -3,11 +3,9 @@ import { counterAddress } from "../core/limiter/index.ts";
 import { identityDigest } from "../core/rules/identity.ts";
 import type { Classifier } from "../core/rules/classify.ts";
 import { describeMatcher } from "../core/rules/match.ts";
-import { telemetryCounter, type GatewaySettings } from "./settings.ts";
+import { telemetryCounter } from "./settings.ts";
 import { CounterUnavailable, type AttributedVerdict } from "./counting.ts";
 import { observeDecision } from "./decision-log.ts";
-import { countFailure } from "./metrics.ts";
-import { countedCounter } from "./counted-counter.ts";
 import { TREATMENT_WORDS } from "../core/overrides/resolve.ts";
 import { identityBlocked, limiterUnavailable, quotaExceeded } from "./problem.ts";
 import { ceilSeconds, policyHeader, rateLimitHeader } from "./rate-limit-headers.ts";
@@ -24,25 +22,26 @@ import { backgroundOf } from "./execution-context.ts";
  *
  * @example
  * const limit = rateLimit({ classifiers });
- * const headers = await limit(c, settings, request); // throws GatewayError forbidden (403), quota-exceeded (429) or limiter-unavailable (503)
+ * const headers = await limit(c, request); // on c.var.runtime; throws GatewayError forbidden (403), quota-exceeded (429) or limiter-unavailable (503)
  */
 export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
   const { classifiers } = options;
-  return async (c: Context<GatewayEnv>, settings: GatewaySettings, request: GatewayRequest): Promise<Record<string, string> | undefined> => {
+  return async (c: Context<GatewayEnv>, request: GatewayRequest): Promise<Record<string, string> | undefined> => {
+    const { runtime } = c.var;
+    const { settings } = runtime;
+    const background = backgroundOf(c);
     const { apiKey, userId, clientIp } = request;
     // Each upstream is counted by its own table (src/core/rules/tables.ts).
     const { rule, matcher, root, identity } = classifiers[request.upstream].classify({ method: c.req.method, path: request.path, apiKey, userId, clientIp });
     const digest = identityDigest(identity, settings.hmacSecret);
-    const address = counterAddress(settings.region, rule.id, digest);
     // blocked > exempt > identity limit > rule override > published (src/core/overrides/resolve.ts).
-    const { isolate } = c.var;
-    const resolving = isolate.overrides.effectiveRule(c.env, settings, rule, { apiKey, userId, clientIp });
+    const resolving = runtime.effectiveRule(rule, { apiKey, userId, clientIp });
     const effective = resolving instanceof Promise ? await resolving : resolving;
     if (effective.treatment !== "count") {
-      observeDecision(c, settings, {
+      observeDecision(runtime, background, {
         rule,
         region: settings.region,
-        counter: address.name,
+        counter: counterAddress(settings.region, rule.id, digest).name,
         outcome: TREATMENT_WORDS[effective.treatment],
         override: effective.by,
       });
@@ -51,24 +50,14 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     }
     const { limit } = effective;
     // The counter an address's or prefix's limit names, or the identity's own (the admin API's inspect reads the same).
-    const { counter: counterOf, address: countedAt, limit: limiterLimitOf } = countedCounter(settings, rule, digest, effective);
+    const { counter: counterOf, address: countedAt, limit: limiterLimitOf } = runtime.countedCounter(rule, digest, effective);
     const enforce = effective.mode === "enforce";
     const policy = policyHeader(rule, limit);
 
-    const { clock, counting } = isolate;
-    const started = clock.now();
+    const started = runtime.now();
     let verdict: AttributedVerdict;
     try {
-      verdict = await counting.count(c.env, {
-        jurisdiction: settings.jurisdiction,
-        address: countedAt,
-        limit: limiterLimitOf,
-        timeoutMs: settings.counterTimeoutMs,
-        cacheDenials: enforce,
-        algorithm: settings.algorithm,
-        failMode: settings.failMode,
-        background: backgroundOf(c),
-      });
+      verdict = await runtime.count(countedAt, limiterLimitOf, { enforce, background });
     } catch (error) {
       if (!(error instanceof CounterUnavailable)) throw error;
       log({
@@ -77,11 +66,11 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
         rule: rule.id,
         counter: telemetryCounter(settings, counterOf.name),
         error: error.message,
-        failures: counting.failures,
+        failures: runtime.counterFailures,
         failMode: settings.failMode,
         decidedBy: "none",
       });
-      countFailure(c, settings, rule);
+      runtime.metrics.failure(rule, background);
       throw limiterUnavailable(rule, { "ratelimit-policy": policy });
     }
     if (verdict.decidedBy === "local-fallback") {
@@ -91,8 +80,8 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
         rule: rule.id,
         counter: telemetryCounter(settings, counterOf.name),
         error: verdict.failure,
-        failures: counting.failures,
-        fallbackCounters: counting.fallbackCounters,
+        failures: runtime.counterFailures,
+        fallbackCounters: runtime.fallbackCounters,
         failMode: settings.failMode,
         decidedBy: "local-fallback",
       });
@@ -104,7 +93,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     if (verdict.decidedBy === "local-fallback") headers["x-tollgate-counter"] = "local-fallback";
     // One log line (denials always, admissions sampled) and the metrics: decision-log.ts.
     const outcome = verdict.allowed ? "admitted" : enforce ? "denied" : "shadow_denied";
-    observeDecision(c, settings, {
+    observeDecision(runtime, background, {
       rule,
       region: settings.region,
       counter: counterOf.name,
@@ -112,7 +101,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
       override: effective.limitBy ?? effective.modeBy,
       outcome,
       verdict,
-      counterMs: verdict.decidedBy === "deny-cache" || verdict.decidedBy === "lease" ? undefined : clock.now() - started,
+      counterMs: verdict.decidedBy === "deny-cache" || verdict.decidedBy === "lease" ? undefined : runtime.now() - started,
     });
     if (!verdict.allowed && enforce) {
       const retryAfter = ceilSeconds(verdict.retryInMs);

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { Classifier } from "../core/rules/classify.ts";
 import { clientIpKey, UNKNOWN_CLIENT } from "../core/rules/client-ip.ts";
 import { readRequest } from "../core/rules/read-request.ts";
-import type { GatewaySettings, Routing } from "./settings.ts";
+import type { Routing } from "./settings.ts";
 import { GatewayError } from "../http/gateway-error.ts";
 import { forwardPath, localRoute, scopedRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
@@ -17,15 +17,15 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  *
  * @example
  * const read = requestReading({ classifiers });
- * const request = read(c, gatewaySettings(c.env)); // throws GatewayError misdirected (421) or bad-request (400)
+ * const request = read(c); // by c.var.runtime's routing; throws GatewayError misdirected (421) or bad-request (400)
  */
 export function requestReading(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
   const { classifiers } = options;
-  return (c: Context<GatewayEnv>, settings: GatewaySettings): GatewayRequest => {
+  return (c: Context<GatewayEnv>): GatewayRequest => {
     const raw = c.req.raw;
     // The one parse of the URL; the proxy reuses it.
     const url = new URL(raw.url);
-    const { upstream, rawPath, forwardPrefix = "", strippedPrefix } = route(settings.routing, url);
+    const { upstream, rawPath, forwardPrefix = "", strippedPrefix } = route(c.var.runtime.settings.routing, url);
     const reading = readRequest(classifiers[upstream].table, { method: raw.method, rawPath, headers: raw.headers, search: url.search });
     if (!reading.ok) {
       throw new GatewayError("bad-request", reading.detail);

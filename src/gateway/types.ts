@@ -1,5 +1,5 @@
 import type { Env } from "../env.ts";
-import type { Isolate } from "./isolate.ts";
+import type { RegionRuntime } from "./region-runtime.ts";
 import type { UpstreamName } from "./routes.ts";
 
 /**
@@ -34,7 +34,10 @@ export interface GatewayEnv {
   Variables: {
     /** Set once the request is read, so the error handler can say which path failed. */
     request: GatewayRequest;
-    /** The memory of the isolate serving it: its part of counting, overrides copy and metrics. */
-    isolate: Isolate;
+    /**
+     * The serving isolate's runtime for the request's region (region-runtime.ts): its counting,
+     * overrides cache, metrics and settings. Set once, before the request is read.
+     */
+    runtime: RegionRuntime;
   };
 }

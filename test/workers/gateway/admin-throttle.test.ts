@@ -27,11 +27,11 @@ const client = (n: number | string): ThrottleAddress => ({ object: `${settings.r
 function throttleInOutage() {
   vi.spyOn(console, "log").mockImplementation(() => {});
   const clock = { now: T0 };
-  const throttle = new AdminThrottle({ now: () => clock.now });
+  const throttle = new AdminThrottle({ now: () => clock.now }, () => outage.COUNTERS, settings);
   return {
     clock,
-    fail: (address: ThrottleAddress) => throttle.recordFailure(outage, settings, address, AUTH_FAILURES),
-    standing: (address: ThrottleAddress) => throttle.standing(outage, settings, address, AUTH_FAILURES),
+    fail: (address: ThrottleAddress) => throttle.recordFailure(address, AUTH_FAILURES),
+    standing: (address: ThrottleAddress) => throttle.standing(address, AUTH_FAILURES),
   };
 }
 

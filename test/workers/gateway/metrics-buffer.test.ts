@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../src/env.ts";
 import { LIMITED_KEEP, SERIES_BUCKET_MS, SERIES_KEEP_MS, type MetricsBatch } from "../../../src/core/metrics/aggregate.ts";
-import { MetricsBuffer } from "../../../src/gateway/metrics-buffer.ts";
+import { MetricsBuffer, metricsStore } from "../../../src/gateway/metrics-buffer.ts";
 import type { GatewaySettings } from "../../../src/gateway/settings.ts";
 
 afterEach(() => vi.restoreAllMocks());
@@ -29,9 +29,9 @@ describe("the pending metrics batch while the metrics object is down", () => {
     const lines: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
     const clock = { t: 1_800_000_000_000 };
-    const buffer = new MetricsBuffer({ now: () => clock.t });
     const { object, env } = metricsObject();
     const settings = { region: "us" } as GatewaySettings;
+    const buffer = new MetricsBuffer({ now: () => clock.t }, () => metricsStore(env, settings), settings.region);
 
     // Two hours, one flush attempt per 10 s bucket; each bucket 5 new identities denied on rule 12.
     const buckets = (2 * SERIES_KEEP_MS) / SERIES_BUCKET_MS;
@@ -41,7 +41,7 @@ describe("the pending metrics batch while the metrics object is down", () => {
           decision: { rule: 12, ruleName: "runs-query-key", outcome: "denied", counter: `us:12:${b}-${i}`, limit: { count: 15, interval: 10 } },
         });
       }
-      await buffer.flush(env, settings);
+      await buffer.flush();
       clock.t += SERIES_BUCKET_MS;
     }
 
@@ -55,7 +55,7 @@ describe("the pending metrics batch while the metrics object is down", () => {
     expect(failed.at(-1).dropped).toEqual(buffer.dropped);
 
     object.down = false;
-    await buffer.flush(env, settings);
+    await buffer.flush();
     expect(object.received).toHaveLength(1);
     expect(object.received[0]!.rules["12"]!.outcomes.denied).toBe(buckets * 5);
     expect(Object.keys(buffer.pending.limited)).toEqual([]);
