@@ -82,7 +82,7 @@ async function answer(
   } catch (error) {
     const timedOut = error === TIMED_OUT;
     console.log(JSON.stringify({ event: timedOut ? "upstream_timeout" : "upstream_unreachable", upstream: name, error: String(error) }));
-    // Returned, not thrown: the failure is measured as the upstream's answer (forward, countUpstream).
+    // Returned, not thrown: the failure is measured as the upstream's answer (forward, RequestMetrics.upstream).
     return renderError(
       timedOut
         ? new GatewayError("upstream-timeout", `The ${name} upstream did not answer within ${waitMs} ms.`, { headers })

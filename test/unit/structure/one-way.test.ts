@@ -39,6 +39,15 @@ describe("one way to do each thing", () => {
     expect(writing(/HTTPException\(|problemResponse\(|json\(\{ detail\b/)).toEqual(["src/http/problem.ts", "src/http/render-error.ts"]);
   });
 
+  it("checks the settings where an isolate makes its region runtime, which holds them: no signature passes them on, no step reaches the isolate or the bindings", () => {
+    expect(writing(/\bgatewaySettings\(/)).toEqual(["src/gateway/isolate.ts"]);
+    expect(writing(/\bsettings: GatewaySettings\b/)).toEqual(["src/gateway/region-runtime.ts"]);
+    // The request path's steps take the runtime from their context (c.var.runtime); the handler
+    // makes it from the env, and the local edge's guard reads its variable before any of them.
+    const reachingAround = writing(/\bc\.var\.isolate\b|\bc\.env\b/).filter((path) => path.startsWith("src/gateway/"));
+    expect(reachingAround).toEqual(["src/gateway/app.ts", "src/gateway/local-edge-guard.ts"]);
+  });
+
   it("says a treatment's word in one place (TREATMENT_WORDS)", () => {
     expect(writing(/treatment === "(count|block|exempt)" \? "/)).toEqual([]);
     expect(writing(/"counted"/)).toEqual(["src/core/overrides/resolve.ts"]);

@@ -1,0 +1,54 @@
+// The isolate's region runtime (src/gateway/region-runtime.ts): made once per checked settings by
+// Isolate.runtime(env), it owns the isolate's counting, so the request path counts through it.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { Env } from "../../../src/env.ts";
+import { counterAddress } from "../../../src/core/limiter/index.ts";
+import type { HitBatch } from "../../../src/durable-objects/counter-object.ts";
+import { Isolate } from "../../../src/gateway/isolate.ts";
+
+/** The real counter objects, recording the id of every call made to them. */
+function callRecordingCounters() {
+  const calls: string[] = [];
+  const namespace = {
+    jurisdiction: () => namespace,
+    getByName(name: string) {
+      const stub = env.COUNTERS.getByName(name);
+      return {
+        decide(batches: HitBatch[]) {
+          calls.push(...batches.map((batch) => batch.call ?? ""));
+          return stub.decide(batches);
+        },
+      };
+    },
+  };
+  return { calls, namespace: namespace as unknown as Env["COUNTERS"] };
+}
+
+describe("Isolate.runtime", () => {
+  it("is one runtime per env: the same object for every request, a second env's kept beside it", () => {
+    const isolate = new Isolate({ id: "runtime-test" });
+    const other = { ...env } as Env;
+    const first = isolate.runtime(env);
+    expect(isolate.runtime(env)).toBe(first);
+    const second = isolate.runtime(other);
+    expect(second).not.toBe(first);
+    expect(isolate.runtime(env)).toBe(first); // not only the last env's is kept
+    expect(isolate.runtime(other)).toBe(second);
+  });
+
+  it("gives each runtime of one isolate a caller id of its own: the counter objects never see two countings as one caller", async () => {
+    const isolate = new Isolate({ id: `runtime-test-${crypto.randomUUID()}` });
+    const { calls, namespace } = callRecordingCounters();
+    const limit = { count: 10, intervalMs: 60_000 };
+    const address = counterAddress(env.REGION, 16, crypto.randomUUID().replaceAll("-", ""));
+    for (const served of [
+      { ...env, COUNTERS: namespace },
+      { ...env, COUNTERS: namespace },
+    ] as Env[]) {
+      const verdict = await isolate.runtime(served).count(address, limit, { enforce: true, background: undefined });
+      expect(verdict).toMatchObject({ decidedBy: "object", allowed: true });
+    }
+    expect(calls).toEqual([`${isolate.id}-1`, `${isolate.id}.2-1`]);
+  });
+});
