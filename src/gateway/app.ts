@@ -47,9 +47,10 @@ export function createGateway(options: GatewayOptions = {}) {
     // upstream's request, never counted.
     const answered = frontDoor?.(c);
     if (answered) return answered;
-    // The one composition root, once per request: a misconfigured gateway answers every request
-    // with its 500 here, before reading anything.
+    // The isolate's runtime for this env (made by its first request), for every step below: a
+    // misconfigured gateway answers every request with its setting's error here, before reading anything.
     c.set("runtime", isolate.runtime(c.env));
+    // read -> classify + count -> forward
     const request = read(c);
     c.set("request", request);
     // The reserved prefix is never an upstream's, however its path was reached (a mount that
