@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CHECK_CALLS, forkCheckout, healthEndpoint, healthyScenario, NEW, OLD, runTool, versionsDeploy } from "./support.ts";
+import { CHECK_CALLS, forkCheckout, healthEndpoint, healthyScenario, NEW, OLD, runTool, spawnTool, versionsDeploy } from "./support.ts";
 
 const OK = { status: 200, body: { status: "ok" } };
 const cleanups: Array<() => unknown> = [];
@@ -27,7 +27,8 @@ describe("npm run deploy", () => {
   it("checks, uploads, rolls out in steps with a pinned probe after each, applies the routes, probes again", async () => {
     const config = await fork();
     const endpoint = await health(() => OK);
-    const run = await runTool(["deploy", "us", "--config", config, ...fast(endpoint.url)], { env: { TOLLGATE_ADMIN_TOKEN: "probe-token-123" } });
+    // As a user runs it (the other tests call the command in this process): its token from the environment.
+    const run = await spawnTool(["deploy", "us", "--config", config, ...fast(endpoint.url)], { env: { TOLLGATE_ADMIN_TOKEN: "probe-token-123" } });
 
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.calls).toEqual([
@@ -237,12 +238,12 @@ describe("npm run deploy", () => {
   });
 
   it("refuses a bad region or option with exit 2 and one line", async () => {
-    const region = await runTool(["deploy", "mars"]);
+    const region = await spawnTool(["deploy", "mars"]);
     expect(region.code).toBe(2);
     expect(region.stderr.trim()).toBe(
       'deploy: region: "mars" is not one of us, eu (each is an environment of wrangler.toml) (npm run deploy -- --help lists every option)',
     );
-    const steps = await runTool(["deploy", "us", "--steps", "50,10,100"]);
+    const steps = await spawnTool(["deploy", "us", "--steps", "50,10,100"]);
     expect(steps.code).toBe(2);
     expect(steps.stderr).toContain('--steps: "50,10,100" must ascend');
     expect([region.calls, steps.calls]).toEqual([[], []]);

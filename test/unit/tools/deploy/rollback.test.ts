@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { forkCheckout, healthEndpoint, healthyScenario, NEW, OLD, OLDER, runTool } from "./support.ts";
+import { forkCheckout, healthEndpoint, healthyScenario, NEW, OLD, OLDER, runTool, spawnTool } from "./support.ts";
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -21,7 +21,8 @@ const rollback = (region: string, id: string) => ["rollback", id, "--env", regio
 describe("npm run rollback", () => {
   it("goes back to the last version that served 100% before the current deployment, then probes", async () => {
     const { config, endpoint, fast } = await setUp(true);
-    const run = await runTool(["rollback", "us", "--config", config, ...fast]);
+    // As a user runs it (the other tests call the command in this process).
+    const run = await spawnTool(["rollback", "us", "--config", config, ...fast]);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     // The newest deployment is NEW at 100%; before it a split (no 100%), then OLD at 100%.
     expect(run.calls).toEqual([["deployments", "list", "--env", "us", "--json"], rollback("us", OLD)]);
@@ -100,7 +101,7 @@ describe("--dry-run", () => {
   });
 
   it("prints the rollback plan", async () => {
-    const run = await runTool(["rollback", "eu", "--dry-run"], { env: { TOLLGATE_WRANGLER: "" } });
+    const run = await spawnTool(["rollback", "eu", "--dry-run"], { env: { TOLLGATE_WRANGLER: "" } });
     expect(run.code).toBe(0);
     expect(run.calls).toEqual([]);
     expect(run.stdout).toContain("wrangler rollback <previous> --env eu --yes --message 'npm run rollback -- eu'");

@@ -1,11 +1,13 @@
-// The deploy command run as a user runs it, against the stand-in wrangler, a local health
-// endpoint and a fork's configuration in a temporary directory.
+// The deploy command against the stand-in wrangler, a local health endpoint and a fork's
+// configuration in a temporary directory: in the test's own process (runTool), or run as a user
+// runs it (spawnTool), once per behaviour of the command line itself.
 import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { deployCommand } from "../../../../tools/deploy/command.ts";
 
 const REPOSITORY = resolve(import.meta.dirname, "../../../..");
 const STAND_IN = join(REPOSITORY, "test/fixtures/deploy/wrangler-stand-in.mjs");
@@ -87,31 +89,50 @@ export interface Outcome {
   readonly calls: string[][];
 }
 
-/** Runs `node tools/deploy/main.ts <args>` with the stand-in as wrangler and tsc. */
-export async function runTool(args: readonly string[], options: { scenario?: Record<string, unknown>; env?: Record<string, string> } = {}): Promise<Outcome> {
+interface ToolOptions {
+  readonly scenario?: Record<string, unknown>;
+  readonly env?: Record<string, string>;
+}
+
+/** Runs the command (deployCommand) in this process, with the stand-in as wrangler and tsc. */
+export function runTool(args: readonly string[], options: ToolOptions = {}): Promise<Outcome> {
+  return withStandIn(options, async (env) => {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const code = await deployCommand(args, env, { out: (line) => stdout.push(line), err: (line) => stderr.push(line) });
+    return { code, stdout: lines(stdout), stderr: lines(stderr) };
+  });
+}
+
+/** Runs `node tools/deploy/main.ts <args>` as a user runs it, with the stand-in as wrangler and tsc. */
+export function spawnTool(args: readonly string[], options: ToolOptions = {}): Promise<Outcome> {
+  return withStandIn(
+    options,
+    (env) =>
+      new Promise<Omit<Outcome, "calls">>((done) => {
+        execFile(
+          process.execPath,
+          [join(REPOSITORY, "tools/deploy/main.ts"), ...args],
+          { cwd: REPOSITORY, env: { ...process.env, ...env } },
+          (error, stdout, stderr) => done({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+        );
+      }),
+  );
+}
+
+const lines = (list: readonly string[]) => list.map((line) => `${line}\n`).join("");
+
+/** The stand-in's directory (the scenario it answers from, the calls it records) around one run. */
+async function withStandIn(options: ToolOptions, run: (env: Record<string, string>) => Promise<Omit<Outcome, "calls">>): Promise<Outcome> {
   const dir = mkdtempSync(join(tmpdir(), "tollgate-stand-in-"));
   const log = join(dir, "calls.ndjson");
-  const scenarioFile = join(dir, "scenario.json");
-  writeFileSync(scenarioFile, JSON.stringify(options.scenario ?? healthyScenario()));
+  writeFileSync(join(dir, "scenario.json"), JSON.stringify(options.scenario ?? healthyScenario()));
   try {
-    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-      execFile(
-        process.execPath,
-        [join(REPOSITORY, "tools/deploy/main.ts"), ...args],
-        {
-          cwd: REPOSITORY,
-          env: {
-            ...process.env,
-            TOLLGATE_WRANGLER: `${process.execPath} ${STAND_IN}`,
-            TOLLGATE_TSC: `${process.execPath} ${STAND_IN} tsc`,
-            TOLLGATE_ADMIN_TOKEN: "",
-            STAND_IN_LOG: log,
-            STAND_IN_SCENARIO: scenarioFile,
-            ...options.env,
-          },
-        },
-        (error, stdout, stderr) => done({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
-      );
+    const outcome = await run({
+      TOLLGATE_WRANGLER: `${process.execPath} ${STAND_IN} ${dir}`,
+      TOLLGATE_TSC: `${process.execPath} ${STAND_IN} ${dir} tsc`,
+      TOLLGATE_ADMIN_TOKEN: "",
+      ...options.env,
     });
     const calls = existsSync(log)
       ? readFileSync(log, "utf8")
@@ -120,7 +141,7 @@ export async function runTool(args: readonly string[], options: { scenario?: Rec
           .filter(Boolean)
           .map((l) => JSON.parse(l) as string[])
       : [];
-    return { code, stdout, stderr, calls };
+    return { ...outcome, calls };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
