@@ -2,8 +2,21 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { hmacHex } from "../support/hmac.ts";
 import { execFileAsync } from "../support/processes.ts";
+import { explainCommand } from "../../../tools/explain-command.ts";
 
-const explain = (...args: string[]) => execFileAsync(process.execPath, ["tools/explain.ts", ...args], { cwd: process.cwd() });
+/**
+ * The command in this process, answering as a spawned one does: its output, or a rejection with
+ * its exit `code` and stderr. `spawned` runs it as a user does, once per behaviour of the command line.
+ */
+async function explain(...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const text = (lines: string[]) => lines.map((line) => `${line}\n`).join("");
+  const code = await explainCommand(args, {}, { out: (line) => stdout.push(line), err: (line) => stderr.push(line) });
+  if (code !== 0) throw Object.assign(new Error(`explain exited ${code}`), { code, stdout: text(stdout), stderr: text(stderr) });
+  return { stdout: text(stdout), stderr: text(stderr) };
+}
+const spawned = (...args: string[]) => execFileAsync(process.execPath, ["tools/explain.ts", ...args], { cwd: process.cwd() });
 const SECRET = "a-test-secret-of-at-least-32-bytes!!";
 
 describe("npm run explain", () => {
@@ -100,7 +113,8 @@ describe("npm run explain", () => {
 
   it("exits 2 with one clear line for a malformed path or bad arguments", async () => {
     await expect(explain("GET", "/runs/%zz")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("400") });
-    await expect(explain("GET")).rejects.toMatchObject({
+    // As a user runs it: the exit status and the one line on stderr.
+    await expect(spawned("GET")).rejects.toMatchObject({
       code: 2,
       stderr: "explain: expected METHOD and PATH (got 1 operand) (npm run explain -- --help lists every option)\n",
     });
@@ -109,7 +123,7 @@ describe("npm run explain", () => {
   });
 
   it("explains itself with --help", async () => {
-    const { stdout } = await explain("--help");
+    const { stdout } = await spawned("--help");
     expect(stdout).toContain("usage: npm run explain -- METHOD PATH [options]");
     expect(stdout).toContain("examples:");
   });
