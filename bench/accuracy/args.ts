@@ -3,6 +3,7 @@
 import { BadArgument, fileOption, numberOption, parseOptions } from "../../tools/kit/args.ts";
 import { exitStatusText } from "../../tools/kit/verdict.ts";
 import { parseRtt, type Rtt } from "../edge/rtt.ts";
+import { VarsSchema } from "../../src/gateway/settings-schema.ts";
 
 export { BadArgument };
 
@@ -14,19 +15,45 @@ export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 export const DEFAULT_KS = [1, 4, 16, 64] as const;
 /**
  * 60 s windows become 10 s: short enough for a full run to take minutes, long enough for a round
- * robin of 200 requests over 64 cold isolates to fit in one window (docs/bench.md).
+ * robin of 200 requests over 64 cold isolates to fit in one window (docs/bench.md). With round
+ * trips the default is lower (defaultTimeScale).
  */
 export const DEFAULT_TIME_SCALE = 6;
+
+/**
+ * The time scale a run takes when none is given: DEFAULT_TIME_SCALE, or with round trips the
+ * largest whole scale up to it at which a client sending one request at a time, each costing two
+ * round trips (the counter and the overrides store) and 20 ms more, sends twice the row's `count`
+ * within three quarters of a window. Round trips are real time while the windows are scaled, so at
+ * 40 ms a 10 s window passes before such a client can send more than its limit, and sequential,
+ * clock-skew and limit-raise would judge a client that never outpaced its limit (docs/accuracy.md).
+ */
+export function defaultTimeScale(target: { count: number; intervalS: number }, rtt: Rtt | undefined): number {
+  if (!rtt) return DEFAULT_TIME_SCALE;
+  const roundTripMs = rtt.kind === "fixed" ? rtt.ms : rtt.median;
+  const neededMs = 2 * target.count * (2 * roundTripMs + 20);
+  return Math.max(1, Math.min(DEFAULT_TIME_SCALE, Math.floor((0.75 * target.intervalS * 1000) / neededMs)));
+}
 /** Below the default 1000 ms so a slow-object outage costs seconds, not minutes. */
 export const DEFAULT_LIMITER_TIMEOUT_MS = 250;
 /** The gateway's minimum: overrides reach every isolate fast. */
 export const DEFAULT_CONFIG_REFRESH_MS = 100;
+
+/**
+ * OVERRIDES_REFRESH_MS for a run: the minimum, or with round trips the gateway's own default. An
+ * isolate whose copy is older than the setting reads the overrides before it decides: one more
+ * round trip, which at 100 ms every request of the bench's isolates (each serving only the one
+ * client) would pay, and deployed isolates, serving many clients and refreshing every 5 s, rarely do.
+ */
+export const overridesRefreshMs = (rtt: Rtt | undefined): number => (rtt ? DEPLOYED_REFRESH_MS : DEFAULT_CONFIG_REFRESH_MS);
+const DEPLOYED_REFRESH_MS: number = VarsSchema.shape.OVERRIDES_REFRESH_MS.parse(undefined);
 const MAX_ISOLATES = 128;
 
 export interface AccuracyOptions {
   readonly ks: readonly number[];
   readonly scenarios: readonly ScenarioName[];
-  readonly timeScale: number;
+  /** Undefined: defaultTimeScale for the row and the round trip. */
+  readonly timeScale?: number;
   readonly row: number;
   readonly counterTimeoutMs: number;
   /** The round trip of every isolate-to-object call (bench/edge/rtt.ts); none when absent. */
@@ -47,7 +74,8 @@ early 429s and whether Retry-After was honoured, then a one-line verdict per sce
   --k LIST              isolate counts (default 1,4,16,64)
   --scenarios LIST      ${SCENARIO_NAMES.join(", ")}
                         or basic (the first four), faults (the rest), all (default)
-  --time-scale N        TIME_SCALE: every interval divided by N (default ${DEFAULT_TIME_SCALE})
+  --time-scale N        TIME_SCALE: every interval divided by N (default ${DEFAULT_TIME_SCALE}; with
+                        --rtt, lower: a one-at-a-time client must outpace its limit)
   --row N               hosted-API row counted per API key (default 5, 100 per 60 s)
   --limiter-timeout-ms N  COUNTER_TIMEOUT_MS for the run (default ${DEFAULT_LIMITER_TIMEOUT_MS})
   --rtt MS              a round trip on every call from an isolate to a Durable Object
@@ -88,12 +116,12 @@ export function parseAccuracyArgs(argv: readonly string[]): AccuracyOptions {
   // In the order given, each once.
   const ks = values.k === undefined ? [...DEFAULT_KS] : [...new Set(values.k.split(",").map((k) => positiveInteger("k", k.trim(), 0, MAX_ISOLATES)))];
   // The gateway's own bounds on TIME_SCALE.
-  const timeScale = numberOption("time-scale", values["time-scale"], DEFAULT_TIME_SCALE, { max: 3600 });
+  const timeScale = values["time-scale"] === undefined ? undefined : numberOption("time-scale", values["time-scale"], DEFAULT_TIME_SCALE, { max: 3600 });
   const json = fileOption("json", values.json);
   return {
     ks,
     scenarios: values.scenarios === undefined ? [...SCENARIO_NAMES] : parseScenarios(values.scenarios),
-    timeScale,
+    ...(timeScale !== undefined && { timeScale }),
     row: positiveInteger("row", values.row, 5),
     counterTimeoutMs: positiveInteger("limiter-timeout-ms", values["limiter-timeout-ms"], DEFAULT_LIMITER_TIMEOUT_MS, 60_000),
     ...(values.rtt !== undefined && { rtt: parseRtt(values.rtt) }),

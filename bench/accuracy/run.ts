@@ -1,7 +1,7 @@
 // One run: for each K a fresh cluster of K isolates, every chosen scenario on it with a fresh API
 // key, each timeline analysed as it ends.
 import { analyze, type Figures, type Limit, type Timeline } from "./analysis.ts";
-import { DEFAULT_CONFIG_REFRESH_MS, type AccuracyOptions, type ScenarioName } from "./args.ts";
+import { defaultTimeScale, overridesRefreshMs, type AccuracyOptions, type ScenarioName } from "./args.ts";
 import { Client } from "./client.ts";
 import { buildGateway, startCluster, type Cluster } from "./cluster.ts";
 import { FAULT_SCENARIOS } from "./faults.ts";
@@ -55,15 +55,16 @@ async function checkIsolation(cluster: Cluster, target: Target): Promise<string>
 
 export async function runAccuracy(options: AccuracyOptions, log: (line: string) => void): Promise<AccuracyRun> {
   const target = targetFor(options.row);
-  const limit: Limit = { count: target.count, intervalMs: scaledIntervalMs(target.intervalS, options.timeScale) };
+  const timeScale = options.timeScale ?? defaultTimeScale(target, options.rtt);
+  const limit: Limit = { count: target.count, intervalMs: scaledIntervalMs(target.intervalS, timeScale) };
   const runId = Date.now().toString(36);
   const build = await buildGateway();
   const results: ScenarioResult[] = [];
   const isolation: Record<number, string> = {};
   const settings = {
-    timeScale: options.timeScale,
+    timeScale,
     counterTimeoutMs: options.counterTimeoutMs,
-    overridesRefreshMs: DEFAULT_CONFIG_REFRESH_MS,
+    overridesRefreshMs: overridesRefreshMs(options.rtt),
     ...(options.rtt && { rtt: options.rtt }),
   };
   try {

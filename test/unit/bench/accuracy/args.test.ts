@@ -2,8 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   BadArgument,
   DEFAULT_LIMITER_TIMEOUT_MS,
+  DEFAULT_CONFIG_REFRESH_MS,
   DEFAULT_TIME_SCALE,
+  defaultTimeScale,
   FAULT_NAMES,
+  overridesRefreshMs,
   parseAccuracyArgs,
   SCENARIO_NAMES,
 } from "../../../../bench/accuracy/args.ts";
@@ -14,7 +17,6 @@ describe("parseAccuracyArgs", () => {
     expect(parseAccuracyArgs([])).toEqual({
       ks: [1, 4, 16, 64],
       scenarios: [...SCENARIO_NAMES],
-      timeScale: DEFAULT_TIME_SCALE,
       row: 5,
       counterTimeoutMs: DEFAULT_LIMITER_TIMEOUT_MS,
       help: false,
@@ -42,6 +44,37 @@ describe("parseAccuracyArgs", () => {
   ])("refuses %j, naming the option", (argv, message) => {
     expect(() => parseAccuracyArgs(argv)).toThrow(BadArgument);
     expect(() => parseAccuracyArgs(argv)).toThrow(message);
+  });
+});
+
+describe("with round trips", () => {
+  const row5 = { count: 100, intervalS: 60 };
+
+  it("keeps the default scale and refresh without them", () => {
+    expect(defaultTimeScale(row5, undefined)).toBe(DEFAULT_TIME_SCALE);
+    expect(overridesRefreshMs(undefined)).toBe(DEFAULT_CONFIG_REFRESH_MS);
+  });
+
+  it("scales windows so a one-at-a-time client can send twice its limit in three quarters of one", () => {
+    // 200 requests x (2 x 40 + 20) ms = 20 s; three quarters of 60 / N s holds that up to N = 2.
+    expect(defaultTimeScale(row5, { kind: "fixed", ms: 40 })).toBe(2);
+    expect(defaultTimeScale(row5, { kind: "lognormal", median: 40, sigma: 0.3 })).toBe(2);
+    expect(defaultTimeScale(row5, { kind: "fixed", ms: 1 })).toBe(DEFAULT_TIME_SCALE);
+    // Never below 1: a window longer than published would judge another limit.
+    expect(defaultTimeScale(row5, { kind: "fixed", ms: 2000 })).toBe(1);
+    for (const ms of [0, 1, 10, 40, 100, 500]) {
+      const scale = defaultTimeScale(row5, { kind: "fixed", ms });
+      if (scale > 1) expect(2 * row5.count * (2 * ms + 20)).toBeLessThanOrEqual((0.75 * row5.intervalS * 1000) / scale);
+    }
+  });
+
+  it("runs the gateway's deployed overrides refresh", () => {
+    expect(overridesRefreshMs({ kind: "fixed", ms: 40 })).toBe(5000);
+  });
+
+  it("takes an explicit --time-scale as given", () => {
+    expect(parseAccuracyArgs(["--rtt", "40", "--time-scale", "6"]).timeScale).toBe(6);
+    expect(parseAccuracyArgs(["--rtt", "40"]).timeScale).toBeUndefined();
   });
 });
 
