@@ -34,6 +34,10 @@ const MAX_WANT = 4_096;
 const MAX_RETURNS = 4;
 /** A lease used at least this often is renewed when given back at its end: its client is still here. */
 const KEEP_WARM_USES = 2;
+/** How far one ended first lease moves the isolate's estimate that first leases get used. */
+const FIRST_LEASE_WEIGHT = 1 / 16;
+/** While the estimate is below half, one first call in this many still asks, to see whether it has changed. */
+const FIRST_LEASE_PROBE = 16;
 
 /** What an isolate asks of the object with a call: who it is, units to lease, and leases it gives back. */
 export interface LeaseRequest {
@@ -95,6 +99,8 @@ interface Held {
   readonly usedAtMs: number[];
   /** Entries of `grant.expiringMs` already out of the window. */
   gone: number;
+  /** Asked for on the isolate's first call to the counter (LeaseBook's estimate learns from it). */
+  readonly first: boolean;
 }
 
 /** One counter's leases on this isolate: the one in use and those to give back. */
@@ -130,6 +136,12 @@ export class LeaseBook {
   readonly #counters = new Map<string, Leases>();
   /** When this isolate last called each counter it holds no lease for: a lease is asked for on a second call within MAX_LEASE_MS. */
   readonly #called = new Map<string, number>();
+  /**
+   * How likely a lease asked for on a counter's first call is to be used (moving average over the
+   * ended ones, 1 to start): while it is at least half, first calls ask for one.
+   */
+  #firstLeasesUsed = 1;
+  #firstCalls = 0;
   readonly #max: number;
   /** This isolate, as the objects know it (`LeaseRequest.caller`). */
   readonly caller: string;
@@ -195,11 +207,14 @@ export class LeaseBook {
     const leases = this.#counters.get(name);
     let want = leases?.want ?? FIRST_WANT;
     if (!leases) {
-      // A counter this isolate calls once in a while would only get a lease back unused, at the
-      // cost of a second call: it asks for one when it calls again soon.
+      // A lease on a counter's first call answers the client's next request here without a call,
+      // and costs one more call (its give-back) when it comes back unused: first calls ask while
+      // most such leases get used. Otherwise a counter this isolate calls once in a while asks
+      // when it calls again soon, and a few first calls still ask, to notice a change.
       const last = this.#called.get(name);
       setBounded(this.#called, name, now, this.#max);
-      if (last === undefined || now - last > MAX_LEASE_MS) want = 0;
+      const first = last === undefined || now - last > MAX_LEASE_MS;
+      if (first && this.#firstLeasesUsed < 1 / 2 && ++this.#firstCalls % FIRST_LEASE_PROBE !== 0) want = 0;
     }
     const held = leases?.current;
     if (leases && held) {
@@ -234,10 +249,11 @@ export class LeaseBook {
       leases.returns = leases.returns.filter((r) => !back.has(r.id));
     }
     if (!grant) return;
+    const first = !leases;
     // Never dropped for room (the class comment): at most the calls in flight past the bound.
     if (!leases) this.#counters.set(name, (leases = { returns: [], countsUntil: Number.NEGATIVE_INFINITY, want: request.want, warm: false }));
     if (leases.current) this.#end(leases, "call");
-    leases.current = { grant, limit, from, usedAtMs: [], gone: 0 };
+    leases.current = { grant, limit, from, usedAtMs: [], gone: 0, first };
     leases.heard = grant.id;
   }
 
@@ -255,6 +271,7 @@ export class LeaseBook {
     leases.current = undefined;
     const { id, units, spanMs } = held.grant;
     const used = held.usedAtMs.length;
+    if (held.first) this.#firstLeasesUsed += FIRST_LEASE_WEIGHT * ((used > 0 ? 1 : 0) - this.#firstLeasesUsed);
     // Slow start, as the reservation ledger: used up means demand is higher, ask twice as many;
     // a lease that ran out part-used asks what it used; one cut short by a call, the same again.
     leases.want = used >= units ? Math.min(MAX_WANT, units * 2) : why === "call" ? units : Math.max(MIN_WANT, used);

@@ -190,4 +190,33 @@ describe("admission leases", () => {
     counter.decide(limit, 1, 20, { lease: { caller: "a", want: 0, heard: first.id } });
     expect(counter.inspect(limit, 20).admissions).toBe(3);
   });
+
+  it("first calls ask for a lease while most leases asked for so get used, and stop (but for a probe) once most come back unused", () => {
+    const limit = { count: 800, intervalMs: 10_000 };
+    const store = new MemoryCounterStore();
+    const book = new LeaseBook({ caller: "a" });
+    const grantOf = (name: string, now: number) => {
+      const request = book.request(name, now);
+      const { lease } = new Counter(store, name).decide(limit, 1, now, { lease: request });
+      book.accept(name, limit, lease, now, request);
+      return request;
+    };
+    // A fresh isolate asks on a counter's first call; a client that comes back is answered on it.
+    expect(grantOf("warm", 0).want).toBeGreaterThan(0);
+    expect(book.admit("warm", limit, 10)).toBeDefined();
+    // One-off clients: each first lease ends unused (given back with the counter's next call, at its end).
+    let asked = 0;
+    for (let i = 0; i < 40; i++) {
+      const request = grantOf(`once-${i}`, 100 + i);
+      if (request.want > 0) asked++;
+      book.request(`once-${i}`, 20_000 + i, "give-back");
+    }
+    // Eleven unused ones take the estimate below half: after them, only one first call in 16 asks.
+    expect(asked).toBeGreaterThanOrEqual(11);
+    expect(asked).toBeLessThan(16);
+    const later = Array.from({ length: 32 }, (_, i) => book.request(`new-${i}`, 30_000 + i).want);
+    expect(later.filter((want) => want > 0)).toHaveLength(2);
+    // A counter called again soon still asks on its second call.
+    expect(book.request("new-0", 30_100).want).toBeGreaterThan(0);
+  });
 });
