@@ -49,7 +49,10 @@ async function checkIsolation(cluster: Cluster, target: Target): Promise<string>
   await cluster.control(0, "/skew", { ms: 0 });
   const others = states.slice(1);
   const separate = states[0]!.served === 1 && states[0]!.clockOffset === 7 && others.every((s) => s.served === 0 && s.clockOffset === 0);
-  if (!separate) throw new Error(`the ${k} workers do not keep separate module memory and globals: ${JSON.stringify(states.slice(0, 3))}`);
+  if (!separate) {
+    const odd = states.filter((s, i) => (i === 0 ? s.served !== 1 || s.clockOffset !== 7 : s.served !== 0 || s.clockOffset !== 0));
+    throw new Error(`the ${k} workers do not keep separate module memory and globals: ${JSON.stringify(odd.slice(0, 3))}`);
+  }
   return `${k} workers, each its own module memory and globals (a request and a clock skew on isolate-0 seen there only)`;
 }
 

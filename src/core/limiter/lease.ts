@@ -257,13 +257,6 @@ export class LeaseBook {
     leases.heard = grant.id;
   }
 
-  /** Leases held now, for tests. */
-  get size(): number {
-    let n = 0;
-    for (const leases of this.#counters.values()) if (leases.current) n++;
-    return n;
-  }
-
   /** Ends the lease in use, to be given back with the next call: it is "over" (used up, ran out, other limit) or a "call" is made anyway. */
   #end(leases: Leases, why: "over" | "call"): void {
     const held = leases.current;
