@@ -6,6 +6,7 @@ import { requestDigests, type RequestDigests, type RequestIdentities } from "../
 import { EMPTY_SNAPSHOT, type OverridesSnapshot } from "../core/overrides/types.ts";
 import type { Rule } from "../core/rules/load.ts";
 import type { Clock } from "./clock.ts";
+import type { Background } from "./execution-context.ts";
 import type { GatewaySettings } from "./settings.ts";
 
 /*
@@ -133,11 +134,25 @@ export class OverridesCache {
    * once (no promise, so no wait) in the common case: a copy that needs no read and no identity
    * override in it.
    */
-  effectiveRule(rule: Rule, request: RequestIdentities): Effective | Promise<Effective> {
+  effectiveRule(rule: Rule, request: RequestIdentities, background?: Background): Effective | Promise<Effective> {
     const copy = this.#copy;
     const now = this.#clock.now();
+    if (!readDue(copy, now)) this.#readAhead(now, background);
     if (!readDue(copy, now) && copy.compiled.byIdentity.size === 0) return resolve(this.#inForce(now), rule, this.#settings.region, NO_DIGESTS, now);
     return this.#effectiveRuleAfterRead(rule, request);
+  }
+
+  /**
+   * Past half its refresh time, a copy is read again in the background by the request that finds
+   * it so (its `waitUntil`), so an isolate with traffic never makes a request wait for the read:
+   * at the edge that read is a round trip. Only an isolate idle for longer than
+   * OVERRIDES_REFRESH_MS still reads before it decides, as the bound requires.
+   */
+  #readAhead(now: number, background: Background | undefined): void {
+    const copy = this.#copy;
+    if (!background || copy.reading || copy.failing || now < copy.nextReadAt - this.#settings.overridesRefreshMs / 2) return;
+    copy.reading = true;
+    background(this.#read(now).finally(() => (copy.reading = false)));
   }
 
   async #effectiveRuleAfterRead(rule: Rule, request: RequestIdentities): Promise<Effective> {

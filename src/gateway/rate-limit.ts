@@ -35,7 +35,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     const { rule, matcher, root, identity } = classifiers[request.upstream].classify({ method: c.req.method, path: request.path, apiKey, userId, clientIp });
     const digest = identityDigest(identity, settings.hmacSecret);
     // blocked > exempt > identity limit > rule override > published (src/core/overrides/resolve.ts).
-    const resolving = runtime.effectiveRule(rule, { apiKey, userId, clientIp });
+    const resolving = runtime.effectiveRule(rule, { apiKey, userId, clientIp }, background);
     const effective = resolving instanceof Promise ? await resolving : resolving;
     if (effective.treatment !== "count") {
       observeDecision(runtime, background, {

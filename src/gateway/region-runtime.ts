@@ -71,9 +71,11 @@ export class RegionRuntime {
   /**
    * What the overrides make of a request on `rule`, as the request path decides it: at once (no
    * promise) in the common case, a copy that needs no read and names no identity (overrides.ts).
+   * With `background` (the request's `waitUntil`), a copy past half its age is read again after
+   * the response.
    */
-  effectiveRule(rule: Rule, identities: RequestIdentities): Effective | Promise<Effective> {
-    return this.#overrides.effectiveRule(rule, identities);
+  effectiveRule(rule: Rule, identities: RequestIdentities, background?: Background): Effective | Promise<Effective> {
+    return this.#overrides.effectiveRule(rule, identities, background);
   }
 
   /** The counter a request on `rule` by the identity of `digest` is counted on under `effective` (counted-counter.ts). */
