@@ -80,13 +80,13 @@ const emulatorProject = (name: "control-plane" | "agent-server") => ({
   test: {
     name: `emulator-${name}`,
     include: [`test/workers/${name}/**/*.test.ts`, "test/workers/emulator-*.test.ts"],
-    // The control plane's files share a runner (one workerd and its storage per vitest worker)
-    // instead of starting one each: every test works in a workspace of its own (freshWorkspace), so
-    // no file reads another's state (docs/testing.md, "Run time"). The agent server keeps one state
+    // The files share a runner (one workerd and its storage per vitest worker) instead of starting
+    // one each (docs/testing.md, "Run time"). The control plane's tests each work in a workspace of
+    // their own (freshWorkspace), so no file reads another's state. The agent server keeps one state
     // object for every caller (its threads, runs, crons and their one alarm), which its files read
-    // as their own, so they stay isolated, as do the gateway projects (region-wide overrides and
-    // metrics).
-    isolate: name === "agent-server",
+    // as their own: each file starts on empty objects (fresh-state.ts).
+    isolate: false,
+    ...(name === "agent-server" && { setupFiles: ["test/workers/agent-server/fresh-state.ts"] }),
     testTimeout: 60_000,
   },
 });

@@ -51,13 +51,11 @@ describe(`${THIS_EMULATOR} routes under fuzzing`, () => {
 });
 
 async function checkOne(route: EmulatorRoute, plan: RequestPlan): Promise<void> {
-  let before = await snapshotEmulators(workspaceId);
-  if (await seedMissing(before, workspaceId)) before = await snapshotEmulators(workspaceId);
   // Both emulators at rest (revisions at their end state, no run in flight, no cron to fire), so
-  // only the request can change what is stored.
-  await prepareWorkspace(workspaceId);
-  await agentServerAtRest();
-  before = await snapshotEmulators(workspaceId);
+  // only the request can change what is stored; a kind an earlier request deleted is seeded again
+  // (and brought to rest). One snapshot per request when nothing is missing: each reads every table.
+  let before = await atRest();
+  if (await seedMissing(before, workspaceId)) before = await atRest();
 
   const request = buildRequest(route, plan, { workspaceId, state: before });
   const res = await exports.default.fetch(request);
@@ -74,6 +72,12 @@ async function checkOne(route: EmulatorRoute, plan: RequestPlan): Promise<void> 
   if (res.status >= 300) {
     expect(storedData(await snapshotEmulators(workspaceId)), `${where}: a refused request changed stored state`).toEqual(storedData(before));
   }
+}
+
+async function atRest() {
+  await prepareWorkspace(workspaceId);
+  await agentServerAtRest();
+  return snapshotEmulators(workspaceId);
 }
 
 /** The agent server's stream of a thread (GET /threads/{thread_id}/stream): open until the client leaves. */

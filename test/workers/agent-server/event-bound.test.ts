@@ -1,4 +1,4 @@
-// Stored run events are bounded per thread (runs/event-log.ts, EVENTS_PER_THREAD): 1,000 runs on
+// Stored run events are bounded per thread (runs/event-log.ts, EVENTS_PER_THREAD): 300 runs on
 // one thread keep at most the bound, the oldest pruned first; a late joiner of a pruned run gets
 // its metadata and its outcome, a joiner of a recent run its whole stream. Runs step without delay
 // in tests (AGENT_SERVER_STEP_DELAY_MS is 0), so the test's time is the runs' own work.
@@ -10,7 +10,8 @@ import { agentServer, createThread, readEvents, send } from "./support.ts";
 import { createRun, join } from "./run-support.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
 
-const RUNS = 1_000;
+// The bound is full after 200 runs (5 events each); 100 more show it pruned, oldest first, and hold.
+const RUNS = 300;
 
 /** The thread's stored events, counted in the state object's table. */
 const storedEvents = (threadId: string) =>

@@ -1,12 +1,9 @@
 // Human in the loop on the agent-server emulator, over plain HTTP: the `approval` graph pausing
 // at its review step, breakpoints (interrupt_before / interrupt_after) on any graph, and runs that
 // go on with `command` (resume, update, goto). Every answer is held to the reference document.
-import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { stateOf } from "../../../emulators/agent-server/state-access.ts";
-import { agentServerEnv } from "../support/emulator-env.ts";
 import { agentServer, readEvents, send } from "./support.ts";
-import { contents, createRun, held, join, openEvents, say, untilValuesShow } from "./run-support.ts";
+import { contents, createRun, held, join, openEvents, say, restartStateObject, untilValuesShow } from "./run-support.ts";
 
 const newThread = async (): Promise<string> => (await agentServer("POST", "/threads", { body: {} })).body.thread_id;
 
@@ -181,7 +178,7 @@ describe("a resumed run across a restart of the state object", () => {
     const run = await createRun(threadId, { assistant_id: "approval", command: { resume: "approve" } });
     await untilValuesShow(threadId, run.run_id, "review: approved");
 
-    await evictDurableObject(stateOf(agentServerEnv));
+    await restartStateObject();
 
     const { events } = await openEvents("GET", `/threads/${threadId}/runs/${run.run_id}/stream`);
     await events.until((e) => e.event === "metadata" && e.data.attempt === 2);

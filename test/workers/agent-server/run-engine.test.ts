@@ -1,12 +1,12 @@
 // The run engine: runs execute in the state object, in the background, one at a time per thread,
 // with the statuses, multitask strategies and cancel actions of the real server. Runs that must
 // still be running when the test acts on them hold (the hold marker) until they are cancelled.
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { stateOf } from "../../../emulators/agent-server/state-access.ts";
 import { AGENT_SERVER_URL, agentServer, createThread, freshCaller } from "./support.ts";
-import { contents, createRun, getRun, held, join, openEvents, say, untilOver, untilRunning, untilValuesShow } from "./run-support.ts";
+import { contents, createRun, getRun, held, join, openEvents, say, untilOver, untilRunning, restartStateObject, untilValuesShow } from "./run-support.ts";
 import { agentServerEnv } from "../support/emulator-env.ts";
 
 describe("background runs", () => {
@@ -212,7 +212,7 @@ describe("a restart of the state object", () => {
     const run = await createRun(thread.thread_id, { assistant_id: "pipeline", input: held("survive") });
     await untilValuesShow(thread.thread_id, run.run_id, "draft: survive [[hold]]");
 
-    await evictDurableObject(stateOf(agentServerEnv));
+    await restartStateObject();
 
     // The next request starts the object again, and with it the run: attempt 2, from the draft.
     const { events } = await openEvents("GET", `/threads/${thread.thread_id}/runs/${run.run_id}/stream`);

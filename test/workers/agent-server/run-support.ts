@@ -3,7 +3,9 @@
 // never by asking again (the test timeout is the only bound).
 import { parseEvents } from "../../../emulators/shared/sse.ts";
 import { HOLD_MARKER } from "../../../emulators/agent-server/graphs/hold.ts";
+import { runInDurableObject } from "cloudflare:test";
 import { agentServer, send, type JsonAnswer, type WireEvent } from "./support.ts";
+import { stateObject } from "./clock.ts";
 import { say } from "../../support/run-input.ts";
 
 export { say };
@@ -106,3 +108,13 @@ export async function openEvents(method: string, path: string, options: { body?:
 
 /** The contents of a thread's messages (values.messages). */
 export const contents = (values: any): string[] => (values?.messages ?? []).map((m: any) => m.content);
+
+/**
+ * Restarts the state object as a deploy or a crash does: its instance ends at once, with the runs
+ * it was stepping, and the next request starts it again from storage. (A graceful eviction waits
+ * for those runs' requests to drain first, until its timeout.)
+ */
+export async function restartStateObject(): Promise<void> {
+  // The abort rejects the call it is made in: that rejection is the restart.
+  await runInDurableObject(stateObject(), (_instance, state: DurableObjectState) => state.abort("restarted by the test")).catch(() => undefined);
+}
