@@ -59,6 +59,11 @@ const workersProject = (region: "us" | "eu") => ({
     ],
     // Real HTTP servers the Worker fetches (a redirecting origin, a WebSocket origin): node-side, shared by the tests.
     globalSetup: ["test/setup/redirecting-origin.ts", "test/setup/websocket-origin.ts"],
+    // The files share a runner (one workerd with its storage, cache and module memory per vitest
+    // worker) instead of starting one each (docs/testing.md, "Run time"): every test counts on
+    // identities of its own (freshIdentity), and the admin tests' gateways use objects of their own
+    // and reset the region's overrides after each test (test/workers/admin/support.ts).
+    isolate: false,
     testTimeout: 60_000,
   },
 });

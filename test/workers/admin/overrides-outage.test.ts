@@ -5,9 +5,9 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../src/env.ts";
-import { COPY_CACHE, copyKey, MAX_COPY_AGE_MS } from "../../../src/gateway/overrides.ts";
+import { MAX_COPY_AGE_MS } from "../../../src/gateway/overrides.ts";
 import { freshIdentity } from "../support/requests.ts";
-import { admin, adminGateway, adminUrl, configObject, driveOverridesClock, region, resetAdminState, runsQuery } from "./support.ts";
+import { admin, adminGateway, adminUrl, configObject, dropDataCenterCopy, driveOverridesClock, region, resetAdminState, runsQuery } from "./support.ts";
 
 const T = 1_900_000_000_000;
 const REFRESH_MS = 5_000;
@@ -29,13 +29,8 @@ function unreachableConfig(down = { now: true }) {
   return { namespace, down };
 }
 
-async function dropDataCenterCopy() {
-  await (await caches.open(COPY_CACHE)).delete(copyKey(region, undefined));
-}
-
 afterEach(async () => {
   vi.restoreAllMocks();
-  await dropDataCenterCopy();
   await resetAdminState();
 });
 

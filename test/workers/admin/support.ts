@@ -8,6 +8,7 @@ import type { Env } from "../../../src/env.ts";
 import type { CounterObject } from "../../../src/durable-objects/counter-object.ts";
 import type { OverridesStore } from "../../../src/durable-objects/overrides-store.ts";
 import { throttleAddress } from "../../../src/admin/throttle.ts";
+import { COPY_CACHE, copyKey } from "../../../src/gateway/overrides.ts";
 import { clientIpKey } from "../../../src/core/rules/client-ip.ts";
 import { LOCAL_BINDINGS } from "../../../tools/local-bindings.ts";
 import { counterAddress } from "../../../src/core/limiter/index.ts";
@@ -27,24 +28,30 @@ export const adminUrl = (path: string, host: string = ADMIN_HOST) => `https://${
 
 /**
  * Counter objects are shared by many identities (OBJECTS_PER_RULE), so a test that freezes one's
- * clock would freeze other tests' counters too. The admin tests' gateways therefore count in
- * objects of their own: the same names under a prefix that changes with every test.
+ * clock would freeze other tests' counters too; and the region's metrics object adds up the
+ * traffic of every file that shares this runner (vitest.config.ts). The admin tests' gateways
+ * therefore count, and hand their metrics, to objects of their own: the same names under a prefix
+ * that changes with every test.
  */
 let lab = `admin-test:${crypto.randomUUID()}:`;
 const privateLimiter = {
   jurisdiction: () => privateLimiter,
   getByName: (name: string) => env.COUNTERS.getByName(lab + name),
 } as unknown as Env["COUNTERS"];
+const privateMetrics = {
+  jurisdiction: () => privateMetrics,
+  getByName: (name: string) => env.METRICS.getByName(lab + name),
+} as unknown as Env["METRICS"];
 
 /** The clock the next admin gateways run on (driveOverridesClock), the runtime's by default. */
 let gatewayClock: { now(): number } | undefined;
 
 /**
- * A gateway with the admin API on (ADMIN_TOKEN set), its own counter objects, and any other
- * bindings replaced, on the clock driveOverridesClock set (each gateway is an isolate of its own).
+ * A gateway with the admin API on (ADMIN_TOKEN set), its own counter and metrics objects, and any
+ * other bindings replaced, on the clock driveOverridesClock set (each gateway is an isolate of its own).
  */
 export function adminGateway(overrides: Partial<Env> = {}) {
-  return gatewayWith({ ADMIN_TOKEN: TOKEN, COUNTERS: privateLimiter, ...overrides }, undefined, gatewayClock);
+  return gatewayWith({ ADMIN_TOKEN: TOKEN, COUNTERS: privateLimiter, METRICS: privateMetrics, ...overrides }, undefined, gatewayClock);
 }
 
 export type Send = ReturnType<typeof gatewayWith>;
@@ -87,9 +94,16 @@ export function driveOverridesClock(start: number) {
   return clock;
 }
 
+/** Drops the data center's copy of the region's overrides (src/gateway/overrides.ts), which outlives a test. */
+export async function dropDataCenterCopy(): Promise<void> {
+  await (await caches.open(COPY_CACHE)).delete(copyKey(region, undefined));
+}
+
 /**
- * After each test: the real clock back, the overrides store emptied (storage outlives a
- * test here) and this isolate's copies of it dropped, so no override leaks into the next test.
+ * After each test: the real clock back, fresh counter and metrics objects for the next one, the
+ * overrides store emptied and the data center's copy of it dropped (storage and the cache outlive
+ * a test, and a file: the files of a project share a runner), so no override leaks into the next
+ * test or file.
  */
 export async function resetAdminState(): Promise<void> {
   gatewayClock = undefined;
@@ -99,6 +113,7 @@ export async function resetAdminState(): Promise<void> {
     await state.storage.deleteAlarm();
     await state.storage.deleteAll();
   });
+  await dropDataCenterCopy();
 }
 
 /** The region's overrides store (jurisdiction "none" in tests), on the test's clock. */

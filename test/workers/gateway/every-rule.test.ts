@@ -5,9 +5,23 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { hostedApiTable } from "../../../src/core/rules/hosted-api.ts";
 import type { Region } from "../../../src/core/rules/schema.ts";
 import { sampleRequest } from "../../../src/core/rules/sample-request.ts";
-import { burst, freshIdentity, gateway, identityHeaders } from "../support/requests.ts";
+import type { Env } from "../../../src/env.ts";
+import { createWorker } from "../../../src/worker.ts";
+import { burst, freshIdentity, identityHeaders, inProcess } from "../support/requests.ts";
 
 const region = env.REGION as Region;
+
+/**
+ * The hosted API this file's gateway forwards to: it answers 200 and counts what reached it, so
+ * each row proves what was forwarded as well as what was answered. (Forwarding to the emulator
+ * Workers is the routing and through-gateway tests' subject; here the service call to the echo
+ * cost more than the rest of the request path.)
+ */
+let forwarded = 0;
+const hostedApi = { fetch: async () => (forwarded++, new Response("ok")) } as unknown as Fetcher;
+const rowEnv = { ...env, HOSTED_API: hostedApi } as Env;
+/** The gateway Worker as src/index.ts makes it, called in this test's context (inProcess). */
+const gateway = inProcess(createWorker(), rowEnv);
 
 describe(`every rule enforces its ${region.toUpperCase()} limit`, () => {
   // The clock stands still while a test sends its burst (6000 requests may take longer than a
@@ -24,6 +38,7 @@ describe(`every rule enforces its ${region.toUpperCase()} limit`, () => {
     const who = freshIdentity();
     const send = (identity = who) => gateway(path, { method, headers: identityHeaders(rule, identity) });
 
+    forwarded = 0;
     const first = await send();
     expect(first.status).toBe(200);
     expect(first.headers.get("ratelimit-policy")).toBe(`"${rule.name}";q=${limit.count};w=${limit.interval}`);
@@ -53,6 +68,8 @@ describe(`every rule enforces its ${region.toUpperCase()} limit`, () => {
     const other = await send(freshIdentity());
     expect(other.status).toBe(200);
     expect(other.headers.get("ratelimit-policy")).toContain(`"${rule.name}"`);
+    // The admitted requests, and no denied one, reached the upstream.
+    expect(forwarded).toBe(limit.count + 1);
 
     // Retry-After is exact here (nothing expired during the burst) and never early.
     expect(retryAfter).toBe(limit.interval);
@@ -60,5 +77,6 @@ describe(`every rule enforces its ${region.toUpperCase()} limit`, () => {
     expect((await send()).status).toBe(429);
     vi.advanceTimersByTime(1);
     expect((await send()).status).toBe(200);
+    expect(forwarded).toBe(limit.count + 2);
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { vi } from "vitest";
 import type { Region } from "../../../src/core/rules/schema.ts";
 import { ruleTables } from "../../../src/core/rules/tables.ts";
-import { burst, freshIdentity, gateway } from "../support/requests.ts";
+import { burst, freshIdentity, gatewayInProcess as gateway } from "../support/requests.ts";
 
 const region = env.REGION as Region;
 

@@ -1,5 +1,8 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
+import type { Env } from "../../../src/env.ts";
 import type { Rule } from "../../../src/core/rules/load.ts";
+import worker from "../../../src/index.ts";
 
 let sequence = 0;
 
@@ -37,6 +40,26 @@ export function identityHeaders(rule: Rule, who: TestIdentity): Record<string, s
 export function gateway(path: string, init: RequestInit = {}): Promise<Response> {
   return exports.default.fetch(`https://gateway.test${path}`, init);
 }
+
+/** A Worker's fetch handler, as src/worker.ts makes it. */
+type WorkerHandler = Pick<typeof worker, "fetch">;
+
+/**
+ * A sender that calls `app` (by default this runner's instance of src/index.ts's default export,
+ * the Worker `gateway` reaches: the same isolate, counters and upstream bindings) with `workerEnv`,
+ * in the test's own request context. `exports.default` costs each request a round trip through
+ * the test pool's runner object (it resolves the main module there), which about doubles a counted
+ * request's time; a test of many thousands of requests sends them so. Work after the response (a
+ * lease given back at its end) runs on in the test's context, unawaited, as a request's
+ * `waitUntil` runs on after its response.
+ */
+export function inProcess(app: WorkerHandler = worker, workerEnv: Env = env) {
+  return async (path: string, init: RequestInit = {}): Promise<Response> =>
+    app.fetch(new Request(`https://gateway.test${path}`, init), workerEnv, createExecutionContext());
+}
+
+/** Sends a request to the Worker `gateway` reaches, called in the test's context (inProcess). */
+export const gatewayInProcess = inProcess();
 
 /** Sends `n` identical requests, `concurrency` at a time; returns the status counts. */
 export async function burst(n: number, make: () => Promise<Response>, concurrency = 100): Promise<Map<number, number>> {
