@@ -6,15 +6,14 @@
 // storage as it was. The body bounds of every body-carrying route: emulator-body-limits.test.ts.
 import { exports } from "cloudflare:workers";
 import fc from "fast-check";
-import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { emulatorRoutes, type EmulatorRoute } from "./support/emulator-routes.ts";
-import { prepareWorkspace, seedMissing } from "./support/emulator-seed.ts";
-import { snapshotEmulators, storedData } from "./support/emulator-state.ts";
+import { clockAhead, prepareWorkspace, ringAlarms, seedMissing } from "./support/emulator-seed.ts";
+import { snapshotEmulators, storedData, type EmulatorState } from "./support/emulator-state.ts";
 import { requestPlan, type RequestPlan } from "./support/fuzz.ts";
 import { buildRequest } from "./support/fuzz-request.ts";
 import { THIS_EMULATOR } from "./support/emulator-env.ts";
-import { stateObject } from "./agent-server/clock.ts";
+import type { AgentServerState } from "../../emulators/agent-server/state-object.ts";
 
 /** Requests per route: enough draws per route to reach its error paths, few enough for CI. */
 const RUNS_PER_ROUTE = 20;
@@ -74,12 +73,6 @@ async function checkOne(route: EmulatorRoute, plan: RequestPlan): Promise<void> 
   }
 }
 
-async function atRest() {
-  await prepareWorkspace(workspaceId);
-  await agentServerAtRest();
-  return snapshotEmulators(workspaceId);
-}
-
 /** The agent server's stream of a thread (GET /threads/{thread_id}/stream): open until the client leaves. */
 const THREAD_STREAM = "/threads/:thread_id/stream";
 
@@ -110,19 +103,26 @@ function expectDetail(text: string, where: string): void {
 }
 
 /**
- * Waits for the agent server's runs started by earlier requests to end (they run in the
- * background: each is awaited as join awaits it, on the engine's word), and removes what earlier
- * requests made that time alone would change: crons (their alarms start runs) and store items
- * with a TTL (their alarm deletes them).
+ * Both emulators at rest, and what they store then, in one call into the object when nothing is
+ * due: the control plane's workspace on a clock a day ahead (prepareWorkspace), its alarm rung
+ * when one is set; the agent server's runs started by earlier requests ended (they run in the
+ * background: each is awaited as join awaits it, on the engine's word), and what earlier requests
+ * made that time alone would change removed: crons (their alarms start runs) and store items with
+ * a TTL (their alarm deletes them).
  */
-async function agentServerAtRest(): Promise<void> {
-  if (THIS_EMULATOR !== "agent-server") return;
-  await runInDurableObject(stateObject(), async (state, ctx) => {
-    ctx.storage.sql.exec("DELETE FROM crons");
-    ctx.storage.sql.exec("DELETE FROM store_items WHERE expires_at IS NOT NULL");
-    const inflight = ctx.storage.sql
-      .exec<{ thread_id: string; run_id: string }>("SELECT thread_id, run_id FROM runs WHERE status IN ('pending', 'running')")
-      .toArray();
-    await Promise.all(inflight.map((run) => state.runs().result(run.thread_id, run.run_id)));
-  });
+async function atRest(): Promise<EmulatorState> {
+  if (THIS_EMULATOR === "agent-server") return snapshotEmulators(workspaceId, agentServerToRest);
+  const state = await snapshotEmulators(workspaceId, clockAhead);
+  if (state.workspace.alarm === null) return state;
+  await ringAlarms(workspaceId);
+  return snapshotEmulators(workspaceId);
+}
+
+async function agentServerToRest(state: AgentServerState, ctx: DurableObjectState): Promise<void> {
+  ctx.storage.sql.exec("DELETE FROM crons");
+  ctx.storage.sql.exec("DELETE FROM store_items WHERE expires_at IS NOT NULL");
+  const inflight = ctx.storage.sql
+    .exec<{ thread_id: string; run_id: string }>("SELECT thread_id, run_id FROM runs WHERE status IN ('pending', 'running')")
+    .toArray();
+  await Promise.all(inflight.map((run) => state.runs().result(run.thread_id, run.run_id)));
 }

@@ -2,6 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { createAssistant, createThread, streamRun } from "../agent-server/support.ts";
 import { controlPlane } from "../control-plane/support.ts";
 import { GITHUB_INTEGRATION } from "../../../emulators/control-plane/integrations/seed.ts";
+import type { ControlPlaneWorkspaceRpc } from "../../../emulators/control-plane/workspace-rpc.ts";
 import type { EmulatorState } from "./emulator-state.ts";
 import { controlPlaneEnv, THIS_EMULATOR } from "./emulator-env.ts";
 
@@ -32,10 +33,19 @@ export async function prepareWorkspace(workspaceId: string): Promise<void> {
   // nothing changes unless a request does. Called before every fuzzed request, since the object
   // may have restarted meanwhile (a busy machine evicts idle objects) and lost its test clock.
   const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspaceId);
+  await runInDurableObject(stub, clockAhead);
+  await ringAlarms(workspaceId);
+}
+
+/** Sets the workspace object's deployments on a clock a day ahead (prepareWorkspace), in a call into it. */
+export function clockAhead(instance: Pick<ControlPlaneWorkspaceRpc, "deployments">): void {
   const now = Date.now() + 86_400_000;
-  await runInDurableObject(stub, (instance) => {
-    instance.deployments().clock = () => now;
-  });
+  instance.deployments().clock = () => now;
+}
+
+/** Runs the workspace object's alarm until none is set (each ring may set the next transition's). */
+export async function ringAlarms(workspaceId: string): Promise<void> {
+  const stub = controlPlaneEnv.CONTROL_PLANE_WORKSPACES.getByName(workspaceId);
   for (let ring = 0; ring < 20 && (await runDurableObjectAlarm(stub)); ring++);
 }
 
