@@ -24,15 +24,16 @@ export const DEFAULT_TIME_SCALE = 6;
  * The time scale a run takes when none is given: DEFAULT_TIME_SCALE, or with round trips the
  * largest whole scale up to it at which a client sending one request at a time, each costing two
  * round trips (the counter and the overrides store) and 20 ms more, sends twice the row's `count`
- * within three quarters of a window. Round trips are real time while the windows are scaled, so at
- * 40 ms a 10 s window passes before such a client can send more than its limit, and sequential,
- * clock-skew and limit-raise would judge a client that never outpaced its limit (docs/accuracy.md).
+ * within half a window. Round trips are real time while the windows are scaled, so at 40 ms a 10 s
+ * window passes before such a client can send more than its limit, and sequential, clock-skew and
+ * limit-raise would judge a client that never outpaced its limit (docs/accuracy.md). At 40 ms on
+ * row 5 that is 1: the windows as published.
  */
 export function defaultTimeScale(target: { count: number; intervalS: number }, rtt: Rtt | undefined): number {
   if (!rtt) return DEFAULT_TIME_SCALE;
   const roundTripMs = rtt.kind === "fixed" ? rtt.ms : rtt.median;
   const neededMs = 2 * target.count * (2 * roundTripMs + 20);
-  return Math.max(1, Math.min(DEFAULT_TIME_SCALE, Math.floor((0.75 * target.intervalS * 1000) / neededMs)));
+  return Math.max(1, Math.min(DEFAULT_TIME_SCALE, Math.floor((0.5 * target.intervalS * 1000) / neededMs)));
 }
 /** Below the default 1000 ms so a slow-object outage costs seconds, not minutes. */
 export const DEFAULT_LIMITER_TIMEOUT_MS = 250;

@@ -39,6 +39,8 @@ export class LeaseDesk {
   /** Lease ids: unique per instance, and unlike another instance's (a lease outlives a restart). */
   readonly #prefix = Math.random().toString(36).slice(2, 10);
   #seq = 0;
+  /** When a request was last told to wait for lent units: no new lease for an interval after. */
+  #waitedAt = Number.NEGATIVE_INFINITY;
 
   /**
    * A lease given back: its units leave the window and the uses it reports take their place, at
@@ -84,6 +86,9 @@ export class LeaseDesk {
   grant(limit: Limit, window: SlidingWindow, now: number, caller: string, want: number, short = false): { until: number; grant: LeaseGrant } | undefined {
     const { count, intervalMs } = limit;
     if (count < LEASE_MIN_COUNT || !(want >= 1)) return undefined;
+    // Requests wait for lent units to come back: room they free goes to them, not to new leases
+    // (which would keep them waiting past what a request may wait, then refuse them early).
+    if (now - this.#waitedAt < intervalMs) return undefined;
     this.#forgetStale(now, intervalMs);
     const times = window.admissions(now);
     const lent = this.#lentUnits(now, intervalMs);
@@ -138,6 +143,7 @@ export class LeaseDesk {
       dueAt = Math.min(dueAt, held.until > now ? held.until + 1 : held.until + GIVE_BACK_GRACE_MS);
     }
     if (back > 0 && inWindow - back < limit.count) {
+      this.#waitedAt = now;
       const waitMs = Math.max(1, dueAt - now);
       return { ...verdict, retryInMs: Math.min(verdict.retryInMs, waitMs), cacheForMs: 0, waitMs };
     }

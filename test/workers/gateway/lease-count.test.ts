@@ -273,8 +273,9 @@ describe("leases across isolates through count()", () => {
     expect(first).toMatchObject({ allowed: true });
     expect(second).toMatchObject({ allowed: true });
     expect(time.now - started).toBeGreaterThanOrEqual(2_400);
-    // B's call that was told to wait, A's give-back, and B's calls once they came back: not one per request meanwhile.
-    expect(limiter.calls() - callsBefore).toBeLessThanOrEqual(4);
+    // B's calls that were told to wait, A's give-back, and B's calls once they came back (no lease
+    // is lent while requests wait, so one each): not one per request meanwhile.
+    expect(limiter.calls() - callsBefore).toBeLessThanOrEqual(5);
   });
 });
 

@@ -219,4 +219,30 @@ describe("admission leases", () => {
     // A counter called again soon still asks on its second call.
     expect(book.request("new-0", 30_100).want).toBeGreaterThan(0);
   });
+
+  it("while requests wait for lent units, the room those units free goes to requests, not to new leases", () => {
+    const limit = { count: 160, intervalMs: 10_000 };
+    const counter = new Counter(new MemoryCounterStore(), "k");
+    // a is lent 8 units (a first lease: a quarter of the interval) and uses none.
+    const lease = counter.decide(limit, 1, 0, { lease: { caller: "a", want: 8, short: true } }).lease!;
+    expect(lease.units).toBe(8);
+    // b fills the rest of the window; its next request is told to wait for a's units.
+    expect(counter.decide(limit, 151, 1, { lease: { caller: "b", want: 0 } }).verdicts.every((v) => v.allowed)).toBe(true);
+    expect(counter.decide(limit, 1, 2, { lease: { caller: "b", want: 0 } }).verdicts[0]!.waitMs).toBeGreaterThan(0);
+    // a gives them back unused: 8 places free.
+    counter.decide(limit, 0, lease.spanMs + 1, {
+      lease: { caller: "a", want: 0, heard: lease.id, returned: [{ id: lease.id, units: 8, spanMs: lease.spanMs, usedAtMs: [] }] },
+    });
+    // c is admitted but lent nothing, though room is left; the 7 places left go to requests.
+    const c = counter.decide(limit, 1, lease.spanMs + 2, { lease: { caller: "c", want: 8 } });
+    expect(c.verdicts[0]!.allowed).toBe(true);
+    expect(c.lease).toBeUndefined();
+    expect(counter.decide(limit, 8, lease.spanMs + 3, { lease: { caller: "b", want: 0 } }).verdicts.map((v) => v.allowed)).toEqual([
+      ...Array(7).fill(true),
+      false,
+    ]);
+    // An interval after the last wait, leases are lent again.
+    const later = counter.decide(limit, 1, 2 + limit.intervalMs + 1, { lease: { caller: "c", want: 8 } });
+    expect(later.lease?.units).toBeGreaterThan(0);
+  });
 });
