@@ -168,11 +168,20 @@ function spelledWire(m: Meaning, s: Spelling): WireRequest {
 
 // ---- the property -------------------------------------------------------------------------------
 
-/** Sends one request through a gateway that records the counter it meets and what it forwards. */
+/**
+ * One gateway that records the counter each request meets and what it forwards, made once (an
+ * isolate of its own, its settings checked once): each request's records are cleared before it.
+ */
+const limiter = recordingLimiter("allow");
+const upstreams = recordingUpstreams();
+const send = gatewayWith({ COUNTERS: limiter.namespace, ...upstreams.bindings });
+
+/** Sends one request through the recording gateway: its answer, the counters it met, what it forwarded. */
 async function through(wire: WireRequest) {
-  const limiter = recordingLimiter("allow");
-  const upstreams = recordingUpstreams();
-  const res = await gatewayWith({ COUNTERS: limiter.namespace, ...upstreams.bindings })(wire.path, { method: wire.method, headers: wire.headers });
+  limiter.calls.names.length = 0;
+  limiter.calls.keys.length = 0;
+  upstreams.seen.length = 0;
+  const res = await send(wire.path, { method: wire.method, headers: wire.headers });
   const forwarded = upstreams.seen[0]?.request;
   return {
     res,

@@ -7,7 +7,9 @@ import { MAX_CALLS_PER_OBJECT } from "../../../src/gateway/counting.ts";
 import { compileClassifier } from "../../../src/core/rules/classify.ts";
 import { loadRuleTable } from "../../../src/core/rules/load.ts";
 import rules from "../../../rules/hosted-api.json" with { type: "json" };
-import { burst, freshIdentity, gateway, gatewayInProcess, keyed } from "../support/requests.ts";
+import type { Env } from "../../../src/env.ts";
+import { createWorker } from "../../../src/worker.ts";
+import { burst, freshIdentity, gateway, inProcess, keyed } from "../support/requests.ts";
 import { gatewayWith, recordingLimiter, recordingUpstream } from "../support/custom-gateway.ts";
 
 const region = env.REGION;
@@ -226,7 +228,11 @@ describe("identity", () => {
   });
 
   it("keys IPv6 clients by their /64", async () => {
-    const send = (ip: string) => gatewayInProcess("/public/download/f", { headers: { "cf-connecting-ip": ip } });
+    // 5,000 requests: called in this test's context (inProcess), forwarded to an upstream that
+    // answers at once (the keying is the subject here, not the forwarding).
+    const upstream = { fetch: async () => new Response("ok") } as unknown as Fetcher;
+    const app = inProcess(createWorker(), { ...env, HOSTED_API: upstream } as Env);
+    const send = (ip: string) => app("/public/download/f", { headers: { "cf-connecting-ip": ip } });
     const limit = 5000;
     const statuses = await burst(limit, () => send("2001:db8:77:1::1"));
     expect(statuses.get(200)).toBe(limit);
