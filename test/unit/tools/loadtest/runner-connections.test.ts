@@ -14,8 +14,6 @@ import { planRun, type Plan, type PlanOptions } from "../../../../tools/loadtest
 import { clientConnections, executePlan, STEADY_WIRE_S, steadyInFlightCap } from "../../../../tools/loadtest/runner.ts";
 import { publishedRow } from "../../../support/rows.ts";
 
-/** In this engineer's port range. */
-const PORT = 18161;
 const BURST = 100;
 
 const options: PlanOptions = {
@@ -85,7 +83,8 @@ describe("each client's own connections", () => {
         for (const f of held.splice(0)) f();
       }
     });
-    server.listen(PORT, "127.0.0.1");
+    // Any free port: two runs of the suite side by side (or npm start's 18110-18111) never clash.
+    server.listen(0, "127.0.0.1");
     await once(server, "listening");
     try {
       const execution = executePlan({ baseUrlOf: () => new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), plan, pipelining: 1 });

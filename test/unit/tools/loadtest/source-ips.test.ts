@@ -15,8 +15,6 @@ import { executePlan } from "../../../../tools/loadtest/runner.ts";
 import { publishedRow } from "../../../support/rows.ts";
 
 const SOURCES = ["127.0.0.2", "127.0.0.3", "127.0.0.4"];
-/** In this engineer's port range. */
-const PORT = 18860;
 
 const options = (sourceIps: readonly string[]): PlanOptions => ({
   ...DEFAULTS,
@@ -54,7 +52,8 @@ describe("--source-ips", () => {
       res.writeHead(200, { "ratelimit-policy": `"${row.name}";q=${count};w=${interval}`, ratelimit: `"${row.name}";r=${count - 1};t=${interval}` });
       res.end("{}");
     });
-    server.listen(PORT, "127.0.0.1");
+    // Any free port: two runs of the suite side by side (or npm start's 18110-18111) never clash.
+    server.listen(0, "127.0.0.1");
     await once(server, "listening");
     try {
       const plan = planRun([row], { ...options(SOURCES), load: 1.3, ruleRateCap: 20 }, hostedApiClassifier);
