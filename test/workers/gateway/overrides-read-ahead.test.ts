@@ -10,7 +10,7 @@ import { publishedRow } from "../../support/rows.ts";
 
 const REFRESH_MS = 1_000;
 const RULE = publishedRow(16);
-const WHO = { apiKey: "read-ahead-key", userId: undefined, clientIp: "192.0.2.1" };
+const WHO = { apiKey: "read-ahead-key", userId: null, clientIp: "192.0.2.1" };
 
 /** Row 16 limited to `count` in the US, as the overrides store would answer after that change. */
 function limitedTo(count: number, version: number): OverridesSnapshot {
@@ -30,16 +30,14 @@ function cacheWithStore() {
     overridesRefreshMs: REFRESH_MS,
     counterTimeoutMs: 1_000,
   };
-  const cache = new OverridesCache(
-    { now: () => clock.now, sleep: clock.sleep },
-    () => ({
-      snapshot: async () => {
-        store.reads++;
-        return store.answer;
-      },
-    }),
-    settings,
-  );
+  // The store as the cache reaches it (an RPC stub), answered by the test.
+  const stub = {
+    snapshot: async () => {
+      store.reads++;
+      return store.answer;
+    },
+  } as unknown as ReturnType<ConstructorParameters<typeof OverridesCache>[1]>;
+  const cache = new OverridesCache({ now: () => clock.now, sleep: clock.sleep }, () => stub, settings);
   const background: Promise<unknown>[] = [];
   const inBackground = (work: Promise<unknown>) => void background.push(work);
   return { clock, store, cache, background, inBackground };
