@@ -1,4 +1,5 @@
 import {
+  CallTimedOut,
   Coalescer,
   DenyCache,
   GIVE_BACK_GRACE_MS,
@@ -110,6 +111,8 @@ export class Counting {
   readonly #waits = new Map<string, number>();
   /** Counters with a renewal on its way, so a lease is renewed once. */
   readonly #renewing = new Set<string>();
+  /** Counters whose last call asked for a lease and has not been answered: a failed one may have brought one. */
+  readonly #asking = new Set<string>();
   /** The last call's round trip (ms): a lease is renewed this long (thrice) before it ends. */
   #roundTripMs = 0;
   /** This isolate's id, the prefix of its call ids. */
@@ -199,6 +202,13 @@ export class Counting {
     } catch (error) {
       this.#failures++;
       const message = error instanceof Error ? error.message : String(error);
+      // A call that asked for a lease and timed out may have been decided, and brought a lease
+      // this isolate will never use: a call in the background names the newest lease it did hear
+      // of, and the object takes back the rest (lease.ts, `heard`) instead of counting them until
+      // they end. Without it a client's units would stay lent to every isolate that lost an
+      // answer. A call that failed outright granted nothing, and an object failing so is not
+      // called again for it.
+      if (this.#asking.delete(name) && error instanceof CallTimedOut && request.background) request.background(this.#inBackground(env, request, "give-back"));
       if (request.failMode === "closed") throw new CounterUnavailable(message);
       const decided = this.#clock.now();
       return { ...verdictOf(this.#fallback.decide(name, limit, decided, item.call), decided), decidedBy: "local-fallback", failure: message };
@@ -298,6 +308,7 @@ export class Counting {
       const lease = algorithm === "sliding-window" ? this.#leases.request(counter, sentAt, kind) : undefined;
       // An isolate that cannot give a lease back at its end (no background work) asks for none.
       const asked = lease && !background && lease.want > 0 ? { ...lease, want: 0 } : lease;
+      if (asked && asked.want > 0) this.#asking.add(counter);
       const cacheDenials = items.every((item) => item.cacheDenials);
       parts.set(counter, {
         batch: { key, limit, algorithm, hits, call, ...(recorded.length > 0 && { recorded }), ...(asked && { lease: asked }) },
@@ -307,7 +318,7 @@ export class Counting {
         next: 0,
       });
     }
-    const answers = await withDeadline(stub.decide([...parts.values()].map((part) => part.batch)), timeoutMs, "counter");
+    const answers = await withDeadline(stub.decide([...parts.values()].map((part) => part.batch)), timeoutMs, new CallTimedOut(timeoutMs));
     if (answers.length !== parts.size) throw new Error(`counter answered ${answers.length} batches for ${parts.size}`);
     const answeredAt = this.#clock.now();
     this.#roundTripMs = answeredAt - sentAt;
@@ -316,6 +327,7 @@ export class Counting {
       const { batch } = part;
       part.verdicts = verdicts;
       if (batch.recorded) this.#fallback.delivered(counter, batch.recorded);
+      this.#asking.delete(counter);
       if (batch.lease) this.#leases.accept(counter, batch.limit, grant, sentAt, batch.lease);
       // Every lease goes back by its end, whether or not a request comes for it (lease.ts).
       if (grant && part.background)

@@ -32,6 +32,14 @@
  * counter's later requests go with it (never decided ahead of it). Without this, a busy counter
  * would give back every lease unused, because requests always queue behind the call that brings it.
  */
+/** A call sent and not answered within its deadline: the object may still have decided it. */
+export class CallTimedOut extends Error {
+  override name = "CallTimedOut";
+  constructor(timeoutMs: number) {
+    super(`counter did not answer within ${timeoutMs} ms`);
+  }
+}
+
 export class Coalescer<I extends CoalescedItem, R> {
   readonly #groups = new Map<string, Group<I, R>>();
   readonly #now: () => number;
@@ -79,7 +87,7 @@ export class Coalescer<I extends CoalescedItem, R> {
           continue;
         }
       }
-      if (slot.state === "sent" && slot.call.deadline <= now) throw new Error(`counter did not answer within ${timeoutMs} ms`);
+      if (slot.state === "sent" && slot.call.deadline <= now) throw new CallTimedOut(timeoutMs);
       // A request in a call waits for that call; a queued one for any call of the object (each
       // may free its counter or a place), until the first of their deadlines.
       await this.#wait(slot.state === "sent" ? [slot.call] : group.sending, now);

@@ -21,7 +21,7 @@ export { FixedWindow } from "./fixed-window.ts";
 
 /** Which counter a counter object runs. Only "sliding-window" is ever deployed (see fixed-window.ts). */
 export type Algorithm = "sliding-window" | "fixed-window";
-export { Coalescer } from "./coalescer.ts";
+export { CallTimedOut, Coalescer } from "./coalescer.ts";
 export type { CoalescerOptions } from "./coalescer.ts";
 export { counterAddress, OBJECTS_PER_RULE } from "./counter-name.ts";
 export type { CounterAddress } from "./counter-name.ts";

@@ -54,15 +54,18 @@ export function sendAndWait(
  * lease is given back by a call at its end (`due`/`giveBack`, which the scenario runs at that
  * moment); a request the object tells to wait is asked again when told (`send` returns the wait).
  * A lost answer (the object decided, the isolate never heard) fails the request closed
- * (FAIL_MODE=closed: a 503, never an uncounted admission) and leaves whatever the call granted
- * with the object; the lease it gave back goes again with its next call, as the book keeps it
- * until answered.
+ * (FAIL_MODE=closed: a 503, never an uncounted admission); when the call asked for a lease, a call
+ * right after it names the newest lease the isolate heard of, so the object takes back what it
+ * granted unheard; the lease it gave back goes again with that call, as the book keeps it until
+ * answered.
  */
 export class IsolateModel {
   readonly book: LeaseBook;
   readonly skewMs: number;
   /** Object time at which this isolate's newest lease ends, if one is out. */
   #endsAt: number | undefined;
+  /** The last call asked for a lease. */
+  #asked = false;
 
   constructor(caller: string, skewMs = 0) {
     this.book = new LeaseBook({ caller });
@@ -89,7 +92,10 @@ export class IsolateModel {
       return { admitted: true, by: "lease" };
     }
     const verdict = this.#call(counter, name, limit, now, 1, "hits", lost);
-    if (!verdict) return { admitted: false, failed: true };
+    if (!verdict) {
+      if (this.#asked) this.#call(counter, name, limit, now, 0, "give-back");
+      return { admitted: false, failed: true };
+    }
     if (verdict.allowed) return { admitted: true, by: "object" };
     return { admitted: false, failed: false, retryInMs: verdict.retryInMs, ...(verdict.waitMs !== undefined && { waitMs: verdict.waitMs }) };
   }
@@ -97,6 +103,7 @@ export class IsolateModel {
   #call(counter: Counter, name: string, limit: Limit, now: number, hits: number, kind: LeaseCall, lost = false): Verdict | undefined {
     const local = now + this.skewMs;
     const request = this.book.request(name, local, kind);
+    this.#asked = request.want > 0;
     const { verdicts, lease } = counter.decide(limit, hits, now, { lease: request });
     if (lost) return undefined;
     this.book.accept(name, limit, lease, local, request);
