@@ -137,8 +137,9 @@ export class OverridesCache {
   effectiveRule(rule: Rule, request: RequestIdentities, background?: Background): Effective | Promise<Effective> {
     const copy = this.#copy;
     const now = this.#clock.now();
-    if (!readDue(copy, now)) this.#readAhead(now, background);
-    if (!readDue(copy, now) && copy.compiled.byIdentity.size === 0) return resolve(this.#inForce(now), rule, this.#settings.region, NO_DIGESTS, now);
+    if (readDue(copy, now)) return this.#effectiveRuleAfterRead(rule, request);
+    this.#readAhead(now, background);
+    if (copy.compiled.byIdentity.size === 0) return resolve(this.#inForce(now), rule, this.#settings.region, NO_DIGESTS, now);
     return this.#effectiveRuleAfterRead(rule, request);
   }
 
