@@ -32,7 +32,11 @@ const MIN_WANT = 4;
 const MAX_WANT = 4_096;
 /** Ended leases an isolate keeps to give back, per counter: an older one past this stays counted (safe). */
 const MAX_RETURNS = 4;
-/** A lease used at least this often is renewed when given back at its end: its client is still here. */
+/**
+ * A lease used at least this often, the last time in the later half of its time in use, is renewed
+ * when given back at its end: its client is still here. One used only early (a burst that has
+ * ended) is not: a renewal nobody uses costs a give-back call of its own.
+ */
 const KEEP_WARM_USES = 2;
 /** How far one ended first lease moves the isolate's estimate that first leases get used. */
 const FIRST_LEASE_WEIGHT = 1 / 16;
@@ -163,7 +167,7 @@ export class LeaseBook {
     const { grant } = held;
     const at = Math.max(0, now - held.from);
     if (at > grant.spanMs || held.usedAtMs.length >= grant.units || held.limit.count !== limit.count || held.limit.intervalMs !== limit.intervalMs) {
-      this.#end(leases, "over");
+      this.#end(leases, "over", now);
       return undefined;
     }
     const { intervalMs } = limit;
@@ -219,7 +223,7 @@ export class LeaseBook {
     const held = leases?.current;
     if (leases && held) {
       if (kind === "renew") want = renewalWant(held, now);
-      if (kind !== "give-back" || now - held.from > held.grant.spanMs) this.#end(leases, "call");
+      if (kind !== "give-back" || now - held.from > held.grant.spanMs) this.#end(leases, "call", now);
     }
     if (kind === "hits" && leases?.skip) {
       want = 0;
@@ -252,13 +256,13 @@ export class LeaseBook {
     const first = !leases;
     // Never dropped for room (the class comment): at most the calls in flight past the bound.
     if (!leases) this.#counters.set(name, (leases = { returns: [], countsUntil: Number.NEGATIVE_INFINITY, want: request.want, warm: false }));
-    if (leases.current) this.#end(leases, "call");
+    if (leases.current) this.#end(leases, "call", from);
     leases.current = { grant, limit, from, usedAtMs: [], gone: 0, first };
     leases.heard = grant.id;
   }
 
-  /** Ends the lease in use, to be given back with the next call: it is "over" (used up, ran out, other limit) or a "call" is made anyway. */
-  #end(leases: Leases, why: "over" | "call"): void {
+  /** Ends the lease in use at `now`, to be given back with the next call: it is "over" (used up, ran out, other limit) or a "call" is made anyway. */
+  #end(leases: Leases, why: "over" | "call", now: number): void {
     const held = leases.current;
     if (!held) return;
     leases.current = undefined;
@@ -268,7 +272,7 @@ export class LeaseBook {
     // Slow start, as the reservation ledger: used up means demand is higher, ask twice as many;
     // a lease that ran out part-used asks what it used; one cut short by a call, the same again.
     leases.want = used >= units ? Math.min(MAX_WANT, units * 2) : why === "call" ? units : Math.max(MIN_WANT, used);
-    leases.warm = used >= KEEP_WARM_USES;
+    leases.warm = used >= KEEP_WARM_USES && stillInUse(held, now);
     leases.skip = used === 0;
     leases.returns.push({ id, units, spanMs, usedAtMs: held.usedAtMs });
     // One given back too late stays counted: never fewer admissions than happened.
@@ -293,6 +297,14 @@ export class LeaseBook {
     }
     return this.#counters.size < this.#max;
   }
+}
+
+/** True when `held`, ended at `now`, was last used in the later half of its time in use (or used up). */
+function stillInUse(held: Held, now: number): boolean {
+  const used = held.usedAtMs.length;
+  if (used >= held.grant.units) return true;
+  const heldFor = Math.min(held.grant.spanMs, Math.max(0, now - held.from));
+  return used > 0 && held.usedAtMs[used - 1]! >= heldFor / 2;
 }
 
 /** Units to ask for when renewing `held` at `now`: its rate of use so far over a whole lease, with a quarter to spare, at most twice its size. */

@@ -220,6 +220,27 @@ describe("admission leases", () => {
     expect(book.request("new-0", 30_100).want).toBeGreaterThan(0);
   });
 
+  it("a lease given back at its end is renewed only when its client was still using it in the lease's later half", () => {
+    const limit = { count: 800, intervalMs: 10_000 };
+    const store = new MemoryCounterStore();
+    const book = new LeaseBook({ caller: "a" });
+    /** A lease for `name` at 0, used at `uses` (ms), then given back at its end: what the give-back asks for. */
+    const giveBackAfter = (name: string, uses: readonly number[]) => {
+      const counter = new Counter(store, name);
+      const request = book.request(name, 0);
+      const { lease } = counter.decide(limit, 1, 0, { lease: request });
+      book.accept(name, limit, lease, 0, request);
+      for (const t of uses) expect(book.admit(name, limit, t)).toBeDefined();
+      return book.request(name, lease!.spanMs + 1, "give-back");
+    };
+    // A burst at the start, then nothing: a renewal would only come back unused, at the cost of a call.
+    expect(giveBackAfter("burst", [1, 2, 3]).want).toBe(0);
+    // Used up to the end: the client is still here, and its next request finds a lease.
+    expect(giveBackAfter("steady", [1, 1_000, 2_000]).want).toBeGreaterThan(0);
+    // Used once, late: too little to tell.
+    expect(giveBackAfter("once", [2_000]).want).toBe(0);
+  });
+
   it("while requests wait for lent units, the room those units free goes to requests, not to new leases", () => {
     const limit = { count: 160, intervalMs: 10_000 };
     const counter = new Counter(new MemoryCounterStore(), "k");
