@@ -3,6 +3,7 @@ import {
   Coalescer,
   DenyCache,
   GIVE_BACK_GRACE_MS,
+  GiveBackRoster,
   setBounded,
   LeaseBook,
   LocalFallback,
@@ -111,6 +112,8 @@ export class Counting {
   readonly #waits = new Map<string, number>();
   /** Counters with a renewal on its way, so a lease is renewed once. */
   readonly #renewing = new Set<string>();
+  /** The counters holding leases, by object: a call to an object carries the give-backs due there. */
+  readonly #roster = new GiveBackRoster<Queued>();
   /** Counters whose last call asked for a lease and has not been answered: a failed one may have brought one. */
   readonly #asking = new Set<string>();
   /** The last call's round trip (ms): a lease is renewed this long (thrice) before it ends. */
@@ -126,7 +129,11 @@ export class Counting {
     this.#fallback = new LocalFallback({ caller });
     this.#leases = new LeaseBook({ caller });
     // Deadlines on this isolate's clock; the runtime's timers wake a request waiting for one.
-    this.#coalescer = new Coalescer<Queued, AttributedVerdict | undefined>({ now: () => clock.now(), maxCallsInFlight: MAX_CALLS_PER_OBJECT });
+    this.#coalescer = new Coalescer<Queued, AttributedVerdict | undefined>({
+      now: () => clock.now(),
+      maxCallsInFlight: MAX_CALLS_PER_OBJECT,
+      riders: (object) => this.#givebacksDue(object),
+    });
   }
 
   /** Counter calls that failed in this isolate (also logged one by one). */
@@ -221,13 +228,29 @@ export class Counting {
    */
   #join(env: Env, request: CountRequest, item: Queued): Promise<AttributedVerdict | undefined> {
     const { jurisdiction, address, timeoutMs } = request;
+    const object = objectOf(request);
     return this.#coalescer.join(
-      `${jurisdiction ?? ""}/${address.object}`,
+      object,
       item,
       timeoutMs,
-      (queued) => this.#call(env, request, inJurisdiction(env.COUNTERS, jurisdiction).getByName(address.object), queued, timeoutMs),
+      (queued) => this.#call(env, request, object, inJurisdiction(env.COUNTERS, jurisdiction).getByName(address.object), queued, timeoutMs),
       this.#leasedFn,
     );
+  }
+
+  /**
+   * The give-backs of `object`'s counters due now (ended leases, or ending soon: lease.ts), to ride
+   * on a call going there, so they need no call of their own.
+   */
+  #givebacksDue(object: string): Queued[] {
+    const now = this.#clock.now();
+    return this.#roster
+      .due(
+        object,
+        (counter) => this.#leases.owes(counter, now),
+        (counter) => this.#leases.holds(counter),
+      )
+      .map((item) => ({ ...item }));
   }
 
   /** Renews the lease that just answered, in the background, when it is about to run out (lease.ts). */
@@ -244,10 +267,12 @@ export class Counting {
     await sleepOn(this.#clock, Math.max(0, endsAt - this.#clock.now()) + 1, "background");
     // Within the object's grace for it (GIVE_BACK_GRACE_MS): a give-back that failed is tried again
     // soon, or its unused units would count for an interval as used.
-    for (let attempt = 1; this.#leases.owes(request.address.name, this.#clock.now()); attempt++) {
-      if ((await this.#inBackground(env, request, "give-back")) || attempt === GIVE_BACK_ATTEMPTS) return;
+    const { name } = request.address;
+    for (let attempt = 1; this.#leases.owes(name, this.#clock.now()); attempt++) {
+      if ((await this.#inBackground(env, request, "give-back")) || attempt === GIVE_BACK_ATTEMPTS) break;
       await sleepOn(this.#clock, GIVE_BACK_GRACE_MS / (2 * GIVE_BACK_ATTEMPTS), "background");
     }
+    if (!this.#leases.holds(name)) this.#roster.drop(objectOf(request), name);
   }
 
   /**
@@ -282,6 +307,7 @@ export class Counting {
   async #call(
     env: Env,
     request: CountRequest,
+    object: string,
     stub: ReturnType<Env["COUNTERS"]["getByName"]>,
     queued: readonly Queued[],
     timeoutMs: number,
@@ -303,7 +329,8 @@ export class Counting {
       // Every call gives back the lease in use; a renewal asks for the next, a give-back returns only
       // what ended (renewing it when it was used often, lease.ts).
       const kind: LeaseCall = hits > 0 ? "hits" : items.some((item) => item.kind === "renew") ? "renew" : "give-back";
-      const background = items.find((item) => item.background)?.background;
+      // A give-back riding on this call (no request of its own) keeps its work going on the sender's.
+      const background = items.find((item) => item.background)?.background ?? request.background;
       const recorded = this.#fallback.reports(counter, limit, sentAt);
       const lease = algorithm === "sliding-window" ? this.#leases.request(counter, sentAt, kind) : undefined;
       // An isolate that cannot give a lease back at its end (no background work) asks for none.
@@ -329,11 +356,13 @@ export class Counting {
       if (batch.recorded) this.#fallback.delivered(counter, batch.recorded);
       this.#asking.delete(counter);
       if (batch.lease) this.#leases.accept(counter, batch.limit, grant, sentAt, batch.lease);
-      // Every lease goes back by its end, whether or not a request comes for it (lease.ts).
-      if (grant && part.background)
-        part.background(
-          this.#giveBackAt(env, { ...request, address: { ...request.address, name: counter, key: batch.key }, limit: batch.limit }, sentAt + grant.spanMs),
-        );
+      // Every lease goes back by its end, whether or not a request comes for it (lease.ts): with a
+      // call to the object then, or riding on one that goes there first.
+      if (grant && part.background) {
+        const { key, limit, algorithm } = batch;
+        this.#roster.add(object, counter, { counter, key, limit, algorithm, cacheDenials: part.cacheDenials, kind: "give-back", background: undefined });
+        part.background(this.#giveBackAt(env, { ...request, address: { ...request.address, name: counter, key }, limit }, sentAt + grant.spanMs));
+      }
       const last = verdicts.at(-1);
       if (!last) return;
       const leased = grant && { units: grant.units, until: answeredAt + grant.spanMs };
@@ -354,6 +383,11 @@ export class Counting {
       return { ...verdict, decidedBy: "object" };
     });
   }
+}
+
+/** The Coalescer's key for the counter object of `request`: the object, in its jurisdiction. */
+function objectOf({ jurisdiction, address }: CountRequest): string {
+  return `${jurisdiction ?? ""}/${address.object}`;
 }
 
 /** One counter's share of a call: its batch, whether its denials may be cached, and the verdicts handed out so far. */

@@ -31,6 +31,11 @@
  * order, and only what it cannot decide is sent. Once it refuses a counter's request, that
  * counter's later requests go with it (never decided ahead of it). Without this, a busy counter
  * would give back every lease unused, because requests always queue behind the call that brings it.
+ *
+ * A call may also carry work for other counters of the object that no request is waiting for
+ * (`riders`, asked as each call is sent, for counters with no call in flight): leases given back
+ * with a call that goes to the object anyway, instead of with a call of their own. Their counters
+ * count as in flight with the call, as if a request had sent them.
  */
 /** A call sent and not answered within its deadline: the object may still have decided it. */
 export class CallTimedOut extends Error {
@@ -46,17 +51,19 @@ export class Coalescer<I extends CoalescedItem, R> {
   readonly #setTimeout: (wake: () => void, ms: number) => unknown;
   readonly #clearTimeout: (timer: unknown) => void;
   readonly #maxCallsInFlight: number;
+  readonly #riders: ((key: string) => readonly I[]) | undefined;
 
   /**
    * @example new Coalescer<Queued, AttributedVerdict>({ now: () => clock.now(), setTimeout: (wake, ms) => setTimeout(wake, ms), clearTimeout: (timer) => clearTimeout(timer as number), maxCallsInFlight: 4 })
    */
-  constructor(options: CoalescerOptions) {
+  constructor(options: CoalescerOptions<I>) {
     this.#now = options.now;
     const { setTimeout = hostTimers.setTimeout, clearTimeout = hostTimers.clearTimeout } = options;
     // Called as plain functions, never as methods of `options` (workerd's globals refuse another `this`).
     this.#setTimeout = (wake, ms) => setTimeout(wake, ms);
     this.#clearTimeout = (timer) => clearTimeout(timer);
     this.#maxCallsInFlight = Math.max(1, options.maxCallsInFlight ?? 1);
+    this.#riders = options.riders && ((key) => options.riders!(key));
   }
 
   /**
@@ -135,14 +142,18 @@ export class Coalescer<I extends CoalescedItem, R> {
     }
     group.queue.length = kept;
     const items = batch.map((slot) => slot.item);
+    const counters = new Set(items.map((item) => item.counter));
+    const riders = this.#riders?.(key).filter((rider) => !busy.has(rider.counter) && !counters.has(rider.counter)) ?? [];
+    for (const rider of riders) counters.add(rider.counter);
     // Created and settled by this request, the sender: see the class comment.
     const { promise: returned, resolve: hasReturned } = Promise.withResolvers<void>();
-    const call: Call = { deadline, counters: new Set(items.map((item) => item.counter)), returned };
+    const call: Call = { deadline, counters, returned };
     for (const slot of batch) Object.assign(slot, { state: "sent", call });
     group.sending.add(call);
     try {
-      const results = await send(items);
-      if (results.length !== batch.length) throw new Error(`counter answered ${results.length} results for ${batch.length} requests`);
+      const results = await send(riders.length > 0 ? [...items, ...riders] : items);
+      if (results.length !== items.length + riders.length)
+        throw new Error(`counter answered ${results.length} results for ${items.length + riders.length} items`);
       batch.forEach((slot, i) => Object.assign(slot, { state: "answered", result: results[i] }));
     } catch (error) {
       for (const slot of batch) Object.assign(slot, { state: "failed", error });
@@ -161,7 +172,7 @@ export class Coalescer<I extends CoalescedItem, R> {
 }
 
 /** How a Coalescer tells time and waits. */
-export interface CoalescerOptions {
+export interface CoalescerOptions<I extends CoalescedItem = CoalescedItem> {
   /** The clock deadlines are measured on (ms). */
   now(): number;
   /**
@@ -173,6 +184,11 @@ export interface CoalescerOptions {
   clearTimeout?(timer: unknown): void;
   /** Calls one object may have in flight at once (default 1), never two for one counter. */
   maxCallsInFlight?: number;
+  /**
+   * Items to send with a call to the object `key` besides the requests it decides (only those of
+   * counters with no call in flight and none in this one go); their results are dropped.
+   */
+  riders?(key: string): readonly I[];
 }
 
 /** The host's timers, as plain functions (both Node and workerd have them). */

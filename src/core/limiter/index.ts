@@ -25,3 +25,4 @@ export { CallTimedOut, Coalescer } from "./coalescer.ts";
 export type { CoalescerOptions } from "./coalescer.ts";
 export { counterAddress, OBJECTS_PER_RULE } from "./counter-name.ts";
 export type { CounterAddress } from "./counter-name.ts";
+export { GiveBackRoster } from "./give-back-roster.ts";

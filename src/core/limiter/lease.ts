@@ -92,6 +92,12 @@ export interface LeaseGrant {
   readonly expiringMs: readonly number[];
 }
 
+/**
+ * A give-back takes the lease in use too when it ends within this long (at most a quarter of its
+ * span): leases of one object ending close together go back with one call, not one call each.
+ */
+const GIVE_BACK_AHEAD_MS = 250;
+
 /** Oldest entries a full LeaseBook looks at for one it may drop, per call. */
 const PURGE_LOOK = 64;
 
@@ -124,8 +130,9 @@ interface Leases {
 
 /**
  * What a call is for: requests to decide ("hits"), a lease about to run out renewed from a request
- * it answered ("renew"), or a lease given back at its end ("give-back"). Each gives back the lease
- * in use (a give-back only once it has ended), so one call both returns and renews.
+ * it answered ("renew"), or a lease given back at its end ("give-back", by a call of its own or
+ * riding on another call to the object). Each gives back the lease in use (a give-back only once
+ * it has ended or is about to), so one call both returns and renews.
  */
 export type LeaseCall = "hits" | "renew" | "give-back";
 
@@ -192,17 +199,23 @@ export class LeaseBook {
     return held.usedAtMs.length >= held.grant.units || now - held.from >= held.grant.spanMs - aheadMs;
   }
 
-  /** True when `name` has a lease to give back at `now`: ended, or over and not yet noticed. */
+  /** True when `name` has a lease to give back at `now`: ended, over and not yet noticed, or ending soon (GIVE_BACK_AHEAD_MS). */
   owes(name: string, now: number): boolean {
     const leases = this.#counters.get(name);
     if (!leases) return false;
     const held = leases.current;
-    return leases.returns.length > 0 || (held !== undefined && now - held.from > held.grant.spanMs);
+    return leases.returns.length > 0 || (held !== undefined && endsSoon(held, now));
+  }
+
+  /** True while `name` has a lease in use or one to give back. */
+  holds(name: string): boolean {
+    const leases = this.#counters.get(name);
+    return leases !== undefined && (leases.current !== undefined || leases.returns.length > 0);
   }
 
   /**
    * What the next call for `name`, sent at `now`, asks: units, and the leases it gives back, the
-   * one in use included (a give-back only once it has ended): requests queued because it could
+   * one in use included (a give-back only once it ends soon, `owes`): requests queued because it could
    * not answer them, and its unused units must not count against them. What goes back stays here
    * until a call carrying it is answered (`accept`): a call lost with a cancelled request leaves it
    * to go with the next one (the object takes a lease back once).
@@ -223,7 +236,7 @@ export class LeaseBook {
     const held = leases?.current;
     if (leases && held) {
       if (kind === "renew") want = renewalWant(held, now);
-      if (kind !== "give-back" || now - held.from > held.grant.spanMs) this.#end(leases, "call", now);
+      if (kind !== "give-back" || endsSoon(held, now)) this.#end(leases, "call", now);
     }
     if (kind === "hits" && leases?.skip) {
       want = 0;
@@ -297,6 +310,11 @@ export class LeaseBook {
     }
     return this.#counters.size < this.#max;
   }
+}
+
+/** True when `held` has ended at `now`, or ends within GIVE_BACK_AHEAD_MS (at most a quarter of its span). */
+function endsSoon(held: Held, now: number): boolean {
+  return now - held.from > held.grant.spanMs - Math.min(GIVE_BACK_AHEAD_MS, held.grant.spanMs / 4);
 }
 
 /** True when `held`, ended at `now`, was last used in the later half of its time in use (or used up). */

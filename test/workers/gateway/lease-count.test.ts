@@ -279,6 +279,56 @@ describe("leases across isolates through count()", () => {
   });
 });
 
+describe("leases of one object go back together", () => {
+  /** One isolate on a driven clock whose give-backs fire as the test moves time, and its objects in memory. */
+  function ridingSetup() {
+    const time = { now: 13_000_000 };
+    const { fire, sleep } = drivenTimers(time);
+    const counting = new Counting(`isolate-${run++}`, { now: () => time.now, sleep });
+    const limiter = memoryLimiter(() => time.now);
+    const tag = run++;
+    const at = (who: string) => ({ name: `ride-${tag}-${who}`, object: `ride-object-${tag}`, key: who });
+    return { time, fire, counting, limiter, at };
+  }
+  const limit = { count: 10_000, intervalMs: 60_000 };
+  /** A first lease on this limit lasts a quarter of the interval, at most MAX_LEASE_MS (lease-desk.ts). */
+  const spanMs = 10_000;
+
+  it("a lease about to end goes back with a call another identity's request makes to its object, not with a call of its own", async () => {
+    const { time, fire, counting, limiter, at } = ridingSetup();
+    expect(await countOn(counting, limiter.env, at("a"), limit)).toMatchObject({ decidedBy: "object", remaining: limit.count - 1 });
+    // b's first request, 100 ms before a's lease ends: its call takes a's lease back too.
+    time.now += spanMs - 100;
+    expect(await countOn(counting, limiter.env, at("b"), limit)).toMatchObject({ decidedBy: "object", remaining: limit.count - 1 });
+    expect(limiter.calls()).toBe(2);
+    // At a's lease's end nothing is left to give back: no call.
+    time.now += 101;
+    await fire();
+    expect(limiter.calls()).toBe(2);
+    // Its 8 unused units came back: a's next request is its second admission.
+    expect(await countOn(counting, limiter.env, at("a"), limit)).toMatchObject({ decidedBy: "object", remaining: limit.count - 2 });
+  });
+
+  it("leases of ten identities ending within 250 ms of each other go back with one call, at the first one's end", async () => {
+    const { time, fire, counting, limiter, at } = ridingSetup();
+    const who = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    for (const key of who) {
+      time.now += 20;
+      expect(await countOn(counting, limiter.env, at(key), limit)).toMatchObject({ decidedBy: "object" });
+    }
+    expect(limiter.calls()).toBe(10);
+    // The first lease ends 10 s after the first call; the others within 180 ms after it.
+    time.now += spanMs - 9 * 20 + 1;
+    await fire();
+    expect(limiter.calls()).toBe(11);
+    time.now += 1_000;
+    await fire();
+    expect(limiter.calls()).toBe(11);
+    // Every lease came back whole: each identity's next request is its second admission.
+    for (const key of who) expect(await countOn(counting, limiter.env, at(key), limit)).toMatchObject({ remaining: limit.count - 2 });
+  });
+});
+
 describe("admission leases through the gateway and the real counter object", () => {
   it("a warm key's requests are decided on leases: few object calls, every RateLimit header exact", async () => {
     const limiter = recordingLimiter();

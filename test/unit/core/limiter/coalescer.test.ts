@@ -335,6 +335,36 @@ describe("Coalescer", () => {
     expect(sent).toEqual([["x"], ["a", "a", "c"]]);
   });
 
+  it("riders go with a call to their object, after its requests, only for counters with no call in flight; while it flies their counters wait for it", async () => {
+    const releases: (() => void)[] = [];
+    const sent: string[][] = [];
+    const send = (items: readonly Item[]) => {
+      sent.push(items.map((i) => i.counter));
+      return new Promise<string[]>((resolve) => releases.push(() => resolve(items.map((i) => `object:${i.counter}`))));
+    };
+    // "r" and "b" have work due at "object", "s" at another object.
+    const riders = (key: string): Item[] => (key === "object" ? [{ counter: "r" }, { counter: "b" }] : [{ counter: "s" }]);
+    const coalescer = new Coalescer<Item, string>({ ...untimed, maxCallsInFlight: 2, riders });
+    const b1 = coalescer.join("object", { counter: "b" }, noTimeout, send);
+    await tick();
+    // "b" has a call in flight: it goes with it, not as a rider; "r" rides.
+    expect(sent).toEqual([["b", "r"]]);
+    const a1 = coalescer.join("object", { counter: "a" }, noTimeout, send);
+    const r1 = coalescer.join("object", { counter: "r" }, noTimeout, send);
+    await tick();
+    // "r" is in flight as a rider: its request waits for that call. "b" is busy, so it rides no more.
+    expect(sent).toEqual([["b", "r"], ["a"]]);
+    releases[0]!();
+    // The rider's result is dropped: the request answered is b's own.
+    expect(await b1).toBe("object:b");
+    await tick();
+    expect(sent).toEqual([["b", "r"], ["a"], ["r", "b"]]);
+    releases[1]!();
+    releases[2]!();
+    expect(await Promise.all([a1, r1])).toEqual(["object:a", "object:r"]);
+    expect(coalescer.size).toBe(0);
+  });
+
   it("keeps keys apart", async () => {
     const a = fakeObject({ count: 1, intervalMs: 1_000 }, () => 1);
     const b = fakeObject({ count: 1, intervalMs: 1_000 }, () => 1);
