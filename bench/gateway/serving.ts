@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import type { Serving } from "./args.ts";
 import { emulatorWorkerOptions } from "../../tools/emulator-workers.ts";
-import { buildBundle } from "./build.ts";
+import { buildBundle, type Bundle } from "./build.ts";
 import { newWorkerdProcesses } from "./processes.ts";
 import { withMiniflare } from "./serve-miniflare.ts";
 import { withWranglerDev } from "./serve-wrangler-dev.ts";
@@ -22,6 +22,8 @@ export interface RunningTarget {
 /** A target ready to start: bundled already where the serving needs a bundle. */
 export interface PreparedTarget {
   readonly spec: TargetSpec;
+  /** The dry run's bundle (miniflare serving): its source map names the profiler's frames (profile.ts). */
+  readonly bundle: Bundle | undefined;
   start(): Promise<RunningTarget>;
 }
 
@@ -32,8 +34,16 @@ export interface PreparedTarget {
  * @param workdir a directory this call may write the bundle into
  * @param storageDir where the target's Durable Objects keep their SQLite files (the serving's
  *   own temporary directory when undefined)
+ * @param options.inspectorPort where workerd's inspector listens (miniflare serving only: the
+ *   CPU profile, profile.ts)
  */
-export async function prepareTarget(spec: TargetSpec, serving: Serving, workdir: string, storageDir?: string): Promise<PreparedTarget> {
+export async function prepareTarget(
+  spec: TargetSpec,
+  serving: Serving,
+  workdir: string,
+  storageDir?: string,
+  options: { readonly inspectorPort?: number } = {},
+): Promise<PreparedTarget> {
   quietEnvironment();
   const { unstable_readConfig } = await import("wrangler");
   const { main } = unstable_readConfig({ config: spec.config, env: spec.env });
@@ -41,9 +51,11 @@ export async function prepareTarget(spec: TargetSpec, serving: Serving, workdir:
   const bundle = serving === "miniflare" ? await buildBundle(spec, main, join(workdir, spec.name)) : undefined;
   // Its upstreams, built as they deploy, run in the same Miniflare (so in the target's workerd).
   const emulators = serving === "miniflare" ? await emulatorWorkerOptions(join(workdir, `${spec.name}-emulators`), spec.upstreams) : [];
-  const launch = () => (bundle === undefined ? withWranglerDev(spec, storageDir) : withMiniflare(spec, bundle, { storageDir, emulators }));
+  const launch = () =>
+    bundle === undefined ? withWranglerDev(spec, storageDir) : withMiniflare(spec, bundle, { storageDir, emulators, inspectorPort: options.inspectorPort });
   return {
     spec,
+    bundle,
     async start() {
       const { value, pids } = await newWorkerdProcesses(launch, answersAt);
       if (pids.length === 0) {
