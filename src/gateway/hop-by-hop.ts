@@ -30,6 +30,16 @@ export function clientConnectionOptions(value: string): { ok: true; names: strin
  */
 export function downstreamHeaders(upstream: Headers, extra: Readonly<Record<string, string>> | undefined): Headers {
   const headers = new Headers(upstream);
+  pruneDownstreamHeaders(headers, extra);
+  return headers;
+}
+
+/**
+ * Makes `headers`, a copy of the upstream's response headers (a response's own, made with it), what
+ * the client receives, as downstreamHeaders does: the proxy's answer copies the upstream's headers
+ * once, into the response it returns, and prunes them there.
+ */
+export function pruneDownstreamHeaders(headers: Headers, extra: Readonly<Record<string, string>> | undefined): void {
   const connection = headers.get("connection");
   if (connection) {
     for (const option of connection.split(",")) {
@@ -43,5 +53,4 @@ export function downstreamHeaders(upstream: Headers, extra: Readonly<Record<stri
     headers.delete("content-length");
   }
   if (extra) for (const name in extra) headers.set(name, extra[name]!);
-  return headers;
 }

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { Upstream } from "./settings.ts";
 import { prepareUpstreamHeaders } from "./forwarded-headers.ts";
-import { downstreamHeaders } from "./hop-by-hop.ts";
+import { pruneDownstreamHeaders } from "./hop-by-hop.ts";
 import { asWebSocketUpgrade, relayedSocket } from "./websocket.ts";
 import { backgroundOf } from "./execution-context.ts";
 import { withDeadline } from "./deadline.ts";
@@ -24,7 +24,8 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  * region runtime's (`c.var.runtime`).
  */
 export async function forward(c: Context<GatewayEnv>, request: GatewayRequest, headers?: Readonly<Record<string, string>>): Promise<Response> {
-  const { runtime } = c.var;
+  // c.get, not c.var: Hono builds a fresh object of every variable on each read of c.var.
+  const runtime = c.get("runtime");
   const started = runtime.now();
   const name = request.upstream;
   const upstream = runtime.upstream(name);
@@ -78,7 +79,10 @@ async function answer(
     );
     // An upstream's accepted socket is handed on as it is: frames then pass without the gateway.
     if (response.webSocket) return relayedSocket(response, headers);
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers: downstreamHeaders(response.headers, headers) });
+    // The upstream's headers copied once, into the answer's own, and pruned there (a copy per Headers made costs every request).
+    const answered = new Response(response.body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    pruneDownstreamHeaders(answered.headers, headers);
+    return answered;
   } catch (error) {
     const timedOut = error === TIMED_OUT;
     console.log(JSON.stringify({ event: timedOut ? "upstream_timeout" : "upstream_unreachable", upstream: name, error: String(error) }));

@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import { counterAddress } from "../core/limiter/index.ts";
-import { identityDigest } from "../core/rules/identity.ts";
 import type { Classifier } from "../core/rules/classify.ts";
 import { describeMatcher } from "../core/rules/match.ts";
 import { telemetryCounter } from "./settings.ts";
@@ -27,13 +26,14 @@ import { backgroundOf } from "./execution-context.ts";
 export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
   const { classifiers } = options;
   return async (c: Context<GatewayEnv>, request: GatewayRequest): Promise<Record<string, string> | undefined> => {
-    const { runtime } = c.var;
+    // c.get, not c.var: Hono builds a fresh object of every variable on each read of c.var.
+    const runtime = c.get("runtime");
     const { settings } = runtime;
     const background = backgroundOf(c);
     const { apiKey, userId, clientIp } = request;
     // Each upstream is counted by its own table (src/core/rules/tables.ts).
     const { rule, matcher, root, identity } = classifiers[request.upstream].classify({ method: c.req.method, path: request.path, apiKey, userId, clientIp });
-    const digest = identityDigest(identity, settings.hmacSecret);
+    const digest = runtime.identityDigest(identity);
     // blocked > exempt > identity limit > rule override > published (src/core/overrides/resolve.ts).
     const resolving = runtime.effectiveRule(rule, { apiKey, userId, clientIp }, background);
     const effective = resolving instanceof Promise ? await resolving : resolving;

@@ -3,7 +3,9 @@ import type { CounterAddress, Inspection, Limit } from "../core/limiter/index.ts
 import type { CompiledOverrides, Effective } from "../core/overrides/resolve.ts";
 import type { RequestIdentities } from "../core/overrides/subject.ts";
 import type { OverridesSnapshot } from "../core/overrides/types.ts";
+import { IdentityDigests } from "../core/rules/identity-digests.ts";
 import type { Rule } from "../core/rules/load.ts";
+import type { Identity } from "../core/rules/request-facts.ts";
 import { AdminThrottle, type Standing, type ThrottleAddress } from "./admin-throttle.ts";
 import type { Clock } from "./clock.ts";
 import { countedCounter, type CountedCounter } from "./counted-counter.ts";
@@ -47,6 +49,7 @@ export class RegionRuntime {
   readonly #overrides: OverridesCache;
   readonly #buffer: MetricsBuffer;
   readonly #adminThrottle: AdminThrottle;
+  readonly #digests: IdentityDigests;
 
   constructor(env: Env, settings: GatewaySettings, isolate: IsolateIdentity) {
     const { clock } = isolate;
@@ -59,6 +62,7 @@ export class RegionRuntime {
     this.metrics = new RequestMetrics(this.#buffer, () => env.ANALYTICS, settings);
     // The throttle's counters live beside the rules' (their names never meet: src/admin/throttle.ts).
     this.#adminThrottle = new AdminThrottle(clock, () => inJurisdiction(env.COUNTERS, settings.jurisdiction), settings);
+    this.#digests = new IdentityDigests(settings.hmacSecret);
   }
 
   /** The isolate's time (a test's driven clock). */
@@ -66,7 +70,12 @@ export class RegionRuntime {
     return this.#clock.now();
   }
 
-  // The request path: what the overrides make of a request, where it is counted, its count.
+  // The request path: whose counter, what the overrides make of a request, where it is counted, its count.
+
+  /** The identity's digest under the region's IDENTITY_HMAC_SECRET, a returning caller's from this isolate's bounded cache (identity-digests.ts). */
+  identityDigest(identity: Identity): string {
+    return this.#digests.digest(identity);
+  }
 
   /**
    * What the overrides make of a request on `rule`, as the request path decides it: at once (no

@@ -25,7 +25,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
     const raw = c.req.raw;
     // The one parse of the URL; the proxy reuses it.
     const url = new URL(raw.url);
-    const { upstream, rawPath, forwardPrefix = "", strippedPrefix } = route(c.var.runtime.settings.routing, url);
+    const { upstream, rawPath, forwardPrefix = "", strippedPrefix } = route(c.get("runtime").settings.routing, url);
     const reading = readRequest(classifiers[upstream].table, { method: raw.method, rawPath, headers: raw.headers, search: url.search });
     if (!reading.ok) {
       throw new GatewayError("bad-request", reading.detail);

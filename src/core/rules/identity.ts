@@ -1,4 +1,4 @@
-import { hmac } from "@noble/hashes/hmac.js";
+import { hmac, type _HMAC } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import type { IdentityKind } from "./schema.ts";
@@ -20,7 +20,7 @@ export function identityFor(kind: IdentityKind, facts: RequestFacts): Identity |
 }
 
 /** Unambiguous text for an identity: the kind is part of it, and JSON keeps user and IP apart. */
-function canonicalIdentity(identity: Identity): string {
+export function canonicalIdentity(identity: Identity): string {
   switch (identity.kind) {
     case "api-key":
       return `api-key:${identity.apiKey}`;
@@ -33,16 +33,21 @@ function canonicalIdentity(identity: Identity): string {
 
 // Hashed synchronously in JavaScript (@noble/hashes, audited): a request has no promise to wait on
 // before its counter call (crypto.subtle's promise round trip cost more than the hash itself).
-// Nothing is cached by identity: a cache keyed by the raw key (and, before, the secret) would keep
-// every recent caller's credentials in the isolate's memory, for a few microseconds per request.
+// The request path keeps the digests of recent identities per isolate (identity-digests.ts).
 /** The shortest secret accepted: RFC 2104 discourages an HMAC key shorter than the hash's output (32 bytes for SHA-256). */
 export const MIN_SECRET_BYTES = 32;
 
-/** The keyed HMAC of the last secret used, cloned for each digest (the key's pads are computed once). */
-let keyed: { readonly secret: string; readonly mac: ReturnType<typeof hmac.create> } | undefined;
+type Hmac = _HMAC<ReturnType<typeof sha256.create>>;
 
-function keyedHmac(secret: string): ReturnType<typeof hmac.create> {
-  if (keyed?.secret !== secret) keyed = { secret, mac: hmac.create(sha256, utf8ToBytes(secret)) };
+/** The keyed HMAC of the last secret used, copied for each digest (the key's pads are computed once). */
+let keyed: { readonly secret: string; readonly mac: Hmac } | undefined;
+/** The copy each digest is computed in, and the bytes it writes: reused, so a digest allocates only its text. */
+let scratch: Hmac | undefined;
+const digestBytes = new Uint8Array(sha256.outputLen);
+const utf8 = new TextEncoder();
+
+function keyedHmac(secret: string): Hmac {
+  if (keyed?.secret !== secret) keyed = { secret, mac: hmac.create(sha256, utf8ToBytes(secret)) as Hmac };
   return keyed.mac;
 }
 
@@ -52,10 +57,14 @@ function keyedHmac(secret: string): ReturnType<typeof hmac.create> {
  * addresses. The secret is required (src/gateway/settings.ts refuses to serve without one).
  */
 export function identityDigest(identity: Identity, secret: string): string {
-  return bytesToHex(
-    keyedHmac(secret)
-      .clone()
-      .update(utf8ToBytes(canonicalIdentity(identity)))
-      .digest(),
-  );
+  return canonicalDigest(canonicalIdentity(identity), secret);
+}
+
+/** The digest of an identity's canonical text (canonicalIdentity). */
+export function canonicalDigest(canonical: string, secret: string): string {
+  // Synchronous from copy to hex, so no other digest can reuse the scratch copy in between.
+  const mac = (scratch = keyedHmac(secret)._cloneInto(scratch));
+  mac.update(utf8.encode(canonical));
+  mac.digestInto(digestBytes);
+  return bytesToHex(digestBytes);
 }

@@ -6,6 +6,7 @@ import type { Env } from "../../../src/env.ts";
 import { counterAddress } from "../../../src/core/limiter/index.ts";
 import type { HitBatch } from "../../../src/durable-objects/counter-object.ts";
 import { Isolate } from "../../../src/gateway/isolate.ts";
+import { identityDigest } from "../../../src/core/rules/identity.ts";
 
 /** The real counter objects, recording the id of every call made to them. */
 function callRecordingCounters() {
@@ -26,6 +27,17 @@ function callRecordingCounters() {
 }
 
 describe("Isolate.runtime", () => {
+  it("names identities by their digest under the env's own secret, the same for a returning caller, and each env's under its own", () => {
+    const isolate = new Isolate({ id: "runtime-digest-test" });
+    const rotated = { ...env, IDENTITY_HMAC_SECRET: `${env.IDENTITY_HMAC_SECRET}-rotated` } as Env;
+    const identity = { kind: "api-key", apiKey: `k-${crypto.randomUUID()}` } as const;
+    for (let pass = 0; pass < 2; pass++) {
+      expect(isolate.runtime(env).identityDigest(identity)).toBe(identityDigest(identity, env.IDENTITY_HMAC_SECRET!));
+      expect(isolate.runtime(rotated).identityDigest(identity)).toBe(identityDigest(identity, rotated.IDENTITY_HMAC_SECRET!));
+    }
+    expect(isolate.runtime(rotated).identityDigest(identity)).not.toBe(isolate.runtime(env).identityDigest(identity));
+  });
+
   it("is one runtime per env: the same object for every request, a second env's kept beside it", () => {
     const isolate = new Isolate({ id: "runtime-test" });
     const other = { ...env } as Env;
