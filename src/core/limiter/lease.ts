@@ -126,6 +126,8 @@ interface Leases {
   heard?: string;
   /** The last lease ended unused: the next call asks for none (a lease given back unused costs a call). */
   skip?: boolean;
+  /** Uses of the last lease ended: a client that used it at all is still coming here, so its next lease is not short. */
+  lastUses: number;
 }
 
 /**
@@ -247,8 +249,9 @@ export class LeaseBook {
     if (want > 0 && !this.#hasRoom(now)) want = 0;
     const returned = leases?.returns ?? [];
     const heard = leases?.heard;
-    // A renewal comes from a lease in use; a give-back renews only a lease used often enough.
-    const short = kind === "hits" && !leases?.warm;
+    // A renewal comes from a lease in use and a give-back renews only one its client still uses;
+    // a request's call asks for a short one unless this isolate's last lease was used at all.
+    const short = kind === "hits" && !(leases && leases.lastUses > 0);
     return {
       caller: this.caller,
       want,
@@ -268,7 +271,7 @@ export class LeaseBook {
     if (!grant) return;
     const first = !leases;
     // Never dropped for room (the class comment): at most the calls in flight past the bound.
-    if (!leases) this.#counters.set(name, (leases = { returns: [], countsUntil: Number.NEGATIVE_INFINITY, want: request.want, warm: false }));
+    if (!leases) this.#counters.set(name, (leases = { returns: [], countsUntil: Number.NEGATIVE_INFINITY, want: request.want, warm: false, lastUses: 0 }));
     if (leases.current) this.#end(leases, "call", from);
     leases.current = { grant, limit, from, usedAtMs: [], gone: 0, first };
     leases.heard = grant.id;
@@ -287,6 +290,7 @@ export class LeaseBook {
     leases.want = used >= units ? Math.min(MAX_WANT, units * 2) : why === "call" ? units : Math.max(MIN_WANT, used);
     leases.warm = used >= KEEP_WARM_USES && stillInUse(held, now);
     leases.skip = used === 0;
+    leases.lastUses = used;
     leases.returns.push({ id, units, spanMs, usedAtMs: held.usedAtMs });
     // One given back too late stays counted: never fewer admissions than happened.
     if (leases.returns.length > MAX_RETURNS) leases.returns.shift();

@@ -241,6 +241,34 @@ describe("admission leases", () => {
     expect(giveBackAfter("once", [2_000]).want).toBe(0);
   });
 
+  it("a lease is short only without a sign the client keeps coming to this isolate: its first, or after one left unused", () => {
+    const limit = { count: 800, intervalMs: 10_000 };
+    const counter = new Counter(new MemoryCounterStore(), "k");
+    const book = new LeaseBook({ caller: "a" });
+    /** A call from `book` at `now`: what it asked, and its lease accepted. */
+    const call = (now: number) => {
+      const request = book.request("k", now);
+      const { lease } = counter.decide(limit, 1, now, { lease: request });
+      book.accept("k", limit, lease, now, request);
+      return { request, lease };
+    };
+    // The first lease: short (a quarter of the interval).
+    const first = call(0);
+    expect(first.request.short).toBe(true);
+    expect(first.lease!.spanMs).toBe(limit.intervalMs / 4);
+    // Used once (a client at one request per 1.3 s over many isolates), then run out.
+    expect(book.admit("k", limit, 1_300)).toBeDefined();
+    expect(book.admit("k", limit, first.lease!.spanMs + 100)).toBeUndefined();
+    // The next is a whole lease: a short one would again end after a use or two, and each costs a give-back.
+    const second = call(first.lease!.spanMs + 100);
+    expect(second.request.short).toBeUndefined();
+    expect(second.lease!.spanMs).toBe((3 * limit.intervalMs) / 4);
+    // Left unused: the next call asks for none, and the one after for a short lease again.
+    const later = first.lease!.spanMs + 100 + second.lease!.spanMs + 100;
+    expect(call(later).request.want).toBe(0);
+    expect(call(later + 10).request.short).toBe(true);
+  });
+
   it("while requests wait for lent units, the room those units free goes to requests, not to new leases", () => {
     const limit = { count: 160, intervalMs: 10_000 };
     const counter = new Counter(new MemoryCounterStore(), "k");
