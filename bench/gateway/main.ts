@@ -4,6 +4,7 @@
 import { runCommand } from "../../tools/kit/command.ts";
 import { parseBenchArgs, USAGE } from "./args.ts";
 import { runBench } from "./bench.ts";
+import { withStdoutOnStderr } from "./json-output.ts";
 import { jsonReport, renderReport } from "./report.ts";
 import { benchVerdict, summarize } from "./summary.ts";
 
@@ -12,7 +13,11 @@ const status = await runCommand(
     tool: "bench:gateway",
     usage: USAGE,
     parse: parseBenchArgs,
-    run: (options) => runBench(options, (line) => console.error(line)),
+    // With --json, stdout is the report's alone: anything else written there meanwhile goes to stderr.
+    run: (options) => {
+      const run = () => runBench(options, (line) => console.error(line));
+      return options.json ? withStdoutOnStderr(run) : run();
+    },
     report: (result, options) => {
       if (options.json) console.log(JSON.stringify(jsonReport(result, options), null, 2));
       else console.log(renderReport(result, options));
