@@ -124,10 +124,12 @@ interface Leases {
   warm: boolean;
   /** The newest lease accepted (`LeaseRequest.heard`). */
   heard?: string;
-  /** The last lease ended unused: the next call asks for none (a lease given back unused costs a call). */
-  skip?: boolean;
   /** Uses of the last lease ended: a client that used it at all is still coming here, so its next lease is not short. */
   lastUses: number;
+  /** How long the last lease ended lasted. */
+  lastSpanMs: number;
+  /** When this isolate last had a request for the counter (a call or a use of a lease). */
+  seenAt: number;
 }
 
 /**
@@ -183,6 +185,7 @@ export class LeaseBook {
     const expiring = grant.expiringMs;
     while (held.gone < expiring.length && expiring[held.gone]! <= at - intervalMs) held.gone++;
     held.usedAtMs.push(at);
+    leases.seenAt = now;
     const inWindow = grant.base + (expiring.length - held.gone) + held.usedAtMs.length;
     const remaining = Math.max(0, limit.count - inWindow);
     // The oldest admission in the window, as the object's exact window would say.
@@ -240,9 +243,11 @@ export class LeaseBook {
       if (kind === "renew") want = renewalWant(held, now);
       if (kind !== "give-back" || endsSoon(held, now)) this.#end(leases, "call", now);
     }
-    if (kind === "hits" && leases?.skip) {
-      want = 0;
-      leases.skip = false;
+    if (kind === "hits" && leases) {
+      // The last lease went unused (a lease given back unused costs a call): ask again only once
+      // the client's requests here come closer together than that lease lasted.
+      if (leases.lastUses === 0 && now - leases.seenAt > leases.lastSpanMs) want = 0;
+      leases.seenAt = now;
     }
     if (kind === "give-back") want = leases?.current || !leases?.warm ? 0 : leases.want;
     if (kind === "renew") leases!.want = want;
@@ -271,7 +276,11 @@ export class LeaseBook {
     if (!grant) return;
     const first = !leases;
     // Never dropped for room (the class comment): at most the calls in flight past the bound.
-    if (!leases) this.#counters.set(name, (leases = { returns: [], countsUntil: Number.NEGATIVE_INFINITY, want: request.want, warm: false, lastUses: 0 }));
+    if (!leases)
+      this.#counters.set(
+        name,
+        (leases = { returns: [], countsUntil: Number.NEGATIVE_INFINITY, want: request.want, warm: false, lastUses: 0, lastSpanMs: 0, seenAt: from }),
+      );
     if (leases.current) this.#end(leases, "call", from);
     leases.current = { grant, limit, from, usedAtMs: [], gone: 0, first };
     leases.heard = grant.id;
@@ -289,8 +298,8 @@ export class LeaseBook {
     // a lease that ran out part-used asks what it used; one cut short by a call, the same again.
     leases.want = used >= units ? Math.min(MAX_WANT, units * 2) : why === "call" ? units : Math.max(MIN_WANT, used);
     leases.warm = used >= KEEP_WARM_USES && stillInUse(held, now);
-    leases.skip = used === 0;
     leases.lastUses = used;
+    leases.lastSpanMs = spanMs;
     leases.returns.push({ id, units, spanMs, usedAtMs: held.usedAtMs });
     // One given back too late stays counted: never fewer admissions than happened.
     if (leases.returns.length > MAX_RETURNS) leases.returns.shift();

@@ -269,6 +269,24 @@ describe("admission leases", () => {
     expect(call(later + 10).request.short).toBe(true);
   });
 
+  it("after a lease left unused, an isolate asks for none while its client's requests come further apart than that lease lasted", () => {
+    const limit = { count: 800, intervalMs: 10_000 };
+    const counter = new Counter(new MemoryCounterStore(), "k");
+    const book = new LeaseBook({ caller: "a" });
+    const call = (now: number) => {
+      const request = book.request("k", now);
+      const { lease } = counter.decide(limit, 1, now, { lease: request });
+      book.accept("k", limit, lease, now, request);
+      return request.want;
+    };
+    // The first call brings a short lease (2.5 s); the client comes back here only every 3 s.
+    expect(call(0)).toBeGreaterThan(0);
+    // No more leases: each would end unused and cost a call to give back.
+    expect([3_000, 6_000, 9_000, 12_000, 15_000].map(call)).toEqual([0, 0, 0, 0, 0]);
+    // The client speeds up: its next request here comes 1 s later, and that call asks again.
+    expect(call(16_000)).toBeGreaterThan(0);
+  });
+
   it("while requests wait for lent units, the room those units free goes to requests, not to new leases", () => {
     const limit = { count: 160, intervalMs: 10_000 };
     const counter = new Counter(new MemoryCounterStore(), "k");
