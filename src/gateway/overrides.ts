@@ -19,6 +19,13 @@ import type { GatewaySettings } from "./settings.ts";
  * first read has answered: each such request reads for itself, so none is decided without the
  * overrides. Expiry does not wait for a read: every request compares `expiresAt` with the clock.
  *
+ * Isolates of one data center share their reads: before it asks the object, an isolate takes the
+ * data center's copy (below) when another isolate's read started less than half a refresh time
+ * ago, so its copy is no older than its own read would make it, and the bound holds as it is (to
+ * within the clocks of two machines of one data center). So a data center asks the object about
+ * twice per refresh time, not each of its isolates that often: at the edge every read is a billed
+ * Durable Object request.
+ *
  * An outage of the object (docs/overrides.md, "Outage"): every successful read is also written to
  * the data center's copy (below). When the object cannot be read, the isolate keeps the newer of
  * its own copy and the data center's (a new isolate has only the latter), logs it and tries again
@@ -33,6 +40,9 @@ import type { GatewaySettings } from "./settings.ts";
  * the EU. The entry is never served to a client: it lives in a named cache, under a URL of the
  * reserved `.internal` domain, and only this module reads it.
  */
+
+/** How far apart two isolates' clocks in one data center may be, at most, for one to take the other's copy. */
+const MAX_CLOCK_SKEW_MS = 1_000;
 
 /** How long a failed read is trusted to stay failed before the next try. */
 const RETRY_MS = 1_000;
@@ -216,6 +226,7 @@ export class OverridesCache {
   async #read(startedAt: number): Promise<void> {
     const copy = this.#copy;
     const { region, overridesRefreshMs, counterTimeoutMs } = this.#settings;
+    if (!copy.failing && (await this.#adoptYoungCopy(startedAt))) return;
     let snapshot: OverridesSnapshot;
     try {
       snapshot = await withDeadline(this.#store().snapshot(), counterTimeoutMs, "the overrides store");
@@ -231,6 +242,31 @@ export class OverridesCache {
     copy.failing = false;
     copy.expired = false;
     await this.#keepDataCenterCopy(snapshot, startedAt);
+  }
+
+  /**
+   * The data center's copy instead of a read of the object, when another isolate's read of it
+   * started less than half a refresh time before `now` (and after this isolate's own). True when
+   * taken; a cache that cannot be read is as good as none (the object is read).
+   */
+  async #adoptYoungCopy(now: number): Promise<boolean> {
+    const copy = this.#copy;
+    const { region, jurisdiction, counterTimeoutMs, overridesRefreshMs } = this.#settings;
+    let kept;
+    try {
+      kept = await withDeadline(lastKnownCopy(copyKey(region, jurisdiction)), counterTimeoutMs, "the data center's cache");
+    } catch {
+      return false;
+    }
+    const age = kept ? now - kept.readAt : Number.POSITIVE_INFINITY;
+    // A copy "from the future" by more than two machines' clocks differ was not written by this deployment's clocks: not taken.
+    if (!kept || kept.readAt <= copy.readAt || age >= overridesRefreshMs / 2 || age < -MAX_CLOCK_SKEW_MS) return false;
+    copy.compiled = compileOverrides(kept.snapshot);
+    copy.readAt = kept.readAt;
+    copy.from = "data-center";
+    copy.expired = false;
+    copy.nextReadAt = kept.readAt + overridesRefreshMs;
+    return true;
   }
 
   /** While the object fails: the data center's copy, when it is newer than this isolate's and still fresh. */

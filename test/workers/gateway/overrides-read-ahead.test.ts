@@ -3,9 +3,9 @@
 // trip to the overrides store), while the bound (OVERRIDES_REFRESH_MS) holds as before: an idle
 // isolate still reads before it decides. OverridesCache against a store the test answers, on a
 // driven clock.
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { EMPTY_SNAPSHOT, type OverridesSnapshot } from "../../../src/core/overrides/types.ts";
-import { OverridesCache, type OverridesSettings } from "../../../src/gateway/overrides.ts";
+import { COPY_CACHE, copyKey, OverridesCache, type OverridesSettings } from "../../../src/gateway/overrides.ts";
 import { publishedRow } from "../../support/rows.ts";
 
 const REFRESH_MS = 1_000;
@@ -20,9 +20,10 @@ function limitedTo(count: number, version: number): OverridesSnapshot {
   };
 }
 
-function cacheWithStore() {
-  const clock = { now: 1_900_000_000_000, sleep: () => Promise.resolve() };
-  const store = { reads: 0, answer: EMPTY_SNAPSHOT as OverridesSnapshot };
+/** One isolate's OverridesCache; isolates of one data center share the clock and the store (`of`). */
+function cacheWithStore(of?: { clock: { now: number; sleep: () => Promise<void> }; store: { reads: number; answer: OverridesSnapshot } }) {
+  const clock = of?.clock ?? { now: 1_900_000_000_000, sleep: () => Promise.resolve() };
+  const store = of?.store ?? { reads: 0, answer: EMPTY_SNAPSHOT as OverridesSnapshot };
   const settings: OverridesSettings = {
     region: "us",
     jurisdiction: undefined,
@@ -50,6 +51,11 @@ async function decide(cache: OverridesCache, inBackground?: (work: Promise<unkno
   const effective = await answer;
   return { waited, count: effective.treatment === "count" ? effective.limit.count : undefined };
 }
+
+// Every test starts with no data center copy (another test's would be taken as this one's).
+beforeEach(async () => {
+  await (await caches.open(COPY_CACHE)).delete(copyKey("us", undefined));
+});
 
 describe("overrides read ahead of their refresh time", () => {
   it("past half its age the copy is read in the background, so no request waits, and a change still arrives within the bound", async () => {
@@ -98,5 +104,46 @@ describe("overrides read ahead of their refresh time", () => {
     store.answer = limitedTo(7, 1);
     clock.now = start + REFRESH_MS;
     expect(await decide(cache)).toEqual({ waited: true, count: 7 });
+  });
+
+  it("isolates of one data center share reads: one takes another's copy while it is younger than half the refresh time, and a change still arrives within the bound", async () => {
+    const first = cacheWithStore();
+    const { clock, store } = first;
+    const second = cacheWithStore({ clock, store });
+    const start = clock.now;
+    await decide(first.cache, first.inBackground);
+    expect(store.reads).toBe(1);
+    // The second isolate's first request, a moment later: the data center's copy, no read of its own.
+    clock.now = start + REFRESH_MS / 2 - 1;
+    expect(await decide(second.cache, second.inBackground)).toEqual({ waited: true, count: RULE.limits.us.count });
+    expect(store.reads).toBe(1);
+    // A change; the copy both hold is past half its refresh time: the first request of each reads
+    // ahead (the first isolate from the object, the second then takes that newer read).
+    store.answer = limitedTo(7, 1);
+    clock.now = start + REFRESH_MS / 2;
+    await decide(first.cache, first.inBackground);
+    await Promise.all(first.background);
+    expect(store.reads).toBe(2);
+    await decide(second.cache, second.inBackground);
+    await Promise.all(second.background);
+    expect(store.reads).toBe(2);
+    // Both apply it within the bound of the change.
+    clock.now = start + REFRESH_MS / 2 + 1;
+    expect(await decide(first.cache, first.inBackground)).toEqual({ waited: false, count: 7 });
+    expect(await decide(second.cache, second.inBackground)).toEqual({ waited: false, count: 7 });
+  });
+
+  it("a data center copy older than half the refresh time, or stamped ahead of this clock by more than a second, is not taken: the object is read", async () => {
+    const first = cacheWithStore();
+    const { clock, store } = first;
+    const start = clock.now;
+    await decide(first.cache, first.inBackground);
+    clock.now = start + REFRESH_MS / 2;
+    await decide(cacheWithStore({ clock, store }).cache);
+    expect(store.reads).toBe(2);
+    // That read, at half the refresh time, is now the copy: a clock 1,001 ms behind it does not take it.
+    clock.now = start + REFRESH_MS / 2 - 1_001;
+    await decide(cacheWithStore({ clock, store }).cache);
+    expect(store.reads).toBe(3);
   });
 });
