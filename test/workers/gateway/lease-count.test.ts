@@ -279,6 +279,43 @@ describe("leases across isolates through count()", () => {
   });
 });
 
+describe("a grant whose answer was lost", () => {
+  it("a call that asked for a lease and timed out after the object decided is followed at once by one naming the newest lease heard of: the object takes the grant back whole", async () => {
+    const now = 17_000_000;
+    let lose = true;
+    // The object decides at once; its answer to the first call comes after the call's deadline.
+    const limiter = memoryLimiter(() => now, undefined, {
+      answered: () => (lose ? ((lose = false), new Promise<void>((resolve) => setTimeout(resolve, 50))) : undefined),
+    });
+    const counting = new Counting(`isolate-${run++}`, { now: () => now, sleep: () => new Promise(() => {}) });
+    const limit = { count: 800, intervalMs: 60_000 };
+    const address = { name: `lost-${run++}`, object: "o", key: "lost" };
+    const background: Promise<unknown>[] = [];
+    const counted = await inFakeTime(async () => {
+      const verdict = await counting.count(limiter.env, {
+        jurisdiction: undefined,
+        address,
+        limit,
+        timeoutMs: 10,
+        cacheDenials: true,
+        algorithm: "sliding-window",
+        failMode: "open",
+        background: (work) => void background.push(work.catch(() => {})),
+      });
+      await Promise.all(background);
+      return verdict;
+    });
+    // The first call asked for a lease (8 units) and was decided, but the isolate never heard the answer.
+    expect(counted).toMatchObject({ decidedBy: "local-fallback", allowed: true });
+    expect(limiter.calls()).toBe(2);
+    // Read by a caller of no lease: the request (decided by the object, and by the fallback, whose
+    // report names the call the object decided it in: counted once) and this one. The 8 units
+    // lent to an isolate that never heard of them are not counted any more.
+    const [read] = await limiter.env.COUNTERS.getByName("o").decide([{ key: "lost", limit, hits: 1 }]);
+    expect(read!.verdicts[0]).toMatchObject({ allowed: true, remaining: limit.count - 2 });
+  });
+});
+
 describe("leases of one object go back together", () => {
   /** One isolate on a driven clock whose give-backs fire as the test moves time, and its objects in memory. */
   function ridingSetup() {

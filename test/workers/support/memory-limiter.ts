@@ -10,10 +10,10 @@ import { Counter, MemoryCounterStore } from "../../../src/core/limiter/index.ts"
  * It records calls in flight (per counter: two at once for one counter is a coalescing failure).
  * `overloaded`: a call made while another is in flight to the same object fails, as a Durable
  * Object past its capacity does. `answered`: runs after the object decided, before its answer
- * arrives (the answer's way back). `fail` (set at any time): every call fails. `restart()`: every
+ * arrives (the answer's way back; a promise it returns delays the answer). `fail` (set at any time): every call fails. `restart()`: every
  * object loses its memory and reloads from storage, as after an eviction.
  */
-export function memoryLimiter(now: () => number, latency?: () => Promise<void>, options: { overloaded?: boolean; answered?: () => void } = {}) {
+export function memoryLimiter(now: () => number, latency?: () => Promise<void>, options: { overloaded?: boolean; answered?: () => void | Promise<void> } = {}) {
   const store = new MemoryCounterStore();
   let counters = new Map<string, Counter>();
   let calls = 0;
@@ -49,7 +49,9 @@ export function memoryLimiter(now: () => number, latency?: () => Promise<void>, 
           const { verdicts, lease } = counter.decide(batch.limit, batch.hits, now(), batch);
           return lease ? { verdicts, lease } : { verdicts };
         });
-        options.answered?.();
+        // A promise delays the answer (an answer that arrives after the caller gave up is lost to it).
+        const way = options.answered?.();
+        if (way instanceof Promise) await way;
         return answers;
       },
     }),
