@@ -13,7 +13,7 @@ import { Counter, MemoryCounterStore } from "../../../src/core/limiter/index.ts"
  * arrives (the answer's way back; a promise it returns delays the answer). `fail` (set at any time): every call fails. `restart()`: every
  * object loses its memory and reloads from storage, as after an eviction.
  */
-export function memoryLimiter(now: () => number, latency?: () => Promise<void>, options: { overloaded?: boolean; answered?: () => void | Promise<void> } = {}) {
+export function memoryLimiter(now: () => number, latency?: () => Promise<void>, options: { overloaded?: boolean; answered?: () => unknown } = {}) {
   const store = new MemoryCounterStore();
   let counters = new Map<string, Counter>();
   let calls = 0;
