@@ -26,7 +26,7 @@ export const PROFILE_DEFAULTS = {
   target: "gateway",
   until: "last-answer",
   top: 30,
-  samplingUs: 200,
+  samplingUs: 1000,
   inspectorPort: DEFAULT_INSPECTOR_PORT,
 } as const;
 
