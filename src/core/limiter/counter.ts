@@ -1,5 +1,5 @@
 import { returnsOf, type LeaseGrant, type LeaseRequest } from "./lease.ts";
-import { LeaseDesk } from "./lease-desk.ts";
+import { LeaseDesk, type StoredDesk } from "./lease-desk.ts";
 import { ReportInbox } from "./report-inbox.ts";
 import { ReservationLedger, restoreAdmissions, type LedgerOptions, type Reservation, type Snapshot } from "./ledger.ts";
 import { SlidingWindow } from "./sliding-window.ts";
@@ -11,6 +11,8 @@ export interface StoredCounter {
   readonly limit: Limit;
   readonly reservations: readonly Reservation[];
   readonly snapshot?: Snapshot;
+  /** The leases out when it was written (lease-desk.ts), so a restarted object can take them back. */
+  readonly desk?: StoredDesk;
 }
 
 /**
@@ -258,7 +260,13 @@ export class Counter {
   }
 
   #persist(limit: Limit, reservations: readonly Reservation[]): void {
-    this.#store.put(this.#key, this.#snapshot ? { limit, reservations, snapshot: this.#snapshot } : { limit, reservations });
+    const desk = this.#desk.stored();
+    this.#store.put(this.#key, {
+      limit,
+      reservations,
+      ...(this.#snapshot && { snapshot: this.#snapshot }),
+      ...(desk.lent.length > 0 && { desk }),
+    });
   }
 
   #load(limit: Limit, now: number): { window: SlidingWindow; ledger: ReservationLedger } {
@@ -274,6 +282,8 @@ export class Counter {
         this.#window.seed(restoreAdmissions(stored.reservations, limit, now, stored.snapshot));
         this.#ledger.load(stored.reservations);
         this.#snapshot = stored.snapshot;
+        // Leases granted before the restart are taken back when they come, as if never forgotten.
+        this.#desk.restore(stored.desk);
       }
       this.#limit = limit;
     } else if (this.#limit && (this.#limit.count !== limit.count || this.#limit.intervalMs !== limit.intervalMs)) {

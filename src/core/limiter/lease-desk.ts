@@ -33,11 +33,26 @@ interface Lent {
   readonly caller: string;
 }
 
-/** The leases one counter has lent: granted by this instance and not given back (a restart forgets them: their units stay counted, safe). */
+/**
+ * What storage keeps of a desk (`Counter` writes it with the counter), so an object restarted while
+ * leases are out still takes them back when they come, instead of counting their unused units for
+ * an interval after their end. It lists at least every lease whose units the stored window still
+ * holds (a lease taken back since the last write is listed until the next: storage still counts
+ * its units, so taking it back again after a restart is exact).
+ */
+export interface StoredDesk {
+  /** The desk's lease ids: `${prefix}-${seq}`. */
+  readonly prefix: string;
+  /** The last sequence number used. */
+  readonly seq: number;
+  readonly lent: readonly (Lent & { readonly id: string })[];
+}
+
+/** The leases one counter has lent and not had back (kept in storage too: `stored`, `restore`). */
 export class LeaseDesk {
   readonly #lent = new Map<string, Lent>();
-  /** Lease ids: unique per instance, and unlike another instance's (a lease outlives a restart). */
-  readonly #prefix = Math.random().toString(36).slice(2, 10);
+  /** Lease ids: unique per counter (a restarted desk goes on from the stored prefix and sequence). */
+  #prefix = Math.random().toString(36).slice(2, 10);
   #seq = 0;
   /** When a request was last told to wait for lent units: no new lease for an interval after. */
   #waitedAt = Number.NEGATIVE_INFINITY;
@@ -148,6 +163,26 @@ export class LeaseDesk {
       return { ...verdict, retryInMs: Math.min(verdict.retryInMs, waitMs), cacheForMs: 0, waitMs };
     }
     return endsAt < now + verdict.retryInMs ? { ...verdict, cacheForMs: Math.max(0, endsAt - now) } : verdict;
+  }
+
+  /** What storage keeps of this desk (`StoredDesk`). */
+  stored(): StoredDesk {
+    return { prefix: this.#prefix, seq: this.#seq, lent: [...this.#lent].map(([id, held]) => ({ id, ...held })) };
+  }
+
+  /**
+   * After a restart: the leases storage lists, as if this desk had granted them, and its ids going
+   * on from there. A malformed record is skipped (its units stay counted in full: safe).
+   */
+  restore(stored: StoredDesk | undefined): void {
+    if (!stored || typeof stored.prefix !== "string" || !Number.isSafeInteger(stored.seq) || !Array.isArray(stored.lent)) return;
+    this.#prefix = stored.prefix;
+    this.#seq = Math.max(this.#seq, stored.seq);
+    for (const lent of stored.lent) {
+      const { id, seq, until, units, spanMs, caller } = lent ?? ({} as Partial<StoredDesk["lent"][number]>);
+      if (typeof id !== "string" || typeof caller !== "string" || ![seq, until, units, spanMs].every(Number.isFinite)) continue;
+      this.#lent.set(id, { seq: seq!, until: until!, units: units!, spanMs: spanMs!, caller });
+    }
   }
 
   /** True while any lease may still be used: memory must know it when it comes back. */

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Counter, LeaseBook, LEASE_MIN_COUNT, MemoryCounterStore } from "../../../../src/core/limiter/index.ts";
+import { Counter, LeaseBook, LEASE_MIN_COUNT, MemoryCounterStore, SETTLE_MS } from "../../../../src/core/limiter/index.ts";
 import { maxInAnyWindow } from "./reference-model.ts";
 
 describe("admission leases", () => {
@@ -95,7 +95,7 @@ describe("admission leases", () => {
     );
   });
 
-  it("a lease outlives a restart of its object: its units are restored at the lease's end, not at the restart", () => {
+  it("a lease outlives a restart of its object: its units are restored at the lease's end, and the restarted object takes it back when it comes", () => {
     const store = new MemoryCounterStore();
     const limit = { count: 800, intervalMs: 10_000 };
     const counter = new Counter(store, "k");
@@ -106,11 +106,34 @@ describe("admission leases", () => {
     expect(restarted.size(limit, 1_100)).toBe(9);
     expect(restarted.size(limit, 18_499)).toBe(8);
     expect(restarted.size(limit, 18_500)).toBe(0);
-    // The restarted object does not know the lease: given back, it stays counted in full.
-    restarted.decide(limit, 1, 1_200, {
-      lease: { caller: "a", want: 0, heard: lease!.id, returned: [{ id: lease!.id, units: 8, spanMs: 7_500, usedAtMs: [10] }] },
-    });
-    expect(restarted.size(limit, 1_200)).toBe(10);
+    // Storage listed the lease: given back with one use, its units give way to that use.
+    const returned = [{ id: lease!.id, units: 8, spanMs: 7_500, usedAtMs: [10] }];
+    restarted.decide(limit, 1, 1_200, { lease: { caller: "a", want: 0, heard: lease!.id, returned } });
+    expect(restarted.inspect(limit, 1_200).ages).toEqual([200, 190, 0]);
+    // Given back again (its answer lost), and after another restart: nothing more is released.
+    restarted.decide(limit, 1, 1_300, { lease: { caller: "a", want: 0, heard: lease!.id, returned } });
+    expect(restarted.size(limit, 1_300)).toBe(4);
+    const again = new Counter(store, "k");
+    again.decide(limit, 1, 1_400, { lease: { caller: "a", want: 0, heard: lease!.id, returned } });
+    expect(again.size(limit, 1_400)).toBeGreaterThanOrEqual(5);
+  });
+
+  it("leases out when an idle object writes its exact window and restarts are still taken back, and a grant the isolate never heard of is taken back whole", () => {
+    const store = new MemoryCounterStore();
+    const limit = { count: 800, intervalMs: 10_000 };
+    const counter = new Counter(store, "k");
+    const heard = counter.decide(limit, 1, 1_000, { lease: { caller: "a", want: 8 } }).lease!;
+    // The answer bringing `unheard` is lost (a's next call still names `heard`).
+    const unheard = counter.decide(limit, 1, 1_100, {
+      lease: { caller: "a", want: 8, heard: heard.id, returned: [{ id: heard.id, units: 8, spanMs: heard.spanMs, usedAtMs: [] }] },
+    }).lease!;
+    expect(unheard.units).toBe(8);
+    // Idle: the exact window is written (a snapshot), then the object restarts.
+    counter.settle(1_100 + SETTLE_MS);
+    const restarted = new Counter(store, "k");
+    expect(restarted.size(limit, 3_200)).toBe(2 + 8);
+    restarted.decide(limit, 0, 3_200, { lease: { caller: "a", want: 0, heard: heard.id } });
+    expect(restarted.size(limit, 3_200)).toBe(2);
   });
 
   it("a lease given back is replaced by its uses, at their times; a second return of it changes nothing", () => {

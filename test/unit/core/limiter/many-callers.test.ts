@@ -126,8 +126,48 @@ describe("many isolates on one counter", () => {
             expect.fail(`refused at ${at} (Retry-After ${outcome.retryInMs} ms) within 90% of ${limit.count} per ${limit.intervalMs} ms`);
         }
       }),
-      { numRuns: 250 },
+      { numRuns: 250, examples: [[RESTARTED_WITH_LEASES_OUT]] },
     );
     // Property runs are CPU work only: a generous bound, so a machine busy with other work cannot fail them.
   }, 180_000);
 });
+
+/**
+ * Found by this property: six isolates hold first-call leases of one unit each when the object,
+ * idle for two seconds, restarts; the rest of the client's requests lose their answers. A
+ * restarted object that forgot the leases counted their unused units until an interval after their
+ * end and refused the client at 24 of 30 (lease-desk.ts, `StoredDesk`).
+ */
+const RESTARTED_WITH_LEASES_OUT = {
+  limit: { count: 30, intervalMs: 10_000 },
+  isolates: 16,
+  skewMs: 0,
+  spread: "round-robin",
+  steps: [
+    { gap: 0, pick: 0, restart: true, lost: false },
+    { gap: 1, pick: 0, restart: true, lost: false },
+    { gap: 1, pick: 0, restart: true, lost: false },
+    { gap: 1, pick: 0, restart: true, lost: false },
+    { gap: 1, pick: 0, restart: true, lost: false },
+    { gap: 1, pick: 0, restart: true, lost: false },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 2000, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 154, pick: 0, restart: true, lost: true },
+    { gap: 131, pick: 0, restart: true, lost: true },
+    { gap: 82, pick: 0, restart: true, lost: true },
+    { gap: 117, pick: 0, restart: true, lost: true },
+    { gap: 7, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: true },
+    { gap: 1, pick: 0, restart: true, lost: false },
+  ],
+};
