@@ -21,6 +21,11 @@ export const GIVE_BACK_GRACE_MS = 1_000;
 const MIN_LEASE_MS = 10;
 /** Most window entries a lease carries for the isolate's exact answers (`expiringMs`). */
 const MAX_EXPIRING = 1_024;
+/**
+ * Leases out that storage lists at most (the newest): the stored value stays small however many
+ * isolates hold one, and one left out is counted in full after a restart (safe, as before).
+ */
+const MAX_STORED_LENT = 256;
 /** Of the room not taken by real admissions, the share lent at once (the rest stays for callers without a lease). */
 const LENT_SHARE = 1 / 2;
 
@@ -165,9 +170,10 @@ export class LeaseDesk {
     return endsAt < now + verdict.retryInMs ? { ...verdict, cacheForMs: Math.max(0, endsAt - now) } : verdict;
   }
 
-  /** What storage keeps of this desk (`StoredDesk`). */
+  /** What storage keeps of this desk (`StoredDesk`): the newest MAX_STORED_LENT leases out. */
   stored(): StoredDesk {
-    return { prefix: this.#prefix, seq: this.#seq, lent: [...this.#lent].map(([id, held]) => ({ id, ...held })) };
+    const lent = [...this.#lent].slice(-MAX_STORED_LENT);
+    return { prefix: this.#prefix, seq: this.#seq, lent: lent.map(([id, held]) => ({ id, ...held })) };
   }
 
   /**
