@@ -39,6 +39,13 @@ const storageKey = (key: string) => (key === "" ? PREFIX : `${PREFIX}:${key}`);
  */
 export class CounterObject extends DurableObject {
   readonly #counters = new Map<string, Counter>();
+  /**
+   * Counters in storage and not in memory, with when each needs settling (its clean-up once
+   * stale). Known only once this instance has listed its storage (its first alarm, since a restart
+   * may have left any); after that every alarm settles from memory and this map, and reads no
+   * stored value it does not need.
+   */
+  #dormant: Map<string, number> | undefined;
   /** Scheduled alarm: a time, null when none, undefined when unknown (a fresh instance). */
   #alarmAt: number | null | undefined;
   /** Only under the development setting LIMITER_ALGORITHM=fixed-window; memory only. */
@@ -115,9 +122,14 @@ export class CounterObject extends DurableObject {
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
     const now = this.now();
-    for (const [stored] of this.ctx.storage.kv.list({ prefix: PREFIX })) {
-      const key = stored === PREFIX ? "" : stored.slice(PREFIX.length + 1);
-      if (!this.#counters.has(key)) this.#counters.set(key, new Counter(this.#store, key));
+    let dormant = this.#dormant;
+    if (!dormant) {
+      // A fresh instance: whatever storage holds is settled through a Counter once.
+      for (const [stored] of this.ctx.storage.kv.list({ prefix: PREFIX })) {
+        const key = stored === PREFIX ? "" : stored.slice(PREFIX.length + 1);
+        if (!this.#counters.has(key)) this.#counters.set(key, new Counter(this.#store, key));
+      }
+      this.#dormant = dormant = new Map();
     }
     let next = Number.POSITIVE_INFINITY;
     let stored = 0;
@@ -129,7 +141,21 @@ export class CounterObject extends DurableObject {
       }
       // Settled or gone: storage holds it exactly, so memory keeps only the counters in use (an
       // object holds many identities' counters; they are reloaded when their next request comes).
-      if (at === undefined || counter.quiet(now)) this.#counters.delete(key);
+      if (at === undefined || counter.quiet(now)) {
+        this.#counters.delete(key);
+        if (at !== undefined) dormant.set(key, at);
+      }
+    }
+    // A dormant counter is exact in storage and unchanged since: once stale it is deleted, as its
+    // own settle would.
+    for (const [key, staleAt] of dormant) {
+      if (staleAt <= now) {
+        dormant.delete(key);
+        this.#store.delete(key);
+      } else {
+        stored++;
+        next = Math.min(next, staleAt);
+      }
     }
     if (stored === 0) {
       // Nothing left that can matter: no storage, no alarm.
@@ -141,7 +167,10 @@ export class CounterObject extends DurableObject {
 
   #counter(key: string): Counter {
     let counter = this.#counters.get(key);
-    if (!counter) this.#counters.set(key, (counter = new Counter(this.#store, key)));
+    if (!counter) {
+      this.#counters.set(key, (counter = new Counter(this.#store, key)));
+      this.#dormant?.delete(key);
+    }
     return counter;
   }
 

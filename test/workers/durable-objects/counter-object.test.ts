@@ -234,6 +234,48 @@ describe("several counters in one object (keys)", () => {
     expect((await hitBatch(stub, { key: "k19", limit: LIMIT, hits: 4 })).filter((v) => v.allowed)).toHaveLength(3);
   });
 
+  it("lists its storage at its first alarm only: later alarms settle the counters in memory and clean up those it let go from what it noted, deleting each once stale", async () => {
+    const clock = { now: T0 };
+    const stub = await counterAt(clock);
+    const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    for (const key of keys) await hitBatch(stub, { key, limit: LIMIT, hits: 3 });
+    // The instance's first alarm lists storage (a restart may have left counters it never met).
+    clock.now = T0 + SETTLE_MS;
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    // From now on, the object's reads of storage are counted (not this test's own, `stored`).
+    const reads = await runInDurableObject(stub, (_, state) => {
+      const kv = state.storage.kv;
+      const counted = { lists: 0, gets: 0, on: true };
+      const list = kv.list.bind(kv);
+      const get = kv.get.bind(kv);
+      Object.assign(kv, {
+        list: (...args: Parameters<typeof kv.list>) => (counted.on && counted.lists++, list(...args)),
+        get: (...args: Parameters<typeof kv.get>) => (counted.on && counted.gets++, get(...args)),
+      });
+      return counted;
+    });
+    const storedNow = async () => {
+      reads.on = false;
+      const now = await stored(stub);
+      reads.on = true;
+      return now;
+    };
+    // k0 is used again; the others stay let go.
+    clock.now = T0 + 5_000;
+    await hitBatch(stub, { key: "k0", limit: LIMIT, hits: 1 });
+    clock.now = T0 + 5_000 + SETTLE_MS;
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    // Once the others are stale, they are deleted, k0 stays until it is.
+    clock.now = T0 + LIMIT.intervalMs + 1;
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await storedNow()).entries.map(([k]) => k)).toEqual(["ledger:k0"]);
+    clock.now = T0 + 5_000 + LIMIT.intervalMs + 1;
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await storedNow()).toEqual({ entries: [], alarm: null });
+    // k0 was read when its request brought it back and when it settled; nothing else was listed or read.
+    expect(reads).toMatchObject({ lists: 0, gets: 2 });
+  });
+
   it("arms the alarm once per busy spell, not once per reservation", async () => {
     const clock = { now: T0 };
     const stub = await counterAt(clock);
