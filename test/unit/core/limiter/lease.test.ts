@@ -1,7 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Counter, LeaseBook, LEASE_MIN_COUNT, MemoryCounterStore, SETTLE_MS } from "../../../../src/core/limiter/index.ts";
+import { Counter, LeaseBook, LEASE_MIN_COUNT, MemoryCounterStore, SETTLE_MS, type Limit } from "../../../../src/core/limiter/index.ts";
 import { maxInAnyWindow } from "./reference-model.ts";
+
+/** One request of an isolate (`book`) that calls `counter` at `now`, as the gateway's Counting does: what it asked, and the lease it accepted. */
+function callFrom(book: LeaseBook, counter: Counter, limit: Limit, now: number, name = "k") {
+  const request = book.request(name, now);
+  const { lease } = counter.decide(limit, 1, now, { lease: request });
+  book.accept(name, limit, lease, now, request);
+  return { request, lease };
+}
 
 describe("admission leases", () => {
   it("property: isolates sharing a counter, with object restarts, never admit more than count in any window", () => {
@@ -249,10 +257,7 @@ describe("admission leases", () => {
     const book = new LeaseBook({ caller: "a" });
     /** A lease for `name` at 0, used at `uses` (ms), then given back at its end: what the give-back asks for. */
     const giveBackAfter = (name: string, uses: readonly number[]) => {
-      const counter = new Counter(store, name);
-      const request = book.request(name, 0);
-      const { lease } = counter.decide(limit, 1, 0, { lease: request });
-      book.accept(name, limit, lease, 0, request);
+      const { lease } = callFrom(book, new Counter(store, name), limit, 0, name);
       for (const t of uses) expect(book.admit(name, limit, t)).toBeDefined();
       return book.request(name, lease!.spanMs + 1, "give-back");
     };
@@ -268,13 +273,7 @@ describe("admission leases", () => {
     const limit = { count: 800, intervalMs: 10_000 };
     const counter = new Counter(new MemoryCounterStore(), "k");
     const book = new LeaseBook({ caller: "a" });
-    /** A call from `book` at `now`: what it asked, and its lease accepted. */
-    const call = (now: number) => {
-      const request = book.request("k", now);
-      const { lease } = counter.decide(limit, 1, now, { lease: request });
-      book.accept("k", limit, lease, now, request);
-      return { request, lease };
-    };
+    const call = (now: number) => callFrom(book, counter, limit, now);
     // The first lease: short (a quarter of the interval).
     const first = call(0);
     expect(first.request.short).toBe(true);
@@ -296,12 +295,7 @@ describe("admission leases", () => {
     const limit = { count: 800, intervalMs: 10_000 };
     const counter = new Counter(new MemoryCounterStore(), "k");
     const book = new LeaseBook({ caller: "a" });
-    const call = (now: number) => {
-      const request = book.request("k", now);
-      const { lease } = counter.decide(limit, 1, now, { lease: request });
-      book.accept("k", limit, lease, now, request);
-      return request.want;
-    };
+    const call = (now: number) => callFrom(book, counter, limit, now).request.want;
     // The first call brings a short lease (2.5 s); the client comes back here only every 3 s.
     expect(call(0)).toBeGreaterThan(0);
     // No more leases: each would end unused and cost a call to give back.
