@@ -250,42 +250,49 @@ export class OverridesCache {
    * taken; a cache that cannot be read is as good as none (the object is read).
    */
   async #adoptYoungCopy(now: number): Promise<boolean> {
-    const copy = this.#copy;
-    const { region, jurisdiction, counterTimeoutMs, overridesRefreshMs } = this.#settings;
+    const { overridesRefreshMs } = this.#settings;
     let kept;
     try {
-      kept = await withDeadline(lastKnownCopy(copyKey(region, jurisdiction)), counterTimeoutMs, "the data center's cache");
+      kept = await this.#readKeptCopy();
     } catch {
       return false;
     }
     const age = kept ? now - kept.readAt : Number.POSITIVE_INFINITY;
     // A copy "from the future" by more than two machines' clocks differ was not written by this deployment's clocks: not taken.
-    if (!kept || kept.readAt <= copy.readAt || age >= overridesRefreshMs / 2 || age < -MAX_CLOCK_SKEW_MS) return false;
-    copy.compiled = compileOverrides(kept.snapshot);
-    copy.readAt = kept.readAt;
-    copy.from = "data-center";
-    copy.expired = false;
-    copy.nextReadAt = kept.readAt + overridesRefreshMs;
+    if (!kept || kept.readAt <= this.#copy.readAt || age >= overridesRefreshMs / 2 || age < -MAX_CLOCK_SKEW_MS) return false;
+    this.#take(kept);
+    this.#copy.nextReadAt = kept.readAt + overridesRefreshMs;
     return true;
   }
 
   /** While the object fails: the data center's copy, when it is newer than this isolate's and still fresh. */
   async #adoptKeptCopy(now: number): Promise<void> {
-    const copy = this.#copy;
-    const { region, jurisdiction, counterTimeoutMs } = this.#settings;
+    const { region } = this.#settings;
     let kept;
     try {
-      kept = await withDeadline(lastKnownCopy(copyKey(region, jurisdiction)), counterTimeoutMs, "the data center's cache");
+      kept = await this.#readKeptCopy();
     } catch (error) {
       console.log(JSON.stringify({ event: "overrides_copy_unreadable", region, error: String(error) }));
       return;
     }
-    if (!kept || kept.readAt <= copy.readAt || !fresh(kept.readAt, now)) return;
+    if (!kept || kept.readAt <= this.#copy.readAt || !fresh(kept.readAt, now)) return;
+    this.#take(kept);
+    console.log(JSON.stringify({ event: "overrides_copy_adopted", region, version: kept.snapshot.version, ageMs: now - kept.readAt }));
+  }
+
+  /** The data center's copy, or undefined when there is none; rejects when the cache cannot be read in time. */
+  #readKeptCopy(): Promise<KeptCopy | undefined> {
+    const { region, jurisdiction, counterTimeoutMs } = this.#settings;
+    return withDeadline(lastKnownCopy(copyKey(region, jurisdiction)), counterTimeoutMs, "the data center's cache");
+  }
+
+  /** Enforces the data center's copy from now on, as read by its writer's clock. */
+  #take(kept: KeptCopy): void {
+    const copy = this.#copy;
     copy.compiled = compileOverrides(kept.snapshot);
     copy.readAt = kept.readAt;
     copy.from = "data-center";
     copy.expired = false;
-    console.log(JSON.stringify({ event: "overrides_copy_adopted", region, version: kept.snapshot.version, ageMs: now - kept.readAt }));
   }
 
   /** Writes the data center's copy; a failure is logged and changes nothing else. */
