@@ -107,6 +107,12 @@ export class Counter {
   readonly #inbox = new ReportInbox();
   /** A lease came back since the last snapshot: memory holds its uses, storage its units at `until`. */
   #takenBack = false;
+  /**
+   * Whether storage holds this counter, known once this instance has read or written it (undefined
+   * before): the object's alarm settles every counter in memory, most of them not due yet, and a
+   * storage read each time made every alarm cost a read per counter the object holds.
+   */
+  #inStorage: boolean | undefined;
 
   constructor(store: CounterStore, key: string, options?: LedgerOptions) {
     this.#store = store;
@@ -194,9 +200,11 @@ export class Counter {
    * request any more, delete it. Returns when to settle again, or undefined once deleted.
    */
   settle(now: number): number | undefined {
-    const stored = this.#store.get(this.#key);
-    if (!stored) return undefined;
-    const limit = this.#limit ?? stored.limit;
+    if (this.#inStorage === false) return undefined;
+    // A counter in memory knows what it stored; only one the object found in storage reads it.
+    const stored = this.#window ? undefined : this.#store.get(this.#key);
+    if (!this.#window && !stored) return undefined;
+    const limit = this.#limit ?? stored!.limit;
     // A snapshot only matters when some reservation is inexact (holds several admissions).
     if (this.#window && this.#ledger && !this.#exactInStorage()) {
       if (now < this.#lastWrite + SETTLE_MS) return this.#lastWrite + SETTLE_MS;
@@ -207,12 +215,13 @@ export class Counter {
         this.#persist(limit, []);
       }
     }
-    const snapshot = this.#snapshot ?? stored.snapshot;
-    const reservations = this.#ledger ? this.#ledger.live(now) : stored.reservations;
+    const snapshot = this.#snapshot ?? stored?.snapshot;
+    const reservations = this.#ledger ? this.#ledger.live(now) : stored!.reservations;
     const lastUseful = staleAt(reservations, snapshot, limit);
     if (lastUseful <= now) {
       this.#window = this.#ledger = this.#limit = this.#snapshot = undefined;
       this.#store.delete(this.#key);
+      this.#inStorage = false;
       return undefined;
     }
     return lastUseful;
@@ -267,11 +276,13 @@ export class Counter {
       ...(this.#snapshot && { snapshot: this.#snapshot }),
       ...(desk.lent.length > 0 && { desk }),
     });
+    this.#inStorage = true;
   }
 
   #load(limit: Limit, now: number): { window: SlidingWindow; ledger: ReservationLedger } {
     if (!this.#window || !this.#ledger) {
       const stored = this.#store.get(this.#key);
+      this.#inStorage = stored !== undefined;
       // Storage holds one interval: what came before it is unknown (setLimit assumes the worst).
       this.#window = new SlidingWindow(limit, { forgottenUpTo: now - limit.intervalMs });
       this.#ledger = new ReservationLedger(limit, this.#options);
