@@ -345,7 +345,7 @@ export class Counting {
         next: 0,
       });
     }
-    const answers = await withDeadline(stub.decide([...parts.values()].map((part) => part.batch)), timeoutMs, new CallTimedOut(timeoutMs));
+    const answers = await withDeadline(stub.decide([...parts.values()].map((part) => part.batch)), timeoutMs, () => new CallTimedOut(timeoutMs));
     if (answers.length !== parts.size) throw new Error(`counter answered ${answers.length} batches for ${parts.size}`);
     const answeredAt = this.#clock.now();
     this.#roundTripMs = answeredAt - sentAt;

@@ -5,19 +5,23 @@ export class DeadlineExceeded extends Error {
 
 /**
  * `promise`, or a rejection once `ms` have passed: with `expired` itself when it is an Error (a
- * caller that tells its timeout apart by identity), otherwise with a DeadlineExceeded saying
- * "`expired` did not answer within `ms` ms". `onExpire` runs just after the rejection (so the
+ * caller that tells its timeout apart by identity), with what it makes when it is a function (an
+ * Error of the caller's own class, made only when the deadline passes: an Error made per call
+ * costs every call its stack trace), otherwise with a DeadlineExceeded saying "`expired` did not
+ * answer within `ms` ms". `onExpire` runs just after the rejection (so the
  * race has settled as timed out first), e.g. to abort the call. The timer is cleared as soon as
  * the race settles either way, so no timer outlives the call.
  *
  * @example
  * await withDeadline(stub.snapshot(), settings.counterTimeoutMs, "the overrides store");
  */
-export async function withDeadline<T>(promise: Promise<T>, ms: number, expired: string | Error, onExpire?: () => void): Promise<T> {
+export async function withDeadline<T>(promise: Promise<T>, ms: number, expired: string | Error | (() => Error), onExpire?: () => void): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reject(typeof expired === "string" ? new DeadlineExceeded(`${expired} did not answer within ${ms} ms`) : expired);
+      reject(
+        typeof expired === "string" ? new DeadlineExceeded(`${expired} did not answer within ${ms} ms`) : typeof expired === "function" ? expired() : expired,
+      );
       onExpire?.();
     }, ms);
   });

@@ -50,6 +50,20 @@ describe("withDeadline", () => {
     await expect(answer).rejects.toBe(error);
   });
 
+  it("makes the caller's error only when the deadline passes, when given a function that makes it", async () => {
+    const make = vi.fn(() => new RangeError("the counter did not answer"));
+    const answered = pending<string>();
+    const first = withDeadline(answered.promise, 1_000, make);
+    answered.resolve("decided");
+    await expect(first).resolves.toBe("decided");
+    expect(make).not.toHaveBeenCalled();
+    const second = withDeadline(pending<string>().promise, 1_000, make);
+    const outcome = second.catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(make).toHaveBeenCalledTimes(1);
+    expect(await outcome).toBe(make.mock.results[0]!.value);
+  });
+
   it("rejects with the caller's own error, then runs onExpire (the race is already the timeout's)", async () => {
     const timedOut = new Error("the upstream did not answer in time");
     const cut = new AbortController();
