@@ -16,6 +16,7 @@ export type Storage = (typeof STORAGES)[number];
 
 export const USAGE = `usage: npm run bench:gateway -- [--rounds N] [--serving miniflare|wrangler-dev]
                              [--storage ram|tmpdir] [--targets bare,gateway,peer]
+                             [--before REV]
                              [--shapes 1-6|all] [--keys N] [--warm-passes N]
                              [--requests N] [--burst-factor F]
                              [--connections N] [--warmup N] [--instructions]
@@ -49,6 +50,10 @@ busy 2-core machine.
                      is small (64 MB in a Docker container by default), use tmpdir
   --targets LIST     which targets (default bare,gateway,peer; bare is always run: it is the
                      baseline every ratio divides by)
+  --before REV       also run the gateway as built from commit REV (target "before"): a git
+                     worktree of it, with this checkout's node_modules, built, served and
+                     driven exactly as the gateway, alternating with it round by round, so one
+                     command prints both sides of a change on the same machine
   --shapes LIST      which shapes, e.g. 1,2,6 or 1-4 (default all; 2 needs 1)
   --keys N           new API keys in shape 1 and new IPs in shape 5 (default 1000)
   --warm-passes N    shape 2 sends every key N more times (default 3)
@@ -70,6 +75,7 @@ examples:
   npm run bench:gateway
   npm run bench:gateway -- --rounds 5 --shapes 1,2,4
   npm run bench:gateway -- --instructions --targets bare,gateway
+  npm run bench:gateway -- --shapes 1,2,4 --targets bare,gateway --before HEAD~3 --rounds 6
   npm run bench:gateway -- --serving wrangler-dev --targets bare,gateway --rounds 2
   npm run -s bench:gateway -- --json > bench-gateway.json
 
@@ -84,6 +90,8 @@ export interface BenchOptions {
   readonly serving: Serving;
   readonly storage: Storage;
   readonly targets: readonly TargetName[];
+  /** The revision the `before` target is built from (with --before; `before` is then a target). */
+  readonly before?: string;
   readonly shapes: readonly ShapeName[];
   readonly keys: number;
   readonly warmPasses: number;
@@ -116,6 +124,7 @@ const OPTIONS = {
   serving: { type: "string" },
   storage: { type: "string" },
   targets: { type: "string" },
+  before: { type: "string" },
   shapes: { type: "string" },
   keys: { type: "string" },
   "warm-passes": { type: "string" },
@@ -139,7 +148,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const serving = choiceOption<Serving>("serving", str("serving"), DEFAULTS.serving, SERVINGS);
   const storage = choiceOption<Storage>("storage", str("storage"), DEFAULTS.storage, STORAGES);
 
-  const targets = parseTargets(str("targets"));
+  const before = str("before");
+  if (before !== undefined && before.trim() === "") throw new BadArgument("--before: give a revision (a commit, tag or branch)");
+  const targets = parseTargets(str("targets"), before !== undefined);
   const shapes = parseShapes(str("shapes"));
 
   // Each limit below keeps a shape measuring what it names: more would turn admissions into
@@ -158,6 +169,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     serving,
     storage,
     targets,
+    ...(before !== undefined && { before: before.trim() }),
     shapes,
     keys,
     warmPasses,
@@ -172,14 +184,18 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   };
 }
 
-/** "gateway,peer" -> the targets in run order, the bare baseline always among them. */
-export function parseTargets(raw: string | undefined): TargetName[] {
-  if (raw === undefined) return [...TARGET_NAMES];
-  const wanted = new Set<TargetName>(["bare"]);
-  for (const part of raw.split(",").map((p) => p.trim())) {
+/**
+ * "gateway,peer" -> the targets in run order, the bare baseline always among them, and `before`
+ * exactly when there is a --before revision (`withBefore`).
+ */
+export function parseTargets(raw: string | undefined, withBefore = false): TargetName[] {
+  const wanted = new Set<TargetName>(raw === undefined ? ["bare", "gateway", "peer"] : ["bare"]);
+  for (const part of raw === undefined ? [] : raw.split(",").map((p) => p.trim())) {
     if (!(TARGET_NAMES as readonly string[]).includes(part)) throw new BadArgument(`--targets: "${part}" is not one of ${TARGET_NAMES.join(", ")}`);
+    if (part === "before" && !withBefore) throw new BadArgument(`--targets: "before" is the gateway at the --before revision; give --before REV`);
     wanted.add(part as TargetName);
   }
+  if (withBefore) wanted.add("before");
   return TARGET_NAMES.filter((t) => wanted.has(t));
 }
 

@@ -13,8 +13,9 @@ import { AFTER_RUN, BEFORE_RUN, waitForQuiet, type QuietOptions } from "./quiet.
 import { prepareTarget, type RunningTarget } from "./serving.ts";
 import { expectationFor, planShape, type ShapePlan, type ShapeSizes } from "./shapes.ts";
 import { SHAPE_NAMES, type ShapeName } from "./shape-names.ts";
-import { TARGET_SPECS } from "./targets.ts";
-import type { TargetName } from "./target-names.ts";
+import { checkoutAt, type Checkout } from "./before-checkout.ts";
+import { targetSpec } from "./targets.ts";
+import { isTollgate, type TargetName } from "./target-names.ts";
 import { checkAnswers, type AnswerCheck } from "./verdict.ts";
 
 export interface RunRecord {
@@ -28,7 +29,7 @@ export interface RunRecord {
   /** Whether every target was quiet before the run started (see quiet.ts). */
   readonly quietBefore: boolean;
   /**
-   * Gateway only: how the measured requests were decided (its metrics after the run less before,
+   * tollgate only (the gateway, and `before`): how the measured requests were decided (its metrics after the run less before,
    * the prelude excluded). Undefined for the gateway when a scrape failed.
    */
   readonly decidedBy?: DecisionTotals;
@@ -50,6 +51,8 @@ export interface BenchResult {
   readonly pinning: string;
   readonly runs: readonly RunRecord[];
   readonly wallSeconds: number;
+  /** With --before: the revision the `before` target was built from, and its commit. */
+  readonly before?: { readonly rev: string; readonly commit: string };
 }
 
 export type Progress = (line: string) => void;
@@ -91,7 +94,7 @@ async function measureRun(
   progress: Progress,
 ): Promise<{ measurement: Measurement; decidedBy?: DecisionTotals }> {
   await sendPrelude(target, plan);
-  if (target.name !== "gateway") return { measurement: await measure(target, plan, settle, measuring) };
+  if (!isTollgate(target.name)) return { measurement: await measure(target, plan, settle, measuring) };
   const before = await scrapeOrSay(target, progress);
   const measurement = await measure(target, plan, settle, measuring);
   const after = before && (await scrapeOrSay(target, progress));
@@ -154,11 +157,19 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   const workdir = await mkdtemp(join(tmpdir(), "tollgate-bench-"));
   const running: RunningTarget[] = [];
   let storage: { dir: string; owned: boolean } | undefined;
+  let checkout: Checkout | undefined;
   try {
     storage = await storageRoot(options.storage, workdir);
     const storageDir = storage.dir;
+    if (options.before !== undefined) {
+      checkout = await checkoutAt(options.before, join(workdir, "before-checkout"));
+      progress(`before: ${checkout.rev} (commit ${checkout.commit}), checked out in ${checkout.dir}`);
+    }
+    const beforeDir = checkout?.dir;
     progress(`bundling ${options.targets.join(", ")} (${options.serving}), Durable Object storage in ${storageDir}...`);
-    const prepared = await Promise.all(options.targets.map((name) => prepareTarget(TARGET_SPECS[name], options.serving, workdir, join(storageDir, name))));
+    const prepared = await Promise.all(
+      options.targets.map((name) => prepareTarget(targetSpec(name, beforeDir), options.serving, workdir, join(storageDir, name))),
+    );
     // One at a time: the workerd processes that appear during a start belong to that target.
     for (const target of prepared) {
       const started = await target.start();
@@ -197,9 +208,19 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
         }
       }
     }
-    return { startedAt: startedAt.toISOString(), machine, storageDir, pinning, runs, wallSeconds: (Date.now() - startedAt.getTime()) / 1000 };
+    const wallSeconds = (Date.now() - startedAt.getTime()) / 1000;
+    return {
+      startedAt: startedAt.toISOString(),
+      machine,
+      storageDir,
+      pinning,
+      runs,
+      wallSeconds,
+      ...(checkout && { before: { rev: checkout.rev, commit: checkout.commit } }),
+    };
   } finally {
     await Promise.allSettled(running.map((t) => t.stop()));
+    await checkout?.remove().catch((error: unknown) => progress(`could not remove the --before worktree ${checkout!.dir}: ${(error as Error).message}`));
     await rm(workdir, { recursive: true, force: true });
     if (storage?.owned) await rm(storage.dir, { recursive: true, force: true });
   }

@@ -6,6 +6,7 @@
 import { usLimit } from "./rule-limits.ts";
 import { ROUTES } from "./routes.ts";
 import type { RunningTarget } from "./serving.ts";
+import { isTollgate } from "./target-names.ts";
 
 /** An address outside the 10.0.0.0/8 the shapes draw from (TEST-NET-1). */
 const PROBE_IP = "192.0.2.77";
@@ -23,7 +24,7 @@ export async function probe(target: RunningTarget): Promise<void> {
     const where = `${target.name}: ${route.method} ${route.path}`;
     if (!response.ok) throw new ProbeFailed(`${where} answered ${response.status}: ${body.slice(0, 300)}`);
 
-    if (target.name === "gateway") {
+    if (isTollgate(target.name)) {
       const policy = response.headers.get("ratelimit-policy") ?? "";
       const expected = usLimit(route.row).name;
       if (!policy.startsWith(`"${expected}"`))

@@ -6,7 +6,16 @@ import type { BenchOptions, Storage } from "./args.ts";
 import type { BenchResult } from "./bench.ts";
 import { SHAPE_INFO } from "./shape-names.ts";
 import type { Spread } from "./stats.ts";
-import { benchVerdict, issueTargets, summarize, summarizeDecisions, type DecisionMixRow, type SummaryRow } from "./summary.ts";
+import {
+  beforeAndAfter,
+  benchVerdict,
+  issueTargets,
+  summarize,
+  summarizeDecisions,
+  type BeforeAndAfterRow,
+  type DecisionMixRow,
+  type SummaryRow,
+} from "./summary.ts";
 import { TARGET_TITLES } from "./target-names.ts";
 
 const STORAGE_TITLES: Readonly<Record<Storage, string>> = {
@@ -105,9 +114,25 @@ export function renderDecisionMix(rows: readonly DecisionMixRow[]): string[] {
   });
 }
 
+/**
+ * One line per shape run by both: "2 same keys, warm: x bare 0.74 before, 0.81 now; now over
+ * before 1.09 (1.02-1.15) req/s, 0.93 (0.90-0.97) CPU per request".
+ */
+export function renderBeforeAndAfter(rows: readonly BeforeAndAfterRow[]): string[] {
+  return rows.map((row) => {
+    const info = SHAPE_INFO[row.shape];
+    return (
+      `  ${info.number} ${info.title}: x bare ${formatSpread(row.before, formats.ratio)} before, ${formatSpread(row.after, formats.ratio)} now; ` +
+      `now over before ${formatSpread(row.afterOverBefore, formats.ratio)} req/s, ${formatSpread(row.cpuAfterOverBefore, formats.ratio)} CPU per request`
+    );
+  });
+}
+
 export function renderReport(result: BenchResult, options: BenchOptions): string {
   const rows = summarize(result.runs, options.shapes, options.targets);
   const mix = renderDecisionMix(summarizeDecisions(result.runs, options.shapes));
+  const mixBefore = result.before ? renderDecisionMix(summarizeDecisions(result.runs, options.shapes, "before")) : [];
+  const compared = result.before ? renderBeforeAndAfter(beforeAndAfter(result.runs, rows, options.shapes)) : [];
   const banner = overAdmissionBanner(rows);
   const problems = rows.flatMap((r) => r.problems.map((p) => `  ${r.target}, shape ${SHAPE_INFO[r.shape].number}, ${p}`));
   const targets = issueTargets(rows);
@@ -122,6 +147,7 @@ export function renderReport(result: BenchResult, options: BenchOptions): string
     ...(banner ? [banner, ""] : []),
     `gateway bench, ${result.startedAt.slice(0, 10)}: ${m.cpus} CPU (${m.cpuModel}), Node ${m.node}, load average at start ${m.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`,
     `serving ${options.serving}; ${options.rounds} round(s), targets alternating; ${result.pinning}`,
+    ...(result.before ? [`before: tollgate at ${result.before.rev} (commit ${result.before.commit})`] : []),
     `Durable Object storage (--storage ${options.storage}): ${STORAGE_TITLES[options.storage]}, ${result.storageDir}`,
     `median of the rounds, (min-max) when they differ; "x bare" pairs each round with the bare Worker's run of the same round`,
     "",
@@ -144,6 +170,10 @@ export function renderReport(result: BenchResult, options: BenchOptions): string
           ...mix,
           "",
         ]
+      : []),
+    ...(mixBefore.length > 0 ? [`how tollgate at ${result.before!.rev} decided (the same shares):`, ...mixBefore, ""] : []),
+    ...(compared.length > 0
+      ? [`the gateway now against tollgate at ${result.before!.rev} (medians of the rounds, each pair of runs from the same round):`, ...compared, ""]
       : []),
     "issue 10 targets (gateway req/s over bare, median of the paired rounds):",
     ...targets.map((t) => `  ${t.outcome.padEnd(12)} ${t.what}${t.detail ? `: ${t.detail}` : ""}`),
@@ -178,6 +208,10 @@ export function jsonReport(result: BenchResult, options: BenchOptions): unknown 
     options,
     summary: rows,
     decidedBy: summarizeDecisions(result.runs, options.shapes),
+    ...(result.before && {
+      decidedByBefore: summarizeDecisions(result.runs, options.shapes, "before"),
+      beforeAndAfter: beforeAndAfter(result.runs, rows, options.shapes),
+    }),
     issueTargets: issueTargets(rows),
     verdict: benchVerdict(rows),
   };

@@ -145,10 +145,11 @@ export interface DecisionMixRow {
   readonly failures: Spread | undefined;
 }
 
-export function summarizeDecisions(runs: readonly RunRecord[], shapes: readonly ShapeName[]): DecisionMixRow[] {
+/** @param target which tollgate: the gateway, or `before` (the --before revision) */
+export function summarizeDecisions(runs: readonly RunRecord[], shapes: readonly ShapeName[], target: TargetName = "gateway"): DecisionMixRow[] {
   const rows: DecisionMixRow[] = [];
   for (const shape of shapes) {
-    const mine = runs.filter((r) => r.shape === shape && r.target === "gateway");
+    const mine = runs.filter((r) => r.shape === shape && r.target === target);
     if (mine.length === 0) continue;
     const read = mine.map((r) => r.decidedBy).filter((t): t is DecisionTotals => t !== undefined);
     // A round that decided nothing has no shares (spread skips its NaN).
@@ -167,4 +168,38 @@ export function summarizeDecisions(runs: readonly RunRecord[], shapes: readonly 
     });
   }
   return rows;
+}
+
+/** One shape's gateway against the gateway at the --before revision. */
+export interface BeforeAndAfterRow {
+  readonly shape: ShapeName;
+  /** Each over the bare Worker's run of the same round. */
+  readonly before: Spread | undefined;
+  readonly after: Spread | undefined;
+  /** The gateway's req/s over `before`'s, paired by round: above 1, this checkout is faster. */
+  readonly afterOverBefore: Spread | undefined;
+  /** The gateway's CPU per request over `before`'s, paired by round: below 1, it works less. */
+  readonly cpuAfterOverBefore: Spread | undefined;
+}
+
+/** Per shape, the gateway against `before` (--before), when both ran it. */
+export function beforeAndAfter(runs: readonly RunRecord[], rows: readonly SummaryRow[], shapes: readonly ShapeName[]): BeforeAndAfterRow[] {
+  const rounds = Math.max(0, ...runs.map((r) => r.round));
+  const result: BeforeAndAfterRow[] = [];
+  for (const shape of shapes) {
+    const of = (target: TargetName) => runs.filter((r) => r.shape === shape && r.target === target);
+    const [after, before] = [of("gateway"), of("before")];
+    if (after.length === 0 || before.length === 0) continue;
+    const row = (target: TargetName) => rows.find((r) => r.shape === shape && r.target === target);
+    const rps = (mine: readonly RunRecord[]) => byRound(mine, rounds, (r) => r.measurement.reqPerSec);
+    const cpu = (mine: readonly RunRecord[]) => byRound(mine, rounds, (r) => r.measurement.cpuMsPerRequest);
+    result.push({
+      shape,
+      before: row("before")?.vsBare,
+      after: row("gateway")?.vsBare,
+      afterOverBefore: spread(pairedRatios(rps(after), rps(before))),
+      cpuAfterOverBefore: spread(pairedRatios(cpu(after), cpu(before))),
+    });
+  }
+  return result;
 }

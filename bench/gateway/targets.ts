@@ -33,13 +33,23 @@ export const GATEWAY_CONFIG = { config: resolve(ROOT, "wrangler.toml"), env: "us
  */
 export const BENCH_ADMIN_TOKEN = "tollgate-bench-admin-token";
 
-export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
+/** The gateway's variables: a local run's bindings, its secret and the bench's admin token. */
+const GATEWAY_VARS = { ...LOCAL_BINDINGS, IDENTITY_HMAC_SECRET: localSecret(), ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
+
+export const TARGET_SPECS: Readonly<Record<Exclude<TargetName, "before">, TargetSpec>> = {
   bare: { name: "bare", config: resolve(FIXTURES, "bare.wrangler.toml"), vars: {}, upstreams: ["hosted-api"] },
-  gateway: {
-    name: "gateway",
-    ...GATEWAY_CONFIG,
-    vars: { ...LOCAL_BINDINGS, IDENTITY_HMAC_SECRET: localSecret(), ADMIN_TOKEN: BENCH_ADMIN_TOKEN },
-    upstreams: EMULATOR_NAMES,
-  },
+  gateway: { name: "gateway", ...GATEWAY_CONFIG, vars: GATEWAY_VARS, upstreams: EMULATOR_NAMES },
   peer: { name: "peer", config: resolve(FIXTURES, "peer.wrangler.toml"), vars: {}, upstreams: ["hosted-api"] },
 };
+
+/**
+ * A target's spec; `before` is the gateway's config in `beforeDir`, a checkout of another commit
+ * (before-checkout.ts), with the same environment, variables and upstreams.
+ *
+ * @throws Error for `before` without a checkout
+ */
+export function targetSpec(name: TargetName, beforeDir?: string): TargetSpec {
+  if (name !== "before") return TARGET_SPECS[name];
+  if (beforeDir === undefined) throw new Error("the before target needs --before REV");
+  return { name, config: resolve(beforeDir, "wrangler.toml"), env: GATEWAY_CONFIG.env, vars: GATEWAY_VARS, upstreams: EMULATOR_NAMES };
+}

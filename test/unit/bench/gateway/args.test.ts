@@ -102,6 +102,19 @@ describe("parseBenchArgs", () => {
   });
 });
 
+describe("--before", () => {
+  it("keeps the revision and adds the before target", () => {
+    const options = parseBenchArgs(["--before", " dfbde3a ", "--targets", "gateway"]);
+    expect(options.before).toBe("dfbde3a");
+    expect(options.targets).toEqual(["bare", "gateway", "before"]);
+    expect(parseBenchArgs([])).not.toHaveProperty("before");
+  });
+
+  it("refuses an empty revision", () => {
+    refuses(parseBenchArgs, ["--before", " "], "--before");
+  });
+});
+
 describe("parseTargets", () => {
   it("always runs the bare Worker, the baseline, and keeps the run order", () => {
     expect(parseTargets("peer,gateway")).toEqual(["bare", "gateway", "peer"]);
@@ -110,6 +123,12 @@ describe("parseTargets", () => {
 
   it("refuses an unknown target", () => {
     expect(() => parseTargets("gateway,envoy")).toThrow(/^--targets: "envoy"/);
+  });
+
+  it("runs the gateway at the --before revision exactly when one is given, in its place beside the gateway", () => {
+    expect(parseTargets(undefined, true)).toEqual(["bare", "gateway", "before", "peer"]);
+    expect(parseTargets("gateway", true)).toEqual(["bare", "gateway", "before"]);
+    expect(() => parseTargets("gateway,before")).toThrow(/^--targets: "before" is the gateway at the --before revision; give --before REV/);
   });
 });
 

@@ -99,6 +99,31 @@ describe("renderDecisionMix", () => {
   });
 });
 
+describe("renderReport with --before", () => {
+  it("names the revision and its commit, says how it decided and prints the gateway against it per shape", () => {
+    const options = parseBenchArgs(["--rounds", "1", "--shapes", "1,2", "--targets", "gateway", "--before", "dfbde3a"]);
+    const runs = [
+      run(1, "warm-keys", "bare", 1000, 1),
+      { ...run(1, "warm-keys", "gateway", 820, 1.2), decidedBy: decided(1000, 0, 0) },
+      { ...run(1, "warm-keys", "before", 700, 1.5), decidedBy: decided(900, 0, 100) },
+    ];
+    const text = renderReport({ ...result(runs), before: { rev: "dfbde3a", commit: "dfbde3a0123456789" } }, options);
+    expect(text).toContain("before: tollgate at dfbde3a (commit dfbde3a0123456789)");
+    expect(text).toContain("tollgate at the --before revision");
+    expect(text).toContain("how tollgate at dfbde3a decided (the same shares):\n  2 same keys, warm: lease 90%, object 10%, deny cache 0%");
+    expect(text).toContain("  2 same keys, warm: x bare 0.70 before, 0.82 now; now over before 1.17 req/s, 0.80 CPU per request");
+    const json = jsonReport({ ...result(runs), before: { rev: "dfbde3a", commit: "dfbde3a0123456789" } }, options) as { beforeAndAfter: unknown[] };
+    expect(json.beforeAndAfter).toHaveLength(1);
+  });
+
+  it("says nothing of a before run when there was none", () => {
+    const options = parseBenchArgs(["--rounds", "1", "--shapes", "1,2", "--targets", "gateway"]);
+    const text = renderReport(result([run(1, "warm-keys", "bare", 1000, 1), run(1, "warm-keys", "gateway", 820, 1.2)]), options);
+    expect(text).not.toContain("now over before");
+    expect(jsonReport(result([]), options)).not.toHaveProperty("beforeAndAfter");
+  });
+});
+
 describe("renderReport", () => {
   const options = parseBenchArgs(["--rounds", "1", "--shapes", "1,6"]);
   const runs = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { issueTargets, summarize, summarizeDecisions } from "../../../../bench/gateway/summary.ts";
+import { beforeAndAfter, issueTargets, summarize, summarizeDecisions } from "../../../../bench/gateway/summary.ts";
 import { decided, exactBurst, overBurst, run } from "./fixtures.ts";
 
 describe("summarize", () => {
@@ -113,5 +113,38 @@ describe("summarizeDecisions", () => {
     );
     expect(row).toMatchObject({ rounds: 2, read: 1, denyCache: { median: 0.999, n: 1 }, object: { median: 0.001, n: 1 } });
     expect(summarizeDecisions([run(1, "deny-flood", "bare", 1000, 1)], ["deny-flood"])).toEqual([]);
+  });
+});
+
+describe("beforeAndAfter", () => {
+  it("pairs the gateway with the gateway at the --before revision round by round, beside each one's ratio to bare", () => {
+    const runs = [
+      run(1, "warm-keys", "bare", 1000, 1),
+      run(1, "warm-keys", "gateway", 900, 1.2),
+      run(1, "warm-keys", "before", 750, 1.5),
+      run(2, "warm-keys", "bare", 2000, 1),
+      run(2, "warm-keys", "gateway", 1600, 1.25),
+      run(2, "warm-keys", "before", 1600, 1.25),
+      run(1, "new-keys", "gateway", 300, 3),
+    ];
+    const rows = summarize(runs, ["new-keys", "warm-keys"], ["bare", "gateway", "before"]);
+    // new-keys has no before run: nothing to compare.
+    const [warm, ...rest] = beforeAndAfter(runs, rows, ["new-keys", "warm-keys"]);
+    expect(rest).toEqual([]);
+    expect(warm!.shape).toBe("warm-keys");
+    expect(warm!.after).toEqual({ median: expect.closeTo(0.85), min: expect.closeTo(0.8), max: expect.closeTo(0.9), n: 2 });
+    expect(warm!.before).toEqual({ median: expect.closeTo(0.775), min: expect.closeTo(0.75), max: expect.closeTo(0.8), n: 2 });
+    // Round 1: 900/750 = 1.2; round 2: 1600/1600 = 1.
+    expect(warm!.afterOverBefore).toEqual({ median: expect.closeTo(1.1), min: expect.closeTo(1), max: expect.closeTo(1.2), n: 2 });
+    expect(warm!.cpuAfterOverBefore).toEqual({ median: expect.closeTo(0.9), min: expect.closeTo(0.8), max: expect.closeTo(1), n: 2 });
+  });
+
+  it("reads how the before target decided, apart from the gateway", () => {
+    const runs = [
+      { ...run(1, "warm-keys", "gateway", 650, 1.7), decidedBy: decided(1000, 0, 0) },
+      { ...run(1, "warm-keys", "before", 650, 1.7), decidedBy: decided(500, 0, 500) },
+    ];
+    expect(summarizeDecisions(runs, ["warm-keys"])[0]!.lease).toEqual({ median: 1, min: 1, max: 1, n: 1 });
+    expect(summarizeDecisions(runs, ["warm-keys"], "before")[0]!.lease).toEqual({ median: 0.5, min: 0.5, max: 0.5, n: 1 });
   });
 });
