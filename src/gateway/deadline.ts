@@ -15,19 +15,25 @@ export class DeadlineExceeded extends Error {
  * @example
  * await withDeadline(stub.snapshot(), settings.counterTimeoutMs, "the overrides store");
  */
-export async function withDeadline<T>(promise: Promise<T>, ms: number, expired: string | Error | (() => Error), onExpire?: () => void): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+export function withDeadline<T>(promise: Promise<T>, ms: number, expired: string | Error | (() => Error), onExpire?: () => void): Promise<T> {
+  // One promise settled by whichever comes first, not a race of two: this runs for every
+  // forwarded request, and each promise and async frame it saves is per request.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
       reject(
         typeof expired === "string" ? new DeadlineExceeded(`${expired} did not answer within ${ms} ms`) : typeof expired === "function" ? expired() : expired,
       );
       onExpire?.();
     }, ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-  }
 }

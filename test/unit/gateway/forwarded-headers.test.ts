@@ -105,6 +105,10 @@ describe("the client's response headers", () => {
       "keep-alive": "timeout=5",
       "transfer-encoding": "chunked",
       upgrade: "h2c",
+      te: "trailers",
+      trailer: "x-sum",
+      "proxy-authenticate": "Basic",
+      "proxy-authorization": "Basic Zm9v",
       "x-kept": "3",
     });
     expect([...downstreamHeaders(upstream, undefined).keys()]).toEqual(["x-kept"]);
