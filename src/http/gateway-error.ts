@@ -74,7 +74,13 @@ export class GatewayError extends Error {
   constructor(kind: "validation", detail: readonly ValidationError[], options?: GatewayErrorOptions);
   constructor(kind: Exclude<ErrorKind, "validation">, detail: string, options?: GatewayErrorOptions);
   constructor(kind: ErrorKind, detail: string | readonly ValidationError[], options: GatewayErrorOptions = {}) {
+    // No stack trace: a GatewayError is an answer (a 429 to every request of a flood), rendered
+    // without one (renderError), and capturing it was a tenth of a denied request's time.
+    const v8 = Error as { stackTraceLimit?: number };
+    const stackTraceLimit = v8.stackTraceLimit;
+    v8.stackTraceLimit = 0;
     super(typeof detail === "string" ? detail : `${detail.length} validation error(s)`);
+    v8.stackTraceLimit = stackTraceLimit;
     this.kind = kind;
     this.detail = detail;
     this.headers = options.headers ?? {};

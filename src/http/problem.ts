@@ -14,10 +14,7 @@ export interface Problem {
  */
 export function problemResponse(problem: Problem, headers: Readonly<Record<string, string>> = {}): Response {
   const body = { type: "about:blank", ...problem };
-  const response = new Response(JSON.stringify(body), {
-    status: problem.status,
-    headers: { "content-type": "application/problem+json" },
-  });
-  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-  return response;
+  // The headers handed over in one go (each set on a made Response crosses into the runtime);
+  // the caller's come after the content type, as set on it they would.
+  return new Response(JSON.stringify(body), { status: problem.status, headers: { "content-type": "application/problem+json", ...headers } });
 }

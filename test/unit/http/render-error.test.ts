@@ -122,3 +122,15 @@ describe("renderError: what is not a GatewayError", () => {
     expect(JSON.parse(log.mock.calls[0]![0] as string)).toEqual({ event: "gateway_error", error: "TypeError: secret internals", path: "/runs" });
   });
 });
+
+describe("GatewayError", () => {
+  it("captures no stack trace (it is an answer, rendered without one), and leaves the runtime's limit as it was", () => {
+    const v8 = Error as { stackTraceLimit?: number };
+    const before = v8.stackTraceLimit;
+    const error = new GatewayError("quota-exceeded", "Rate limit exceeded.");
+    expect(error.stack).toBe("GatewayError: Rate limit exceeded.");
+    expect(error).toBeInstanceOf(Error);
+    expect(v8.stackTraceLimit).toBe(before);
+    expect(new Error("another").stack).toMatch(/\n\s+at /);
+  });
+});
