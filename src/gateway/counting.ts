@@ -247,6 +247,7 @@ export class Counting {
     return this.#roster
       .due(
         object,
+        now,
         (counter) => this.#leases.owes(counter, now),
         (counter) => this.#leases.holds(counter),
       )
@@ -360,7 +361,8 @@ export class Counting {
       // call to the object then, or riding on one that goes there first.
       if (grant && part.background) {
         const { key, limit, algorithm } = batch;
-        this.#roster.add(object, counter, { counter, key, limit, algorithm, cacheDenials: part.cacheDenials, kind: "give-back", background: undefined });
+        const item: Queued = { counter, key, limit, algorithm, cacheDenials: part.cacheDenials, kind: "give-back", background: undefined };
+        this.#roster.add(object, counter, item, this.#leases.owedFrom(counter, answeredAt) ?? answeredAt);
         part.background(this.#giveBackAt(env, { ...request, address: { ...request.address, name: counter, key }, limit }, sentAt + grant.spanMs));
       }
       const last = verdicts.at(-1);

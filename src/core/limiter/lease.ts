@@ -212,6 +212,18 @@ export class LeaseBook {
     return leases.returns.length > 0 || (held !== undefined && endsSoon(held, now));
   }
 
+  /**
+   * From when `name` may owe a give-back (`owes`): now while one is pending, else when its lease in
+   * use ends soon; undefined when it holds nothing. The GiveBackRoster's order.
+   */
+  owedFrom(name: string, now: number): number | undefined {
+    const leases = this.#counters.get(name);
+    if (!leases) return undefined;
+    if (leases.returns.length > 0) return now;
+    const held = leases.current;
+    return held && held.from + held.grant.spanMs - aheadOf(held);
+  }
+
   /** True while `name` has a lease in use or one to give back. */
   holds(name: string): boolean {
     const leases = this.#counters.get(name);
@@ -327,7 +339,12 @@ export class LeaseBook {
 
 /** True when `held` has ended at `now`, or ends within GIVE_BACK_AHEAD_MS (at most a quarter of its span). */
 function endsSoon(held: Held, now: number): boolean {
-  return now - held.from > held.grant.spanMs - Math.min(GIVE_BACK_AHEAD_MS, held.grant.spanMs / 4);
+  return now - held.from > held.grant.spanMs - aheadOf(held);
+}
+
+/** How long before its end `held` goes back with a call going to its object anyway. */
+function aheadOf(held: Held): number {
+  return Math.min(GIVE_BACK_AHEAD_MS, held.grant.spanMs / 4);
 }
 
 /** True when `held`, ended at `now`, was last used in the later half of its time in use (or used up). */
