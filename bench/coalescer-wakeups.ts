@@ -21,7 +21,8 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Coalescer } from "../src/core/limiter/coalescer.ts";
-import { cpuMs, newWorkerdProcesses } from "./gateway/processes.ts";
+import { cpuMs } from "./gateway/processes.ts";
+import { startModuleWorker } from "./module-worker.ts";
 import { AFTER_RUN, waitForQuiet } from "./gateway/quiet.ts";
 import { median } from "./gateway/stats.ts";
 import { commandOptions, numberOption, parseOptions, WHOLE_FROM_1 } from "../tools/kit/args.ts";
@@ -229,22 +230,13 @@ async function inWorkerd(): Promise<Record<Variant | "none", Figures[]>> {
   await writeFile(join(dir, "worker.mjs"), WORKER);
   await writeFile(join(dir, "coalescer.js"), await javascript(join(here, "../src/core/limiter/coalescer.ts")));
   await writeFile(join(dir, "polling.js"), await javascript(fileURLToPath(import.meta.url), ["// --- polling baseline:", "// --- end of polling baseline"]));
-  const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
-  const modules = ["worker.mjs", "coalescer.js", "polling.js"].map((name) => ({ type: "ESModule" as const, path: join(dir, name) }));
-  const { value: mf, pids } = await newWorkerdProcesses(
-    async () => {
-      const options = {
-        host: "127.0.0.1",
-        port: 0,
-        logRequests: false,
-        workers: [{ name: "coalescer-wakeups", modules, modulesRoot: dir, compatibilityDate: "2026-10-30" }],
-      };
-      const mf = new Miniflare(convertV4MiniflareOptions(options as Parameters<typeof convertV4MiniflareOptions>[0]));
-      await mf.ready;
-      return mf;
-    },
-    async (started) => void (await (await started.dispatchFetch("http://localhost/stats")).text()),
-  );
+  const { mf, pids } = await startModuleWorker({
+    name: "coalescer-wakeups",
+    dir,
+    modules: ["worker.mjs", "coalescer.js", "polling.js"],
+    compatibilityDate: "2026-10-30",
+    readyPath: "/stats",
+  });
   const figures: Record<Variant | "none", Figures[]> = { none: [], polling: [], following: [] };
   try {
     for (let round = 0; round <= rounds; round++) {

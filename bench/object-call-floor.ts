@@ -14,7 +14,8 @@ import { writeFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { cpuMs, newWorkerdProcesses, pin } from "./gateway/processes.ts";
+import { cpuMs, pin } from "./gateway/processes.ts";
+import { startModuleWorker } from "./module-worker.ts";
 import { AFTER_RUN, waitForQuiet } from "./gateway/quiet.ts";
 import { median } from "./gateway/stats.ts";
 import { OBJECTS_PER_RULE } from "../src/core/limiter/counter-name.ts";
@@ -69,29 +70,14 @@ const VARIANTS = [
 
 const dir = await mkdtemp(join(tmpdir(), "object-call-"));
 await writeFile(join(dir, "worker.mjs"), WORKER);
-const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
-const { value: mf, pids } = await newWorkerdProcesses(
-  async () => {
-    const options = {
-      host: "127.0.0.1",
-      port: 0,
-      logRequests: false,
-      workers: [
-        {
-          name: "object-call",
-          modules: [{ type: "ESModule" as const, path: join(dir, "worker.mjs") }],
-          modulesRoot: dir,
-          compatibilityDate: "2026-10-30",
-          durableObjects: { COUNTERS: { className: "Counters", useSQLite: true } },
-        },
-      ],
-    };
-    const mf = new Miniflare(convertV4MiniflareOptions(options as Parameters<typeof convertV4MiniflareOptions>[0]));
-    await mf.ready;
-    return mf;
-  },
-  async (started) => void (await (await started.dispatchFetch("http://localhost/none")).text()),
-);
+const { mf, pids } = await startModuleWorker({
+  name: "object-call",
+  dir,
+  modules: ["worker.mjs"],
+  compatibilityDate: "2026-10-30",
+  durableObjects: { COUNTERS: { className: "Counters", useSQLite: true } },
+  readyPath: "/none",
+});
 try {
   const origin = (await mf.ready).origin;
   // Client and server on separate cores where there are two, as bench:gateway does.

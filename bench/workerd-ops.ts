@@ -11,7 +11,8 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { newWorkerdProcesses, pin } from "./gateway/processes.ts";
+import { pin } from "./gateway/processes.ts";
+import { startModuleWorker } from "./module-worker.ts";
 import { spread } from "./gateway/stats.ts";
 import { commandOptions, numberOption, parseOptions, WHOLE_FROM_1 } from "../tools/kit/args.ts";
 import { GATEWAY_CONFIG } from "./gateway/targets.ts";
@@ -79,32 +80,18 @@ export default {
 
 const dir = await mkdtemp(join(tmpdir(), "workerd-ops-"));
 await writeFile(join(dir, "worker.mjs"), WORKER);
-const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
 const { unstable_readConfig } = await import("wrangler");
 // The gateway's compatibility date and flags: its timers are the ones these flags give.
 const { compatibility_date, compatibility_flags } = unstable_readConfig({ config: GATEWAY_CONFIG.config, env: GATEWAY_CONFIG.env });
-const { value: mf, pids } = await newWorkerdProcesses(
-  async () => {
-    const options = {
-      host: "127.0.0.1",
-      port: 0,
-      logRequests: false,
-      workers: [
-        {
-          name: "workerd-ops",
-          modules: [{ type: "ESModule" as const, path: join(dir, "worker.mjs") }],
-          modulesRoot: dir,
-          compatibilityDate: compatibility_date,
-          compatibilityFlags: compatibility_flags,
-        },
-      ],
-    };
-    const mf = new Miniflare(convertV4MiniflareOptions(options as Parameters<typeof convertV4MiniflareOptions>[0]));
-    await mf.ready;
-    return mf;
-  },
-  async (started) => void (await (await started.dispatchFetch("http://localhost/?op=0&n=1")).text()),
-);
+if (!compatibility_date) throw new Error(`${GATEWAY_CONFIG.config} sets no compatibility_date`);
+const { mf, pids } = await startModuleWorker({
+  name: "workerd-ops",
+  dir,
+  modules: ["worker.mjs"],
+  compatibilityDate: compatibility_date,
+  ...(compatibility_flags && { compatibilityFlags: compatibility_flags }),
+  readyPath: "/?op=0&n=1",
+});
 try {
   const origin = (await mf.ready).origin;
   const pinned = pids.every((pid) => pin(pid, "1")) && pin(process.pid, "0");
