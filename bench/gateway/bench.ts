@@ -29,8 +29,8 @@ export interface RunRecord {
   /** Whether every target was quiet before the run started (see quiet.ts). */
   readonly quietBefore: boolean;
   /**
-   * tollgate only (the gateway, and `before`): how the measured requests were decided (its metrics after the run less before,
-   * the prelude excluded). Undefined for the gateway when a scrape failed.
+   * tollgate only (the gateway, and `before`): how the measured requests were decided (its
+   * metrics after the run less before, the prelude excluded). Undefined when a scrape failed.
    */
   readonly decidedBy?: DecisionTotals;
 }
