@@ -6,6 +6,7 @@ import http from "node:http";
 import type net from "node:net";
 import { createProxyServer } from "http-proxy-3";
 import { LOCAL_EDGE_HEADER } from "../../src/gateway/local-edge-header.ts";
+import { connectionWithoutUpgrade, readEdgeUpgrade } from "./upgrade.ts";
 
 export interface LocalEdgeOptions {
   /** Where `wrangler dev` serves the gateway, e.g. http://127.0.0.1:40123 */
@@ -25,7 +26,9 @@ const EDGE_ONLY = new RegExp(`^(cf-connecting-ip|cf-connecting-ipv6|cf-pseudo-ip
  * events streamed both ways, WebSocket upgrades and their frames included) except that
  * `CF-Connecting-IP` is the address of the client's socket, the session's secret is added, and
  * that what cannot be forwarded is answered as the API answers errors: a request Node cannot parse
- * 400, CONNECT 405, a gateway that is not up 502.
+ * 400, CONNECT 405, a gateway that is not up 502. An `Upgrade` is read as the gateway reads it
+ * (upgrade.ts): exactly a WebSocket upgrade is relayed as a socket, any other goes on as plain HTTP
+ * without it, and a WebSocket upgrade on another method than GET or with a body is answered 400.
  *
  * @example
  * createLocalEdge({ target: new URL("http://127.0.0.1:40123") }).listen(8787, "127.0.0.1");
@@ -40,7 +43,12 @@ export function createLocalEdge({ target, secret }: LocalEdgeOptions): http.Serv
     stampClientAddress(proxyReq, req);
     if (secret) proxyReq.setHeader(LOCAL_EDGE_HEADER, secret);
   };
-  proxy.on("proxyReq", stamp);
+  proxy.on("proxyReq", (proxyReq, req) => {
+    stamp(proxyReq, req);
+    // A request that asked for another upgrade goes on as plain HTTP: the upgrade is not made, so
+    // the gateway is not asked for it (the deployed gateway drops `Upgrade` as hop-by-hop too).
+    if (req.headers.upgrade !== undefined) withoutUpgrade(proxyReq);
+  });
   proxy.on("proxyReqWs", stamp);
   proxy.on("error", (error, _req, res) => {
     const detail = `The gateway behind the local edge could not be reached (${(error as NodeJS.ErrnoException).code ?? error.message}); is wrangler dev still starting?`;
@@ -55,7 +63,19 @@ export function createLocalEdge({ target, secret }: LocalEdgeOptions): http.Serv
     }
   });
 
-  const server = http.createServer((req, res) => proxy.web(req, res));
+  const server = http.createServer(
+    // Node hands every request with `Connection: upgrade` to "upgrade" unless told otherwise, and
+    // http-proxy closes the socket of any that is not a WebSocket upgrade on GET without a word.
+    // Only what upgrade.ts relays is handed over; the rest are read as requests, below.
+    { shouldUpgradeCallback: (req) => readEdgeUpgrade(req).kind === "websocket" },
+    (req, res) => {
+      const upgrade = readEdgeUpgrade(req);
+      if (upgrade.kind !== "refused") return proxy.web(req, res);
+      json(res, 400, { detail: upgrade.detail });
+      // Read and drop what the client is still sending, so the answer is not lost to a reset.
+      req.resume();
+    },
+  );
   server.on("upgrade", (req, socket, head) => proxy.ws(req, socket, head));
   server.on("connect", (_req, socket: net.Socket) => {
     rawJson(socket, 405, "Method Not Allowed", { detail: "CONNECT is not served: this is an API gateway, not a forward proxy." });
@@ -73,6 +93,16 @@ export function createLocalEdge({ target, secret }: LocalEdgeOptions): http.Serv
 function stampClientAddress(proxyReq: http.ClientRequest, req: http.IncomingMessage): void {
   for (const name of proxyReq.getHeaderNames()) if (EDGE_ONLY.test(name)) proxyReq.removeHeader(name);
   proxyReq.setHeader("cf-connecting-ip", clientAddress(req.socket));
+}
+
+/**
+ * Drops `Upgrade` and the `upgrade` option of `Connection` from a request forwarded as plain HTTP.
+ * With no option left it asks for `keep-alive`, what the edge's agent sends on a request that
+ * named none (removing the header would make Node send none).
+ */
+function withoutUpgrade(proxyReq: http.ClientRequest): void {
+  proxyReq.removeHeader("upgrade");
+  proxyReq.setHeader("connection", connectionWithoutUpgrade(proxyReq.getHeader("connection")?.toString()) ?? "keep-alive");
 }
 
 /** The client's address as Cloudflare writes it: IPv4 dotted, IPv6 without brackets. */
