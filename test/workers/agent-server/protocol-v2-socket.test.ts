@@ -4,7 +4,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { stateObject } from "./clock.ts";
-import { agentServer, createThread } from "./support.ts";
+import { exports } from "cloudflare:workers";
+import { AGENT_SERVER_URL, agentServer, createThread } from "./support.ts";
 import { contents, join } from "./run-support.ts";
 import { openSocket, succeed } from "./protocol-v2-support.ts";
 
@@ -86,7 +87,7 @@ describe("protocol v2 over WebSocket", () => {
     ws.socket.close(1000);
   });
 
-  it("refuses in-band in the protocol's shape, and closes with 4404 / 4422 for a thread it cannot serve", async () => {
+  it("refuses in-band in the protocol's shape", async () => {
     const thread = await createThread();
     const ws = await openSocket(thread.thread_id);
     ws.socket.send("{not json");
@@ -100,11 +101,35 @@ describe("protocol v2 over WebSocket", () => {
     // The socket's path without an upgrade is no event stream (that one is a POST).
     const plain = await agentServer("GET", `/threads/${thread.thread_id}/stream/events`);
     expect([plain.status, plain.headers.get("upgrade"), typeof plain.body.detail]).toEqual([426, "websocket", "string"]);
+  });
 
-    const unknown = await openSocket(crypto.randomUUID());
-    expect(await unknown.closedWith()).toEqual({ code: 4404, reason: expect.stringContaining("not found") });
-    const notUuid = await openSocket("not-a-uuid");
-    expect((await notUuid.closedWith()).code).toBe(4422);
+  it("accepts a socket on a thread id no thread has yet: its first run.start creates the thread, as over HTTP", async () => {
+    // The 1.15 client's `threads.stream({assistantId})` makes the thread id and opens the socket before any command.
+    const threadId = crypto.randomUUID();
+    const ws = await openSocket(threadId);
+    expect(await ws.send("state.get")).toMatchObject({ type: "error", error: "invalid_argument", message: expect.stringContaining("not found") });
+    await ws.send("subscription.subscribe", { channels: ["lifecycle", "values"] });
+    const started = await ws.send("run.start", { assistant_id: "agent", input: { messages: [{ role: "user", content: "new thread" }] } });
+    expect(started.type).toBe("success");
+    await ws.until((m) => lifecycleOf(m) === "completed");
+    expect((await agentServer("GET", `/threads/${threadId}`)).status).toBe(200);
+    expect(contents((await ws.send("state.get")).result.values)).toEqual(["new thread", "you said: new thread"]);
+    ws.socket.close(1000);
+  });
+
+  it("refuses a thread id that is no UUID before the upgrade, with the REST routes' 422", async () => {
+    const res = await exports.default.fetch(new Request(`${AGENT_SERVER_URL}/threads/rt-not-a-uuid-1/stream/events`, { headers: { upgrade: "websocket" } }));
+    expect([res.status, res.webSocket]).toEqual([422, null]);
+    expect(await res.json()).toEqual({ detail: [{ loc: ["path", "thread_id"], msg: expect.any(String), type: expect.any(String), input: "rt-not-a-uuid-1" }] });
+  });
+
+  it("closes a deleted thread's sockets with 4404, and holds none of them afterwards", async () => {
+    const thread = await createThread();
+    const ws = await openSocket(thread.thread_id);
+    await ws.send("subscription.subscribe", { channels: ["lifecycle"] });
+    expect((await agentServer("DELETE", `/threads/${thread.thread_id}`)).status).toBe(200);
+    expect(await ws.closedWith()).toEqual({ code: 4404, reason: expect.stringContaining("deleted") });
+    await vi.waitFor(async () => expect(await openSockets(thread.thread_id)).toBe(0), { timeout: 30_000, interval: 20 });
   });
 
   it("leaves nothing behind when the client closes", async () => {

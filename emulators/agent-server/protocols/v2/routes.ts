@@ -29,6 +29,6 @@ export const protocolRoutes = new Hono<AgentServerEnv>()
     const opened = await protocol.events(c.req.valid("param").thread_id, body.value);
     return opened.ok ? opened.value : refusal(c, opened);
   })
-  // No path validation here: a socket's refusals are close codes, which the object sends once it
-  // has accepted the socket (4422 for a thread id that is no UUID).
-  .get("/:thread_id/stream/events", (c) => stateOf(c.env).fetch(c.req.raw));
+  // A thread id that is no UUID is refused here, before any 101, as the REST routes refuse it: a
+  // socket is never accepted only to be closed (docs/agent-server.md, "Protocol v2").
+  .get("/:thread_id/stream/events", validate("param", ThreadIdParam), (c) => stateOf(c.env).fetch(c.req.raw));

@@ -1,4 +1,5 @@
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../../shared/json-depth.ts";
+import { toValidationErrors } from "../../../../src/http/fastapi-errors.ts";
 import { ThreadIdParam } from "../../ids.ts";
 import type { ThreadStore } from "../../threads/store.ts";
 import type { ProtocolCommands } from "./commands.ts";
@@ -49,19 +50,24 @@ export class ProtocolSockets {
   }
 
   /**
-   * Accepts the upgrade. An unknown thread, or a thread id that is no UUID, is accepted and then
-   * closed with 4404 or 4422, the codes the client reads as final.
+   * Accepts the upgrade, on any thread id the route let through (a UUID): a thread that does not
+   * exist yet is created by the socket's first `run.start`, as over HTTP, since the 1.15 client
+   * makes a new thread's id and opens its socket before any command. Nothing here closes the
+   * socket: a close sent in the turn that accepts it, before the 101 has left, never reaches a
+   * client across a network in workerd (docs/agent-server.md, "Protocol v2"), so every refusal is
+   * an HTTP answer instead.
    */
   accept(request: Request): Response {
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return Response.json({ detail: "Expected a WebSocket upgrade (Upgrade: websocket)." }, { status: 426, headers: { upgrade: "websocket" } });
     }
     const threadId = decodeURIComponent(/\/threads\/([^/]+)\/stream\/events\/?$/.exec(new URL(request.url).pathname)?.[1] ?? "");
+    const valid = ThreadIdParam.safeParse({ thread_id: threadId });
+    // The Worker's route refuses these already; the object does not count on being reached only through it.
+    if (!valid.success) return Response.json({ detail: toValidationErrors(valid.error.issues, "path", { thread_id: threadId }) }, { status: 422 });
     const { 0: client, 1: server } = new WebSocketPair();
     this.#ctx.acceptWebSocket(server, [tagOf(threadId)]);
     server.serializeAttachment({ threadId, subscriptions: [], nextId: 1 } satisfies SocketState);
-    if (!ThreadIdParam.safeParse({ thread_id: threadId }).success) server.close(CLOSE_UNPROCESSABLE, "The thread id must be a UUID.");
-    else if (!this.#parts.threads.find(threadId)) server.close(CLOSE_NOT_FOUND, `Thread ${threadId} not found.`);
     return new Response(null, { status: 101, webSocket: client });
   }
 
