@@ -26,3 +26,5 @@ export type { CoalescerOptions } from "./coalescer.ts";
 export { counterAddress, OBJECTS_PER_RULE } from "./counter-name.ts";
 export type { CounterAddress } from "./counter-name.ts";
 export { GiveBackRoster } from "./give-back-roster.ts";
+export { SlotBook } from "./slots.ts";
+export type { SlotAnswer, SlotGranted, SlotRefused, SlotRenewal } from "./slots.ts";

@@ -11,6 +11,7 @@ import {
   type Region,
   type Tier,
 } from "./schema.ts";
+import { concurrencyRule, concurrencyRowLabel, concurrencyRuleProblems, type ConcurrencyRule } from "./concurrency-rules.ts";
 
 /** A validated rule, ready to compile. `precedence` is its rank in evaluation order (0 = first). */
 export interface Rule {
@@ -33,6 +34,8 @@ export interface RuleTable {
   readonly rules: readonly Rule[];
   /** Rules in evaluation order: specific rows, then defaults, then the catch-all. */
   readonly byPrecedence: readonly Rule[];
+  /** Caps on what one identity holds open, in table order (concurrency-rules.ts, concurrency.ts). */
+  readonly concurrency: readonly ConcurrencyRule[];
 }
 
 /** Every problem found in a rule file, each naming the row and the field. */
@@ -103,17 +106,7 @@ export function loadRuleTable(data: unknown, source = "rules"): RuleTable {
       if (rule.tier === "specific" && !matcher.method && !matcher.path) {
         problems.push(`${where}, field ${field}: a specific rule needs a method or a path (an empty matcher would shadow every rule below it)`);
       }
-      if (matcher.path) {
-        const why = patternProblem(matcher.path.kind, matcher.path.pattern);
-        if (why) problems.push(`${where}, field ${field}.path.pattern: ${why}`);
-        const root = aliasRoots.find((r) => matcher.path!.pattern === r || matcher.path!.pattern.startsWith(`${r}/`));
-        if (root && ANCHORED_KINDS.has(matcher.path.kind)) {
-          // Written under an alias root, the pattern would also be repeated below it (/api/v1/api/v1/...).
-          problems.push(
-            `${where}, field ${field}.path.pattern: "${matcher.path.pattern}" starts with alias root "${root}"; write it from "/" (it matches under "${root}" too)`,
-          );
-        }
-      }
+      problems.push(...pathProblems(matcher, aliasRoots).map((why) => `${where}, field ${field}.path.pattern: ${why}`));
       // Same matcher, same identity, same tier: the later row could never count a request.
       const key = JSON.stringify([rule.tier, rule.identity, matcher.method ?? "", matcher.path?.kind ?? "", matcher.path?.pattern ?? ""]);
       const shadowedBy = seenMatchers.get(key);
@@ -135,6 +128,8 @@ export function loadRuleTable(data: unknown, source = "rules"): RuleTable {
     }
   }
 
+  problems.push(...concurrencyRuleProblems(file.concurrency, seenIds, seenNames, (matcher) => pathProblems(matcher, aliasRoots)));
+
   if (problems.length > 0) throw new RuleTableError(source, problems);
 
   const tierRank = (tier: Tier) => TIERS.indexOf(tier);
@@ -151,7 +146,7 @@ export function loadRuleTable(data: unknown, source = "rules"): RuleTable {
     precedence: ordered.indexOf(r),
   }));
   const byPrecedence = [...rules].sort((a, b) => a.precedence - b.precedence);
-  return { name: file.table, roots: ["/", ...aliasRoots], rules, byPrecedence };
+  return { name: file.table, roots: ["/", ...aliasRoots], rules, byPrecedence, concurrency: file.concurrency.map(concurrencyRule) };
 }
 
 function rowLabel(index: number, id: unknown, name: unknown): string {
@@ -164,9 +159,10 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
   const path = issue.path;
   let where = "";
   let fieldPath = path;
-  if (path[0] === "rules" && typeof path[1] === "number") {
-    const raw = (data as { rules?: Array<Record<string, unknown>> }).rules?.[path[1]];
-    where = rowLabel(path[1], raw?.id, raw?.name) + ", ";
+  if ((path[0] === "rules" || path[0] === "concurrency") && typeof path[1] === "number") {
+    const list = path[0];
+    const raw = (data as Partial<Record<typeof list, Array<Record<string, unknown>>>>)[list]?.[path[1]];
+    where = (list === "rules" ? rowLabel : concurrencyRowLabel)(path[1], raw?.id, raw?.name) + ", ";
     fieldPath = path.slice(2);
   }
   const field = fieldPath.length === 0 ? (where ? "(the row)" : "(top level)") : formatPath(fieldPath);
@@ -178,6 +174,21 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
 
 function formatPath(path: readonly PropertyKey[]): string {
   return path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`)).join("");
+}
+
+/** What is wrong with a matcher's path pattern under the table's alias roots, if anything. */
+function pathProblems(matcher: Matcher, aliasRoots: readonly string[]): string[] {
+  if (!matcher.path) return [];
+  const { kind, pattern } = matcher.path;
+  const problems: string[] = [];
+  const why = patternProblem(kind, pattern);
+  if (why) problems.push(why);
+  const root = aliasRoots.find((r) => pattern === r || pattern.startsWith(`${r}/`));
+  if (root && ANCHORED_KINDS.has(kind)) {
+    // Written under an alias root, the pattern would also be repeated below it (/api/v1/api/v1/...).
+    problems.push(`"${pattern}" starts with alias root "${root}"; write it from "/" (it matches under "${root}" too)`);
+  }
+  return problems;
 }
 
 /** An alias root is a canonical path of literal segments, other than "/" itself. */

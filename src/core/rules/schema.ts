@@ -51,6 +51,24 @@ const RuleSchema = z.strictObject({
   mode: z.enum(["enforce", "shadow"]).default("enforce"),
 });
 
+/**
+ * A concurrency rule: at most `count` matching requests held open at once per identity (the
+ * RateLimit draft's `concurrent-requests` quota unit): a WebSocket from its upgrade until it
+ * closes, a stream until its body ends. No interval: a slot is held, not spent (docs/counting.md,
+ * "Concurrency").
+ */
+const ConcurrencyLimitSchema = z.strictObject({ count: positiveInt });
+
+const ConcurrencyRuleSchema = z.strictObject({
+  id: positiveInt,
+  name: RuleSchema.shape.name,
+  category: z.string().min(1),
+  match: z.array(MatcherSchema).min(1),
+  identity: z.enum(IDENTITY_KINDS),
+  limits: z.strictObject({ us: ConcurrencyLimitSchema, eu: ConcurrencyLimitSchema }),
+  mode: z.enum(["enforce", "shadow"]).default("enforce"),
+});
+
 export const RuleFileSchema = z.strictObject({
   table: z.string().min(1),
   source: z.string().optional(),
@@ -60,6 +78,8 @@ export const RuleFileSchema = z.strictObject({
    */
   aliasRoots: z.array(z.string().min(1)).default([]),
   rules: z.array(RuleSchema).min(1),
+  /** Caps on what one identity holds open at once; optional, none by default. */
+  concurrency: z.array(ConcurrencyRuleSchema).default([]),
 });
 
 export type RuleFile = z.output<typeof RuleFileSchema>;
@@ -69,3 +89,6 @@ export type PathPattern = NonNullable<Matcher["path"]>;
 /** A limit as the table publishes it: `count` requests per `interval` seconds (the limiter counts in ms: src/core/limiter/types.ts Limit). */
 export type PublishedLimit = z.output<typeof PublishedLimitSchema>;
 export type Mode = RuleData["mode"];
+export type ConcurrencyRuleData = RuleFile["concurrency"][number];
+/** A concurrency limit as the table publishes it: `count` requests held open at once. */
+export type ConcurrencyLimit = z.output<typeof ConcurrencyLimitSchema>;

@@ -26,14 +26,15 @@ export const classifiers: Readonly<Record<UpstreamName, Classifier>> = {
 };
 
 /**
- * @throws RuleTableError when a rule id or name appears in two tables, naming both.
+ * @throws RuleTableError when a rule id or name (of a rule or a concurrency rule) appears in two tables, naming both.
  */
 export function checkedTogether<T extends Record<string, RuleTable>>(tables: T): T {
   const problems: string[] = [];
   const ids = new Map<number, string>();
   const names = new Map<string, string>();
-  for (const [table, { rules }] of Object.entries(tables)) {
-    for (const rule of rules) {
+  for (const [table, { rules, concurrency }] of Object.entries(tables)) {
+    // Both kinds of row: a concurrency rule's slots and its policy are named by its id and name too.
+    for (const rule of [...rules, ...concurrency]) {
       const idOwner = ids.get(rule.id);
       if (idOwner) problems.push(`rule id ${rule.id} is in both ${idOwner} and ${table}`);
       else ids.set(rule.id, table);
