@@ -10,6 +10,8 @@ import type { Clock } from "./clock.ts";
 import { Isolate } from "./isolate.ts";
 import type { RegionRuntime } from "./region-runtime.ts";
 import { forward } from "./proxy.ts";
+import { backgroundOf } from "./execution-context.ts";
+import { frameTwin } from "../core/rules/socket-rules.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { requestReading } from "./request-reading.ts";
 import { refuseBodyOnBodiless } from "./request-body.ts";
@@ -58,12 +60,26 @@ export function createGateway(options: GatewayOptions = {}) {
     if (isReservedPath(request.path)) throw new GatewayError("not-found", "Not Found");
     // Refused here, a GET or HEAD with a body is never counted (the proxy could not send it).
     await refuseBodyOnBodiless(c.req.raw);
-    const headers = await limit(c, request);
-    return forward(c, request, headers);
+    const runtime = c.get("runtime");
+    const background = backgroundOf(c);
+    const headers = await limit(runtime, c.req.method, request, background);
+    if (!request.socket) return forward(c, request, headers);
+    // A socket's frames are calls: each is counted as its HTTP twin on the upgrade's identity.
+    const twin = frameTwin(request.socket, request.path);
+    const call = { ...request, path: twin.path };
+    return forward(c, request, headers, {
+      rule: request.socket,
+      count: () => limit(runtime, twin.method, call, background),
+      idleMs: runtime.settings.socketIdleMs,
+      maxPending: MAX_PENDING_FRAMES,
+    });
   });
   app.onError((error, c) => renderError(error, c.get("request")?.path));
   return app;
 }
+
+/** Client frames a socket may have waiting for their count; a client that outruns its counting is closed. */
+const MAX_PENDING_FRAMES = 64;
 
 /** What the request path keeps that an operator surface reads: the rule tables and the isolate's runtime for an env. */
 export interface GatewayParts {

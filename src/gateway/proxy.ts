@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { Upstream } from "./settings.ts";
 import { prepareUpstreamHeaders } from "./forwarded-headers.ts";
 import { pruneDownstreamHeaders } from "./hop-by-hop.ts";
-import { asWebSocketUpgrade, relayedSocket } from "./websocket.ts";
+import { asWebSocketUpgrade, relayedSocket, type SocketRelayOptions } from "./websocket.ts";
 import { backgroundOf } from "./execution-context.ts";
 import { withDeadline } from "./deadline.ts";
 import { GatewayError } from "../http/gateway-error.ts";
@@ -21,9 +21,15 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  * (upstream-timeout.ts); the client's abort and the timeout both end the upstream call. Every answer,
  * failures included (400 for an invalid `Connection`, 502 unreachable, 504 timed out), carries
  * `headers` and is measured (metrics.ts). The upstream, its timeout and the metrics are the
- * region runtime's (`c.var.runtime`).
+ * region runtime's (`c.var.runtime`). A WebSocket the upstream accepts is relayed with `relay`
+ * (websocket.ts), which counts the calls it carries.
  */
-export async function forward(c: Context<GatewayEnv>, request: GatewayRequest, headers?: Readonly<Record<string, string>>): Promise<Response> {
+export async function forward(
+  c: Context<GatewayEnv>,
+  request: GatewayRequest,
+  headers?: Readonly<Record<string, string>>,
+  relay?: SocketRelayOptions,
+): Promise<Response> {
   // c.get, not c.var: Hono builds a fresh object of every variable on each read of c.var.
   const runtime = c.get("runtime");
   const started = runtime.now();
@@ -50,10 +56,10 @@ export async function forward(c: Context<GatewayEnv>, request: GatewayRequest, h
   // so an upstream building its own URLs (an A2A agent card) gives ones that reach it again.
   if (request.strippedPrefix !== undefined) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
   // A WebSocket upgrade (websocket.ts) asks the upstream for the socket in the one spelling it reads.
-  if (request.websocket) asWebSocketUpgrade(outgoing.headers);
+  if (request.socket) asWebSocketUpgrade(outgoing.headers);
   const response =
     refused === undefined
-      ? await answer(firstByteTimeoutMs(runtime.settings, request, incoming.method), cut, name, upstream, outgoing, headers)
+      ? await answer(firstByteTimeoutMs(runtime.settings, request, incoming.method), cut, name, upstream, outgoing, headers, relay)
       : renderError(new GatewayError("bad-request", refused, { headers }));
   runtime.metrics.upstream({ upstream: name, status: response.status, ms: runtime.now() - started }, backgroundOf(c));
   return response;
@@ -71,14 +77,21 @@ async function answer(
   upstream: Upstream,
   outgoing: Request,
   headers: Readonly<Record<string, string>> | undefined,
+  relay: SocketRelayOptions | undefined,
 ): Promise<Response> {
   try {
     // On expiry the call is aborted after the deadline rejects, so the answer is the timeout, not the aborted call's failure.
     const response = await withDeadline(upstream.kind === "binding" ? upstream.fetcher.fetch(outgoing) : fetch(outgoing), waitMs, TIMED_OUT, () =>
       cut.abort(TIMED_OUT),
     );
-    // An upstream's accepted socket is handed on as it is: frames then pass without the gateway.
-    if (response.webSocket) return relayedSocket(response, headers);
+    // An upstream's accepted socket is relayed, its client frames counted (websocket.ts); one the
+    // gateway did not ask for (a plain request answered with a socket) is not handed on unread.
+    if (response.webSocket) {
+      if (relay) return relayedSocket(response, headers, relay);
+      response.webSocket.accept();
+      response.webSocket.close(1011, "not an upgrade the gateway relays");
+      throw new Error("the upstream answered a request that was no WebSocket upgrade with a socket");
+    }
     // The upstream's headers copied once, into the answer's own, and pruned there (a copy per Headers made costs every request).
     const answered = new Response(response.body, { status: response.status, statusText: response.statusText, headers: response.headers });
     pruneDownstreamHeaders(answered.headers, headers);

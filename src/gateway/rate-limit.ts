@@ -1,4 +1,3 @@
-import type { Context } from "hono";
 import { counterAddress } from "../core/limiter/index.ts";
 import type { Classifier } from "../core/rules/classify.ts";
 import { describeMatcher } from "../core/rules/match.ts";
@@ -9,8 +8,8 @@ import { TREATMENT_WORDS } from "../core/overrides/resolve.ts";
 import { identityBlocked, limiterUnavailable, quotaExceeded } from "./problem.ts";
 import { ceilSeconds, policyHeader, rateLimitHeader } from "./rate-limit-headers.ts";
 import type { UpstreamName } from "./routes.ts";
-import type { GatewayEnv, GatewayRequest } from "./types.ts";
-import { backgroundOf } from "./execution-context.ts";
+import type { Background } from "./execution-context.ts";
+import type { RegionRuntime } from "./region-runtime.ts";
 
 /**
  * Classifies every request against the rule table, counts it on its (region, rule, identity)
@@ -19,20 +18,20 @@ import { backgroundOf } from "./execution-context.ts";
  * counted and reported, never denied. Runtime overrides decide first (docs/operating.md): a blocked caller
  * gets 403, an exempt one is not counted (no headers).
  *
+ * A call is a request, or a command a socket carries, counted as its HTTP twin (websocket.ts):
+ * both are decided here, the same way.
+ *
  * @example
  * const limit = rateLimit({ classifiers });
- * const headers = await limit(c, request); // on c.var.runtime; throws GatewayError forbidden (403), quota-exceeded (429) or limiter-unavailable (503)
+ * const headers = await limit(runtime, c.req.method, request, background); // throws GatewayError forbidden (403), quota-exceeded (429) or limiter-unavailable (503)
  */
 export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
   const { classifiers } = options;
-  return async (c: Context<GatewayEnv>, request: GatewayRequest): Promise<Record<string, string> | undefined> => {
-    // c.get, not c.var: Hono builds a fresh object of every variable on each read of c.var.
-    const runtime = c.get("runtime");
+  return async (runtime: RegionRuntime, method: string, call: CountedCall, background: Background | undefined): Promise<Record<string, string> | undefined> => {
     const { settings } = runtime;
-    const background = backgroundOf(c);
-    const { apiKey, userId, clientIp } = request;
+    const { apiKey, userId, clientIp } = call;
     // Each upstream is counted by its own table (src/core/rules/tables.ts).
-    const { rule, matcher, root, identity } = classifiers[request.upstream].classify({ method: c.req.method, path: request.path, apiKey, userId, clientIp });
+    const { rule, matcher, root, identity } = classifiers[call.upstream].classify({ method, path: call.path, apiKey, userId, clientIp });
     const digest = runtime.identityDigest(identity);
     // blocked > exempt > identity limit > rule override > published (src/core/overrides/resolve.ts).
     const resolving = runtime.effectiveRule(rule, { apiKey, userId, clientIp }, background);
@@ -110,6 +109,16 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
     }
     return headers;
   };
+}
+
+/** What counting reads of a call: its upstream, path and identity headers (a GatewayRequest is one). */
+export interface CountedCall {
+  readonly upstream: UpstreamName;
+  /** Canonical path, as rules match it. */
+  readonly path: string;
+  readonly apiKey: string | null;
+  readonly userId: string | null;
+  readonly clientIp: string;
 }
 
 /** Structured log line. Counter names carry hashed identities only; never log raw headers. */

@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import type { Classifier } from "../core/rules/classify.ts";
 import { clientIpKey, UNKNOWN_CLIENT } from "../core/rules/client-ip.ts";
 import { readRequest } from "../core/rules/read-request.ts";
+import type { RuleTable } from "../core/rules/load.ts";
+import { socketRuleFor, type SocketRule } from "../core/rules/socket-rules.ts";
 import type { Routing } from "./settings.ts";
 import { GatewayError } from "../http/gateway-error.ts";
 import { forwardPath, localRoute, scopedRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
@@ -30,6 +32,7 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
     if (!reading.ok) {
       throw new GatewayError("bad-request", reading.detail);
     }
+    const socket = reading.websocket ? socketOf(classifiers[upstream].table, reading.path) : undefined;
     const sent = raw.headers.get("cf-connecting-ip");
     const clientIp = clientIpKey(sent);
     return {
@@ -43,9 +46,24 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
       userId: reading.userId,
       clientIp,
       edgeAddress: clientIp === UNKNOWN_CLIENT ? undefined : sent!.trim(),
-      ...(reading.websocket && { websocket: true }),
+      ...(socket && { socket }),
     };
   };
+}
+
+/**
+ * The socket rule a WebSocket upgrade on `path` opens under.
+ * @throws GatewayError bad-request (400) where the upstream opens no socket the gateway knows how
+ * to count: relayed unread, its frames would be calls no counter sees.
+ */
+function socketOf(table: RuleTable, path: string): SocketRule {
+  const socket = socketRuleFor(table.sockets, path);
+  if (socket) return socket;
+  throw new GatewayError(
+    "bad-request",
+    `No WebSocket is served on ${path}: the gateway relays a socket only where it knows how the calls it carries are counted ` +
+      `(docs/rules.md, "WebSockets").`,
+  );
 }
 
 /**

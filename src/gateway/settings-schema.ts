@@ -114,6 +114,11 @@ export const VarsSchema = z.object({
     { integer: true, above: 0, max: MAX_WAIT_MS, unit: "ms" },
     "wait for the first byte of an upstream's answer (its response headers), never for a body after them; a long poll gets its documented hold on top ([Upstream timeouts](#upstream-timeouts))",
   ),
+  SOCKET_IDLE_SECONDS: quantity(
+    300,
+    { integer: true, above: 0, max: 86_400, unit: "s" },
+    "a relayed WebSocket across which no frame passed, either way, for this long is closed with code `4408` ([WebSockets](rules.md#websockets))",
+  ),
   DEV_SETTINGS: choice(
     ["refuse", "allow"],
     "refuse",

@@ -116,6 +116,7 @@ function parseSettings(env: Env) {
     failMode: vars.FAIL_MODE,
     counterTimeoutMs: vars.COUNTER_TIMEOUT_MS,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS,
+    socketIdleMs: vars.SOCKET_IDLE_SECONDS * 1000,
     /** IDENTITY_HMAC_SECRET: every identity digest is keyed with it. */
     hmacSecret: identitySecret(vars.IDENTITY_HMAC_SECRET),
     upstreams,

@@ -1,3 +1,4 @@
+import type { SocketRule } from "../core/rules/socket-rules.ts";
 import type { Env } from "../env.ts";
 import type { RegionRuntime } from "./region-runtime.ts";
 import type { UpstreamName } from "./routes.ts";
@@ -24,8 +25,11 @@ export interface GatewayRequest {
   readonly clientIp: string;
   /** CF-Connecting-IP as the edge set it, trimmed; undefined when absent or not an address. */
   readonly edgeAddress: string | undefined;
-  /** Set on a WebSocket upgrade (src/core/rules/websocket-upgrade.ts): the proxy relays the socket. */
-  readonly websocket?: true;
+  /**
+   * Set on a WebSocket upgrade (src/core/rules/websocket-upgrade.ts): the socket rule of its path,
+   * which says how the frames it carries count (src/core/rules/socket-rules.ts).
+   */
+  readonly socket?: SocketRule;
 }
 
 /** Hono environment of the gateway app. */

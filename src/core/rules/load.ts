@@ -11,6 +11,7 @@ import {
   type Region,
   type Tier,
 } from "./schema.ts";
+import { socketRuleProblems, type SocketRule } from "./socket-rules.ts";
 import { concurrencyRule, concurrencyRowLabel, concurrencyRuleProblems, type ConcurrencyRule } from "./concurrency-rules.ts";
 
 /** A validated rule, ready to compile. `precedence` is its rank in evaluation order (0 = first). */
@@ -34,6 +35,8 @@ export interface RuleTable {
   readonly rules: readonly Rule[];
   /** Rules in evaluation order: specific rows, then defaults, then the catch-all. */
   readonly byPrecedence: readonly Rule[];
+  /** Where the upstream opens WebSockets and how their frames count (socket-rules.ts). */
+  readonly sockets: readonly SocketRule[];
   /** Caps on what one identity holds open, in table order (concurrency-rules.ts, concurrency.ts). */
   readonly concurrency: readonly ConcurrencyRule[];
 }
@@ -128,6 +131,8 @@ export function loadRuleTable(data: unknown, source = "rules"): RuleTable {
     }
   }
 
+  problems.push(...socketRuleProblems(file.sockets, patternProblem));
+
   problems.push(...concurrencyRuleProblems(file.concurrency, seenIds, seenNames, (matcher) => pathProblems(matcher, aliasRoots)));
 
   if (problems.length > 0) throw new RuleTableError(source, problems);
@@ -146,7 +151,7 @@ export function loadRuleTable(data: unknown, source = "rules"): RuleTable {
     precedence: ordered.indexOf(r),
   }));
   const byPrecedence = [...rules].sort((a, b) => a.precedence - b.precedence);
-  return { name: file.table, roots: ["/", ...aliasRoots], rules, byPrecedence, concurrency: file.concurrency.map(concurrencyRule) };
+  return { name: file.table, roots: ["/", ...aliasRoots], rules, byPrecedence, sockets: file.sockets, concurrency: file.concurrency.map(concurrencyRule) };
 }
 
 function rowLabel(index: number, id: unknown, name: unknown): string {

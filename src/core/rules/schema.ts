@@ -69,6 +69,24 @@ const ConcurrencyRuleSchema = z.strictObject({
   mode: z.enum(["enforce", "shadow"]).default("enforce"),
 });
 
+/**
+ * How a socket's frames count (socket-rules.ts):
+ * - `agent-protocol-v2`: each client frame is a command (JSON text, socket-frames.ts) counted as
+ *   the HTTP request `commandsAs` names; a refusal is answered in-band, the socket stays open.
+ * - `frames`: each client frame, text or binary, is counted as the upgrade request itself; an
+ *   exhausted counter ends the socket (4429), as no in-band answer exists for an unknown protocol.
+ */
+export const SOCKET_PROTOCOLS = ["agent-protocol-v2", "frames"] as const;
+export type SocketProtocol = (typeof SOCKET_PROTOCOLS)[number];
+
+const SocketRuleSchema = z.strictObject({
+  /** Where the socket opens (a GET upgrade on this path). */
+  path: PathPatternSchema,
+  protocol: z.enum(SOCKET_PROTOCOLS),
+  /** agent-protocol-v2: the HTTP twin each command is counted as; its `{uuid}` segments are the socket path's, in order. */
+  commandsAs: z.strictObject({ method: z.enum(METHODS), path: z.string().min(1) }).optional(),
+});
+
 export const RuleFileSchema = z.strictObject({
   table: z.string().min(1),
   source: z.string().optional(),
@@ -80,6 +98,8 @@ export const RuleFileSchema = z.strictObject({
   rules: z.array(RuleSchema).min(1),
   /** Caps on what one identity holds open at once; optional, none by default. */
   concurrency: z.array(ConcurrencyRuleSchema).default([]),
+  /** Where the upstream opens WebSockets and how their frames count (socket-rules.ts); none: every upgrade is refused. */
+  sockets: z.array(SocketRuleSchema).default([]),
 });
 
 export type RuleFile = z.output<typeof RuleFileSchema>;
@@ -92,3 +112,4 @@ export type Mode = RuleData["mode"];
 export type ConcurrencyRuleData = RuleFile["concurrency"][number];
 /** A concurrency limit as the table publishes it: `count` requests held open at once. */
 export type ConcurrencyLimit = z.output<typeof ConcurrencyLimitSchema>;
+export type SocketRuleData = RuleFile["sockets"][number];

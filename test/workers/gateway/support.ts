@@ -43,3 +43,53 @@ export function acceptSocket(res: Response): SocketPeer {
 
 /** The rule a response was counted on, from its RateLimit-Policy name. */
 export const ruleNameOf = (res: Response) => /^"([^"]+)"/.exec(res.headers.get("ratelimit-policy") ?? "")?.[1];
+
+/**
+ * A protocol v2 socket from a 101: `command` sends a command and waits for its answer (by id),
+ * `next` takes the next message not yet taken, `raw` sends a frame as it is.
+ */
+export function commandSocket(res: Response) {
+  const peer = acceptSocket(res);
+  const received: any[] = [];
+  let taken = 0;
+  let nextId = 1;
+  const waiters: Array<() => void> = [];
+  const pump = async () => {
+    for (;;) {
+      const frame = await Promise.race([peer.next(), peer.closed.then(() => undefined)]);
+      if (frame === undefined) break;
+      received.push(JSON.parse(typeof frame === "string" ? frame : new TextDecoder().decode(frame)));
+      waiters.splice(0).forEach((wake) => wake());
+    }
+    waiters.splice(0).forEach((wake) => wake());
+  };
+  void pump();
+  let ended = false;
+  void peer.closed.then(() => (ended = true));
+  const until = async (match: (message: any) => boolean): Promise<any> => {
+    for (;;) {
+      const found = received.find(match);
+      if (found) return found;
+      if (ended) throw new Error(`socket closed before the message looked for; got ${JSON.stringify(received)}`);
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
+  return {
+    received,
+    closed: peer.closed,
+    raw: (frame: string | Uint8Array) => peer.socket.send(frame),
+    async command(method: string, params: Record<string, unknown> = {}): Promise<any> {
+      const id = nextId++;
+      peer.socket.send(JSON.stringify({ id, method, params }));
+      return until((m) => m.id === id && (m.type === "success" || m.type === "error"));
+    },
+    async next(): Promise<any> {
+      while (received.length <= taken) {
+        if (ended) throw new Error("socket closed");
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+      return received[taken++];
+    },
+    close: () => peer.socket.close(1000, ""),
+  };
+}
