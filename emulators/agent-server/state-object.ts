@@ -171,6 +171,10 @@ export class AgentServerState extends DurableObject<AgentServerBindings> impleme
     this.#sockets.closed(socket, code, reason);
   }
 
+  override webSocketError(socket: WebSocket): void {
+    this.#sockets.errored(socket);
+  }
+
   /** The one alarm rings for everything that asked to be woken (alarms.ts). */
   override async alarm(): Promise<void> {
     await this.#alarm.ring();

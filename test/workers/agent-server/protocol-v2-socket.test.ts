@@ -8,12 +8,21 @@ import { exports } from "cloudflare:workers";
 import { AGENT_SERVER_URL, agentServer, createThread } from "./support.ts";
 import { contents, join } from "./run-support.ts";
 import { openSocket, succeed } from "./protocol-v2-support.ts";
+import { MAX_FILTER_BYTES_PER_SOCKET, MAX_SUBSCRIPTIONS_PER_SOCKET } from "../../../emulators/agent-server/protocols/v2/subscriptions.ts";
 
 const lifecycleOf = (m: any) => (m.type === "event" && m.method === "lifecycle" ? m.params.data.event : undefined);
 
 /** How many protocol sockets the state object holds open on the thread. */
 const openSockets = (threadId: string) =>
   runInDurableObject(stateObject(), (_state, ctx: DurableObjectState) => ctx.getWebSockets(`thread:${threadId}`).length);
+
+/** How many subscriptions of the thread's sockets the state object keeps in its storage. */
+const storedSubscriptions = (threadId: string) =>
+  runInDurableObject(
+    stateObject(),
+    (_state, ctx: DurableObjectState) =>
+      ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM protocol_subscriptions WHERE thread_id = ?", threadId).one().n,
+  );
 
 describe("protocol v2 over WebSocket", () => {
   it("subscribes, starts a run in-band and receives its events live, once each", async () => {
@@ -132,6 +141,33 @@ describe("protocol v2 over WebSocket", () => {
     await vi.waitFor(async () => expect(await openSockets(thread.thread_id)).toBe(0), { timeout: 30_000, interval: 20 });
   });
 
+  it(`answers every subscribe: a 17 KB filter is taken, and beyond ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions or ${MAX_FILTER_BYTES_PER_SOCKET / 1024} KB of filters the socket is refused in-band and stays usable`, async () => {
+    const thread = await createThread();
+    const ws = await openSocket(thread.thread_id);
+    const big = { channels: ["values"], namespaces: [["n".repeat(17 * 1024)]] };
+    const taken = await ws.send("subscription.subscribe", big);
+    expect(taken).toMatchObject({ type: "success", result: { subscription_id: expect.any(String) } });
+    // Filters add up: the fourth 17 KB one passes the socket's bound.
+    const more = [await ws.send("subscription.subscribe", big), await ws.send("subscription.subscribe", big)];
+    expect(more.map((m) => m.type)).toEqual(["success", "success"]);
+    const tooMuch = await ws.send("subscription.subscribe", big);
+    expect(tooMuch).toMatchObject({ type: "error", id: expect.any(Number), error: "invalid_argument", message: expect.stringContaining("KB") });
+    // One given back makes room again.
+    expect((await ws.send("subscription.unsubscribe", { subscription_id: taken.result.subscription_id })).type).toBe("success");
+    expect((await ws.send("subscription.subscribe", big)).type).toBe("success");
+
+    const small = await openSocket(thread.thread_id);
+    const answers = [];
+    for (let i = 0; i <= MAX_SUBSCRIPTIONS_PER_SOCKET; i++) answers.push(await small.send("subscription.subscribe", { channels: ["lifecycle"] }));
+    expect(answers.slice(0, MAX_SUBSCRIPTIONS_PER_SOCKET).every((a) => a.type === "success")).toBe(true);
+    expect(answers.at(-1)).toMatchObject({ type: "error", error: "invalid_argument", message: expect.stringContaining(String(MAX_SUBSCRIPTIONS_PER_SOCKET)) });
+    // The socket still works, and its subscriptions still hear the thread.
+    await small.send("run.start", { assistant_id: "agent", input: { messages: [{ role: "user", content: "still here" }] } });
+    await small.until((m) => lifecycleOf(m) === "completed");
+    ws.socket.close(1000);
+    small.socket.close(1000);
+  });
+
   it("leaves nothing behind when the client closes", async () => {
     const thread = await createThread();
     const ws = await openSocket(thread.thread_id);
@@ -140,5 +176,6 @@ describe("protocol v2 over WebSocket", () => {
     ws.socket.close(1000, "bye");
     // The close reaches the object over the runtime's own connection: waited for, bounded by the test's timeout.
     await vi.waitFor(async () => expect(await openSockets(thread.thread_id)).toBe(0), { timeout: 30_000, interval: 20 });
+    await vi.waitFor(async () => expect(await storedSubscriptions(thread.thread_id)).toBe(0), { timeout: 30_000, interval: 20 });
   });
 });

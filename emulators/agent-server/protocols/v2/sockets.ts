@@ -5,20 +5,23 @@ import type { ThreadStore } from "../../threads/store.ts";
 import type { ProtocolCommands } from "./commands.ts";
 import { answerOf, done, isObject, readCommand, refused, type CommandResult, type ProtocolAnswer, type ProtocolEvent } from "./envelope.ts";
 import type { ProtocolEventBuffer } from "./event-buffer.ts";
-import { matches, readFilter, type EventFilter } from "./filter.ts";
+import { matches, readFilter } from "./filter.ts";
+import { SocketSubscriptions } from "./subscriptions.ts";
 
 /**
- * The close codes that end a client's socket for good: 4000 + the status the SSE endpoint would
- * answer (the 1.15 client does not reconnect after these; it does after any other code).
+ * The close code that ends a deleted thread's sockets for good: 4000 + the status the thread's
+ * routes answer now (the 1.15 client does not reconnect after a 4xx close but 4408 and 4429; it
+ * does after any other code).
  */
 export const CLOSE_NOT_FOUND = 4404;
-export const CLOSE_UNPROCESSABLE = 4422;
 
-/** What a socket carries across hibernation: its thread and its subscriptions. */
+/**
+ * What a socket carries across hibernation: its thread and its id, by which its subscriptions are
+ * kept (protocols/v2/subscriptions.ts). Small and fixed, far from the attachment's 16 KB.
+ */
 interface SocketState {
   readonly threadId: string;
-  readonly subscriptions: readonly { readonly id: string; readonly filter: EventFilter }[];
-  readonly nextId: number;
+  readonly socketId: string;
 }
 
 /** What the sockets work with, all inside the state object. */
@@ -38,15 +41,20 @@ const tagOf = (threadId: string) => `thread:${threadId}`;
  * the events: no relay between the Worker and the object, and a quiet socket costs the object
  * nothing. Commands travel in-band as on `POST .../commands`, plus `subscription.subscribe`
  * (replays the thread's latest run, then live) and `subscription.unsubscribe`. A socket's
- * subscriptions live in its attachment, so they go when it closes: nothing stays behind.
+ * subscriptions are kept by its id (protocols/v2/subscriptions.ts), bounded in number and bytes,
+ * and go when it closes: nothing stays behind.
  */
 export class ProtocolSockets {
   readonly #ctx: DurableObjectState;
   readonly #parts: SocketParts;
+  readonly #subscriptions: SocketSubscriptions;
 
   constructor(ctx: DurableObjectState, parts: SocketParts) {
     this.#ctx = ctx;
     this.#parts = parts;
+    this.#subscriptions = new SocketSubscriptions(ctx.storage.sql);
+    // Subscriptions of sockets that closed while the object was away (evicted, restarted) go now.
+    this.#subscriptions.keepOnly(new Set(ctx.getWebSockets().flatMap((socket) => stateOf(socket)?.socketId ?? [])));
   }
 
   /**
@@ -67,13 +75,14 @@ export class ProtocolSockets {
     if (!valid.success) return Response.json({ detail: toValidationErrors(valid.error.issues, "path", { thread_id: threadId }) }, { status: 422 });
     const { 0: client, 1: server } = new WebSocketPair();
     this.#ctx.acceptWebSocket(server, [tagOf(threadId)]);
-    server.serializeAttachment({ threadId, subscriptions: [], nextId: 1 } satisfies SocketState);
+    server.serializeAttachment({ threadId, socketId: crypto.randomUUID() } satisfies SocketState);
     return new Response(null, { status: 101, webSocket: client });
   }
 
   /** One in-band command; its answer goes back on the same socket. */
   message(socket: WebSocket, data: string | ArrayBuffer): void {
-    const state = socket.deserializeAttachment() as SocketState;
+    const state = stateOf(socket);
+    if (!state) return;
     const text = typeof data === "string" ? data : new TextDecoder().decode(data);
     let body: unknown;
     try {
@@ -93,16 +102,17 @@ export class ProtocolSockets {
     const { command } = read;
     let outcome: CommandResult;
     let replay: readonly ProtocolEvent[] = [];
-    if (command.method === "subscription.subscribe") ({ outcome, replay } = this.#subscribe(socket, state, command.params));
-    else if (command.method === "subscription.unsubscribe") outcome = this.#unsubscribe(socket, state, command.params);
+    if (command.method === "subscription.subscribe") ({ outcome, replay } = this.#subscribe(state, command.params));
+    else if (command.method === "subscription.unsubscribe") outcome = this.#unsubscribe(state, command.params);
     else outcome = this.#parts.commands.execute(state.threadId, command, this.#parts.stepDelayMs());
     send(socket, answerOf(command.id, outcome, this.#parts.buffer().latestSeq(state.threadId)));
     // After the answer, so the client has its subscription in place when they arrive.
     for (const event of replay) send(socket, event);
   }
 
-  /** The client closed: the close is answered; the subscriptions went with the socket. */
+  /** The client closed: the close is answered, and the socket's subscriptions go. */
   closed(socket: WebSocket, code: number, reason: string): void {
+    this.errored(socket);
     try {
       // 1005 and 1006 say no code was sent; they may not be sent back.
       socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
@@ -111,17 +121,26 @@ export class ProtocolSockets {
     }
   }
 
+  /** The socket failed (no close will follow): its subscriptions go. */
+  errored(socket: WebSocket): void {
+    const state = stateOf(socket);
+    if (state) this.#subscriptions.forget(state.socketId);
+  }
+
   /** Hands a buffered event to every socket of its thread with a subscription that takes it. */
   publish(threadId: string, event: ProtocolEvent): void {
     for (const socket of this.#ctx.getWebSockets(tagOf(threadId))) {
-      const state = socket.deserializeAttachment() as SocketState | null;
-      if (state?.subscriptions.some(({ filter }) => matches(filter, event.method, event.params.namespace, event.params.data))) send(socket, event);
+      const state = stateOf(socket);
+      if (!state) continue;
+      if (this.#subscriptions.of(state.socketId).some(({ filter }) => matches(filter, event.method, event.params.namespace, event.params.data)))
+        send(socket, event);
     }
   }
 
   /** A deleted thread's sockets are closed as if they had asked for an unknown one. */
   closeThread(threadId: string): void {
     for (const socket of this.#ctx.getWebSockets(tagOf(threadId))) {
+      this.errored(socket);
       try {
         socket.close(CLOSE_NOT_FOUND, `Thread ${threadId} was deleted.`);
       } catch {
@@ -140,25 +159,27 @@ export class ProtocolSockets {
    * replay comes first. The client hands each event to the subscriptions that take it and drops
    * repeats by `event_id`.
    */
-  #subscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): { outcome: CommandResult; replay: readonly ProtocolEvent[] } {
+  #subscribe(state: SocketState, params: Record<string, unknown>): { outcome: CommandResult; replay: readonly ProtocolEvent[] } {
     const read = readFilter(params);
     if (!read.ok) return { outcome: refused("invalid_argument", read.message), replay: [] };
-    const id = `sub-${state.nextId}`;
-    socket.serializeAttachment({
-      ...state,
-      subscriptions: [...state.subscriptions, { id, filter: read.filter }],
-      nextId: state.nextId + 1,
-    } satisfies SocketState);
+    const added = this.#subscriptions.add(state.socketId, state.threadId, read.filter);
+    if (!added.ok) return { outcome: refused("invalid_argument", added.message), replay: [] };
     const replay = this.#parts.buffer().replay(state.threadId);
-    return { outcome: done({ subscription_id: id, replayed_events: replay.length }), replay };
+    return { outcome: done({ subscription_id: added.id, replayed_events: replay.length }), replay };
   }
 
-  #unsubscribe(socket: WebSocket, state: SocketState, params: Record<string, unknown>): CommandResult {
+  #unsubscribe(state: SocketState, params: Record<string, unknown>): CommandResult {
     const id = isObject(params) ? params.subscription_id : undefined;
-    if (!state.subscriptions.some((s) => s.id === id)) return refused("no_such_subscription", `No subscription ${JSON.stringify(id ?? null)} on this socket.`);
-    socket.serializeAttachment({ ...state, subscriptions: state.subscriptions.filter((s) => s.id !== id) } satisfies SocketState);
+    if (typeof id !== "string" || !this.#subscriptions.remove(state.socketId, id))
+      return refused("no_such_subscription", `No subscription ${JSON.stringify(id ?? null)} on this socket.`);
     return done();
   }
+}
+
+/** The socket's state, or undefined for one accepted before sockets had an id (nothing to serve it with). */
+function stateOf(socket: WebSocket): SocketState | undefined {
+  const state = socket.deserializeAttachment() as Partial<SocketState> | null;
+  return typeof state?.socketId === "string" && typeof state.threadId === "string" ? (state as SocketState) : undefined;
 }
 
 function send(socket: WebSocket, message: ProtocolAnswer | ProtocolEvent): void {
