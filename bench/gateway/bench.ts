@@ -121,7 +121,7 @@ function warmupSizes(options: BenchOptions): ShapeSizes {
  * Client on CPU 0, servers on the others, so the load generator and the Workers never share a
  * core (on a 2-core machine: one each). Only where there are at least two CPUs and taskset works.
  */
-export function pinAll(targets: readonly RunningTarget[]): string {
+export function pinAll(targets: readonly Pick<RunningTarget, "pids">[]): string {
   const n = availableParallelism();
   if (n < 2) return `not pinned: ${n} CPU`;
   const servers = n === 2 ? "1" : `1-${n - 1}`;
