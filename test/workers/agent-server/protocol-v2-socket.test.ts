@@ -43,10 +43,10 @@ describe("protocol v2 over WebSocket", () => {
     expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
     expect(contents(events[3].params.data)).toEqual(["over a socket", "you said: over a socket"]);
 
-    // A second subscription replays the latest run (all of it: the client sorts events to its
-    // subscriptions); an unsubscribed one hears nothing more.
+    // A second subscription replays the latest run, only what its filter takes; an unsubscribed
+    // one hears nothing more.
     const values = await ws.send("subscription.subscribe", { channels: ["values"] });
-    expect(values.result.replayed_events).toBe(5);
+    expect(values.result.replayed_events).toBe(2);
     expect(await ws.send("subscription.unsubscribe", { subscription_id: subscribed.result.subscription_id })).toMatchObject({ type: "success", result: {} });
     expect(await ws.send("subscription.unsubscribe", { subscription_id: subscribed.result.subscription_id })).toMatchObject({
       type: "error",
@@ -66,18 +66,26 @@ describe("protocol v2 over WebSocket", () => {
     ws.socket.close(1000, "done");
   });
 
-  it("replays a run that ended before the subscriptions came in one order, its values before its end, whichever subscription asks first", async () => {
+  it("replays to each subscription only the events its filter takes, before its answer, in seq order", async () => {
     // As the 1.15 client does: run.start, then one subscription per projection, the lifecycle
-    // watcher first; it pauses a projection one tick after the run's end reaches it.
+    // watcher first, on a run that has already ended. The client hands an event to every
+    // subscription whose filter takes it, the pending ones too, and starts reading a projection
+    // once its answer came: a replay before that answer reaches its projection even if the run's
+    // end, replayed to the watcher first, has paused it (protocol-v2-official-client.test.ts).
     const thread = await createThread();
     const ws = await openSocket(thread.thread_id);
     const started = await ws.send("run.start", { assistant_id: "agent", input: { messages: [{ role: "user", content: "quick" }] } });
     await join(thread.thread_id, started.result.run_id);
-    await ws.send("subscription.subscribe", { channels: ["lifecycle", "input"] });
-    await ws.send("subscription.subscribe", { channels: ["values", "lifecycle", "input"] });
-    const events = ws.received.filter((m) => m.type === "event");
-    const firstEnd = events.findIndex((m) => lifecycleOf(m) === "completed");
-    expect(events.slice(0, firstEnd).map((e) => e.method)).toEqual(["lifecycle", "values", "updates", "values"]);
+    const mark = ws.received.length;
+    const watcher = await ws.send("subscription.subscribe", { channels: ["lifecycle", "input"] });
+    const afterWatcher = ws.received.length;
+    const values = await ws.send("subscription.subscribe", { channels: ["values", "lifecycle", "input"] });
+    const methods = (from: number, to: number) => ws.received.slice(from, to).map((m) => (m.type === "event" ? m.method : m.type));
+    expect(methods(mark, afterWatcher)).toEqual(["lifecycle", "lifecycle", "success"]);
+    expect(methods(afterWatcher, ws.received.length)).toEqual(["lifecycle", "values", "values", "lifecycle", "success"]);
+    expect([watcher.result.replayed_events, values.result.replayed_events]).toEqual([2, 4]);
+    const seqs = ws.received.slice(afterWatcher, -1).map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
     ws.socket.close(1000);
   });
 

@@ -105,9 +105,10 @@ export class ProtocolSockets {
     if (command.method === "subscription.subscribe") ({ outcome, replay } = this.#subscribe(state, command.params));
     else if (command.method === "subscription.unsubscribe") outcome = this.#unsubscribe(state, command.params);
     else outcome = this.#parts.commands.execute(state.threadId, command, this.#parts.stepDelayMs());
-    send(socket, answerOf(command.id, outcome, this.#parts.buffer().latestSeq(state.threadId)));
-    // After the answer, so the client has its subscription in place when they arrive.
+    // A subscription's replay goes before its answer (see `#subscribe`); the answer's
+    // `applied_through_seq` is read after the command, so it covers what the command wrote.
     for (const event of replay) send(socket, event);
+    send(socket, answerOf(command.id, outcome, this.#parts.buffer().latestSeq(state.threadId)));
   }
 
   /** The client closed: the close is answered, and the socket's subscriptions go. */
@@ -150,21 +151,27 @@ export class ProtocolSockets {
   }
 
   /**
-   * A new subscription: the thread's latest run is replayed on the socket right after the answer,
-   * every event of it in seq order, then live events come as the subscriptions take them. Every
-   * event, not only the new filter's: the 1.15 client subscribes once per projection, all at once
-   * after `run.start`, with each subscription already listening, and it pauses a projection one
-   * tick after the run's end reaches it; a run that ended before those subscriptions arrived
-   * must reach each of them in its own order (values before the end), whichever subscription's
-   * replay comes first. The client hands each event to the subscriptions that take it and drops
-   * repeats by `event_id`.
+   * A new subscription: the thread's latest run is replayed, only the events the new filter
+   * takes, in seq order, then live events come as the subscriptions take them. The replay goes
+   * on the socket BEFORE the subscribe's answer, unlike the real server (answer first): the 1.15
+   * client subscribes once per projection, all at once after `run.start`, the lifecycle watcher
+   * first, and pauses every projection one macrotask after a run's end reaches it. On a run that
+   * ended before those subscriptions arrived, the watcher's replay carries the end, and a values
+   * projection whose replay came after its answer would find itself paused and read nothing
+   * (`await stream.output` undefined). The client files each event under every subscription
+   * whose filter takes it, the ones still waiting for their answer too, and a projection starts
+   * reading only once its answer came, emptying what was filed before it stops for a pause: so a
+   * replay sent before the answer always reaches it. Repeats are dropped by `event_id`.
    */
   #subscribe(state: SocketState, params: Record<string, unknown>): { outcome: CommandResult; replay: readonly ProtocolEvent[] } {
     const read = readFilter(params);
     if (!read.ok) return { outcome: refused("invalid_argument", read.message), replay: [] };
     const added = this.#subscriptions.add(state.socketId, state.threadId, read.filter);
     if (!added.ok) return { outcome: refused("invalid_argument", added.message), replay: [] };
-    const replay = this.#parts.buffer().replay(state.threadId);
+    const replay = this.#parts
+      .buffer()
+      .replay(state.threadId)
+      .filter((event) => matches(read.filter, event.method, event.params.namespace, event.params.data));
     return { outcome: done({ subscription_id: added.id, replayed_events: replay.length }), replay };
   }
 
