@@ -1,6 +1,7 @@
 import type { CounterObject } from "./durable-objects/counter-object.ts";
 import type { OverridesStore } from "./durable-objects/overrides-store.ts";
 import type { MetricsStore } from "./durable-objects/metrics-store.ts";
+import type { SlotsObject } from "./durable-objects/slots-object.ts";
 import type { SettingVars } from "./gateway/settings-schema.ts";
 
 /**
@@ -17,6 +18,8 @@ export interface Env extends SettingVars {
   OVERRIDES: DurableObjectNamespace<OverridesStore>;
   /** Metrics totals every isolate adds to: one object per region. */
   METRICS: DurableObjectNamespace<MetricsStore>;
+  /** Concurrency slots: one object per (region, concurrency rule, identity digest), in the counters' jurisdiction. */
+  SLOTS: DurableObjectNamespace<SlotsObject>;
   /**
    * Service bindings to the emulator Workers, added by the local runs only (docs/emulators.md);
    * an upstream uses its binding only when its `*_ORIGIN` variable says `service`.

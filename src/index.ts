@@ -5,5 +5,6 @@ import { createWorker } from "./worker.ts";
 export { CounterObject } from "./durable-objects/counter-object.ts";
 export { OverridesStore } from "./durable-objects/overrides-store.ts";
 export { MetricsStore } from "./durable-objects/metrics-store.ts";
+export { SlotsObject } from "./durable-objects/slots-object.ts";
 
 export default createWorker();

@@ -6,7 +6,7 @@ declare global {
   namespace Cloudflare {
     interface GlobalProps {
       mainModule: typeof import("../../src/index.ts");
-      durableNamespaces: "CounterObject" | "OverridesStore" | "MetricsStore";
+      durableNamespaces: "CounterObject" | "OverridesStore" | "MetricsStore" | "SlotsObject";
     }
   }
 }

@@ -70,7 +70,7 @@ describe.each(["us", "eu"] as const)("the gateway's %s bundle", (region) => {
   it("binds no emulator: no service bindings, no emulator Durable Objects; its migrations delete the emulator classes", () => {
     const config = readObjects("wrangler.toml", region);
     expect(config.services ?? []).toEqual([]);
-    expect(config.durable_objects.bindings.map((b) => b.class_name).sort()).toEqual(["CounterObject", "MetricsStore", "OverridesStore"]);
+    expect(config.durable_objects.bindings.map((b) => b.class_name).sort()).toEqual(["CounterObject", "MetricsStore", "OverridesStore", "SlotsObject"]);
     expect(config.migrations.flatMap((m) => m.deleted_classes ?? []).sort()).toEqual(["AgentServerState", "ControlPlaneWorkspace"]);
     // The classes the migrations leave, applied in order (made, renamed, deleted): exactly the
     // gateway's, so no emulator object outlives its class and no binding lacks its migration.
@@ -83,7 +83,7 @@ describe.each(["us", "eu"] as const)("the gateway's %s bundle", (region) => {
       }
       for (const c of m.deleted_classes ?? []) expect(live.delete(c)).toBe(true);
     }
-    expect([...live].sort()).toEqual(["CounterObject", "MetricsStore", "OverridesStore"]);
+    expect([...live].sort()).toEqual(["CounterObject", "MetricsStore", "OverridesStore", "SlotsObject"]);
   });
 });
 
