@@ -22,13 +22,16 @@ import type { GatewayEnv, GatewayRequest } from "./types.ts";
  * failures included (400 for an invalid `Connection`, 502 unreachable, 504 timed out), carries
  * `headers` and is measured (metrics.ts). The upstream, its timeout and the metrics are the
  * region runtime's (`c.var.runtime`). A WebSocket the upstream accepts is relayed with `relay`
- * (websocket.ts), which counts the calls it carries.
+ * (websocket.ts), which counts the calls it carries. A request holding a slot among its identity's
+ * open requests (`held`, a concurrency rule) gives it back when its answer ends: a socket's close,
+ * a streamed body's end or the client's leaving, a failure at once; a slot found lapsed ends it.
  */
 export async function forward(
   c: Context<GatewayEnv>,
   request: GatewayRequest,
   headers?: Readonly<Record<string, string>>,
   relay?: SocketRelayOptions,
+  held?: HeldSlot,
 ): Promise<Response> {
   // c.get, not c.var: Hono builds a fresh object of every variable on each read of c.var.
   const runtime = c.get("runtime");
@@ -59,8 +62,8 @@ export async function forward(
   if (request.socket) asWebSocketUpgrade(outgoing.headers);
   const response =
     refused === undefined
-      ? await answer(firstByteTimeoutMs(runtime.settings, request, incoming.method), cut, name, upstream, outgoing, headers, relay)
-      : renderError(new GatewayError("bad-request", refused, { headers }));
+      ? await answer(firstByteTimeoutMs(runtime.settings, request, incoming.method), cut, name, upstream, outgoing, headers, relay, held)
+      : (held?.release(), renderError(new GatewayError("bad-request", refused, { headers })));
   runtime.metrics.upstream({ upstream: name, status: response.status, ms: runtime.now() - started }, backgroundOf(c));
   return response;
 }
@@ -78,6 +81,7 @@ async function answer(
   outgoing: Request,
   headers: Readonly<Record<string, string>> | undefined,
   relay: SocketRelayOptions | undefined,
+  held: HeldSlot | undefined,
 ): Promise<Response> {
   try {
     // On expiry the call is aborted after the deadline rejects, so the answer is the timeout, not the aborted call's failure.
@@ -87,16 +91,18 @@ async function answer(
     // An upstream's accepted socket is relayed, its client frames counted (websocket.ts); one the
     // gateway did not ask for (a plain request answered with a socket) is not handed on unread.
     if (response.webSocket) {
-      if (relay) return relayedSocket(response, headers, relay);
+      if (relay) return relayedSocket(response, headers, held ? { ...relay, lost: held.lost, onEnd: () => held.release() } : relay);
       response.webSocket.accept();
       response.webSocket.close(1011, "not an upgrade the gateway relays");
       throw new Error("the upstream answered a request that was no WebSocket upgrade with a socket");
     }
     // The upstream's headers copied once, into the answer's own, and pruned there (a copy per Headers made costs every request).
-    const answered = new Response(response.body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const body = held ? heldUntilEnd(response.body, held) : response.body;
+    const answered = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     pruneDownstreamHeaders(answered.headers, headers);
     return answered;
   } catch (error) {
+    held?.release();
     const timedOut = error === TIMED_OUT;
     console.log(JSON.stringify({ event: timedOut ? "upstream_timeout" : "upstream_unreachable", upstream: name, error: String(error) }));
     // Returned, not thrown: the failure is measured as the upstream's answer (forward, RequestMetrics.upstream).
@@ -106,6 +112,34 @@ async function answer(
         : new GatewayError("upstream-unreachable", `The ${name} upstream could not be reached.`, { headers }),
     );
   }
+}
+
+/** A slot among an identity's open requests (a concurrency rule), held until the answer ends. */
+export interface HeldSlot {
+  /** Gives the slot back; idempotent. */
+  release(): void;
+  /** Settles when the slot lapsed (its lease could not be renewed): the answer may no longer go on. */
+  readonly lost: Promise<void>;
+}
+
+/**
+ * The upstream's body passed on chunk for chunk (an identity stream: nothing buffered or joined),
+ * with the slot given back when it ends, fails, or the client goes (its cancel errors the pipe).
+ * A lapsed slot cuts the stream: the client sees it end, as when the upstream closes it.
+ */
+function heldUntilEnd(body: ReadableStream | null, held: HeldSlot): ReadableStream | null {
+  if (!body) {
+    held.release();
+    return null;
+  }
+  const { readable, writable } = new TransformStream();
+  const cut = new AbortController();
+  void held.lost.then(() => cut.abort(new Error("the stream's slot lapsed")));
+  body
+    .pipeTo(writable, { signal: cut.signal })
+    .catch(() => undefined)
+    .finally(() => held.release());
+  return readable;
 }
 
 /** What the timer rejects with: told apart from the upstream's own failures by identity. */
