@@ -4,7 +4,7 @@
 // what a thread buffers. The sockets are in protocol-v2-socket.test.ts.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { ProtocolEventBuffer } from "../../../emulators/agent-server/protocols/v2/event-buffer.ts";
+import { PROTOCOL_EVENT_BYTES_PER_THREAD, ProtocolEventBuffer } from "../../../emulators/agent-server/protocols/v2/event-buffer.ts";
 import { PROTOCOL_HEARTBEAT_MS } from "../../../emulators/agent-server/protocols/v2/event-stream.ts";
 import type { AgentServerState } from "../../../emulators/agent-server/state-object.ts";
 import { advanceClock, stateObject } from "./clock.ts";
@@ -182,7 +182,7 @@ describe("protocol v2 event streams", () => {
 
   it("buffer a bounded number of events per thread, the oldest going first", async () => {
     await runInDurableObject(stateObject(), (_state: AgentServerState, ctx: DurableObjectState) => {
-      const buffer = new ProtocolEventBuffer(ctx.storage.sql, () => {}, 3);
+      const buffer = new ProtocolEventBuffer(ctx.storage.sql, () => {}, { events: 3 });
       const threadId = crypto.randomUUID();
       const seqs = [1, 2, 3, 4, 5].map((n) => buffer.append(threadId, "run-1", "values", { n }, 0).seq);
       expect(buffer.countOfThread(threadId)).toBe(3);
@@ -190,6 +190,26 @@ describe("protocol v2 event streams", () => {
       expect(buffer.latestSeq(threadId)).toBe(seqs[4]);
       buffer.deleteThread(threadId);
       expect(buffer.countOfThread(threadId)).toBe(0);
+    });
+  });
+
+  it(`buffer a bounded number of bytes per thread too (${PROTOCOL_EVENT_BYTES_PER_THREAD / 1024 / 1024} MiB), the oldest going first, the newest kept whatever its size`, async () => {
+    await runInDurableObject(stateObject(), (_state: AgentServerState, ctx: DurableObjectState) => {
+      const buffer = new ProtocolEventBuffer(ctx.storage.sql, () => {}, { bytes: 1_000 });
+      const threadId = crypto.randomUUID();
+      const other = crypto.randomUUID();
+      buffer.append(other, "run-0", "values", { text: "x".repeat(900) }, 0);
+      const seqs = [1, 2, 3, 4, 5].map((n) => buffer.append(threadId, "run-1", "values", { n, text: "x".repeat(250) }, 0).seq);
+      // Each event's params are about 300 bytes of JSON: three fit in 1,000.
+      expect(buffer.replay(threadId, 0).map((e) => e.seq)).toEqual(seqs.slice(2));
+      expect(buffer.bytesOfThread(threadId)).toBeLessThanOrEqual(1_000);
+      // Another thread's events count for that thread only.
+      expect(buffer.countOfThread(other)).toBe(1);
+      const huge = buffer.append(threadId, "run-2", "values", { text: "y".repeat(5_000) }, 0);
+      expect(buffer.replay(threadId, 0).map((e) => e.seq)).toEqual([huge.seq]);
+      // Without `since`, the latest run from its first event still buffered.
+      expect(buffer.replay(threadId).map((e) => e.seq)).toEqual([huge.seq]);
+      expect(buffer.latestSeq(threadId)).toBe(huge.seq);
     });
   });
 });
