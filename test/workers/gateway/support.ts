@@ -20,7 +20,11 @@ export function acceptSocket(res: Response): SocketPeer {
   expect(res.status).toBe(101);
   const socket = res.webSocket;
   expect(socket).not.toBeNull();
-  const ws = socket!;
+  return peerOf(socket!);
+}
+
+/** Accepts `ws` and queues what it receives (binary as bytes), in order, and how it was closed. */
+export function peerOf(ws: WebSocket): SocketPeer {
   ws.binaryType = "arraybuffer";
   ws.accept();
   const frames: Array<string | Uint8Array> = [];
@@ -91,5 +95,48 @@ export function commandSocket(res: Response) {
       return received[taken++];
     },
     close: () => peer.socket.close(1000, ""),
+  };
+}
+
+/** The upstream's side of one socket a scripted upstream accepted. */
+export interface UpstreamSocket extends SocketPeer {
+  /** The upgrade as it reached the upstream. */
+  readonly request: Request;
+  /** The end handed to the gateway in the 101 (the one its relay listens on). */
+  readonly gatewayEnd: WebSocket;
+}
+
+/**
+ * An upstream the test plays: each WebSocket upgrade is answered 101 with a pair of its own, whose
+ * far end the test reads and drives (`opened()` waits for the next one); any other request is
+ * answered 200 `{"ok": true}`. `requests` lists everything that reached it.
+ */
+export function scriptedUpstream() {
+  const requests: Request[] = [];
+  const sockets: UpstreamSocket[] = [];
+  const waiting: Array<() => void> = [];
+  let taken = 0;
+  const fetcher = {
+    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      requests.push(request);
+      if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return Response.json({ ok: true });
+      const { 0: gatewayEnd, 1: far } = new WebSocketPair();
+      const socket: UpstreamSocket = { ...peerOf(far), request, gatewayEnd };
+      sockets.push(socket);
+      waiting.splice(0).forEach((wake) => wake());
+      return new Response(null, { status: 101, webSocket: gatewayEnd });
+    },
+  } as unknown as Fetcher;
+  return {
+    fetcher,
+    requests,
+    sockets,
+    /** The next socket opened that no earlier call took. */
+    async opened(): Promise<UpstreamSocket> {
+      const index = taken++;
+      while (!sockets[index]) await new Promise<void>((wake) => waiting.push(wake));
+      return sockets[index];
+    },
   };
 }
