@@ -9,6 +9,7 @@ import type { Identity } from "../core/rules/request-facts.ts";
 import { AdminThrottle, type Standing, type ThrottleAddress } from "./admin-throttle.ts";
 import type { Clock } from "./clock.ts";
 import { countedCounter, type CountedCounter } from "./counted-counter.ts";
+import { Concurrency } from "./concurrency.ts";
 import { Counting, type AttributedVerdict } from "./counting.ts";
 import type { Background } from "./execution-context.ts";
 import { MetricsBuffer, metricsStore } from "./metrics-buffer.ts";
@@ -43,6 +44,12 @@ export class RegionRuntime {
   readonly settings: GatewaySettings;
   /** What the request path counts: decisions, counter failures, forwarded requests. */
   readonly metrics: RequestMetrics;
+  /**
+   * The slots of requests held open (WebSockets, streams) that a concurrency rule caps: one slots
+   * object per (region, concurrency rule, identity), leases renewed while held (concurrency.ts,
+   * `holdSlot`).
+   */
+  readonly concurrency: Concurrency;
   readonly #env: Env;
   readonly #clock: Clock;
   readonly #counting: Counting;
@@ -63,6 +70,16 @@ export class RegionRuntime {
     // The throttle's counters live beside the rules' (their names never meet: src/admin/throttle.ts).
     this.#adminThrottle = new AdminThrottle(clock, () => inJurisdiction(env.COUNTERS, settings.jurisdiction), settings);
     this.#digests = new IdentityDigests(settings.hmacSecret);
+    this.concurrency = new Concurrency({
+      region: settings.region,
+      failMode: settings.failMode,
+      timeoutMs: settings.counterTimeoutMs,
+      leaseMs: settings.slotLeaseMs,
+      identitiesInTelemetry: settings.identitiesInTelemetry,
+      clock,
+      caller: isolate.caller,
+      slots: (name) => inJurisdiction(env.SLOTS, settings.jurisdiction).getByName(name),
+    });
   }
 
   /** The isolate's time (a test's driven clock). */

@@ -108,7 +108,16 @@ export const VarsSchema = z.object({
     "open",
     "what a request gets when its counter object fails or is overloaded: `open`, decided by the isolate's local fallback window (never uncounted); `closed`, 503",
   ),
-  COUNTER_TIMEOUT_MS: quantity(1_000, { integer: true, above: 0, max: MAX_WAIT_MS, unit: "ms" }, "wait for the counter object"),
+  COUNTER_TIMEOUT_MS: quantity(
+    1_000,
+    { integer: true, above: 0, max: MAX_WAIT_MS, unit: "ms" },
+    "wait for the counter object (and for a slots object: [Concurrency](counting.md#concurrency))",
+  ),
+  SLOT_LEASE_MS: quantity(
+    30_000,
+    { integer: true, min: 3_000, max: 600_000, unit: "ms" },
+    "the lease of a concurrency slot (a socket or stream held open), renewed every third of it while held: the longest a slot outlives an isolate that vanished without giving it back ([Concurrency](counting.md#concurrency))",
+  ),
   UPSTREAM_TIMEOUT_MS: quantity(
     30_000,
     { integer: true, above: 0, max: MAX_WAIT_MS, unit: "ms" },

@@ -115,6 +115,8 @@ function parseSettings(env: Env) {
     identitiesInTelemetry: vars.REGION !== "eu",
     failMode: vars.FAIL_MODE,
     counterTimeoutMs: vars.COUNTER_TIMEOUT_MS,
+    /** SLOT_LEASE_MS: a concurrency slot's lease (src/gateway/concurrency.ts). */
+    slotLeaseMs: vars.SLOT_LEASE_MS,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS,
     socketIdleMs: vars.SOCKET_IDLE_SECONDS * 1000,
     /** IDENTITY_HMAC_SECRET: every identity digest is keyed with it. */
