@@ -3,13 +3,19 @@
 // the gateway: protocol v2 commands and events over SSE and over WebSocket, a graph run to its
 // end, a dropped connection resumed without duplicates, and an interrupt answered with
 // input.respond. Every HTTP response is held to the 2026 document.
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import type { Region } from "../../../src/core/rules/schema.ts";
+import { ruleTables } from "../../../src/core/rules/tables.ts";
+import { AGENT_SERVER_URL } from "../agent-server/support.ts";
+import { burst } from "../support/requests.ts";
 import { say } from "../../support/run-input.ts";
 import { cutAfterFirstValues } from "../../support/sse-cut.ts";
 import { contents } from "../agent-server/run-support.ts";
 import { keyedSocketTransport, officialClientV1 } from "./official-client-v1-support.ts";
 
 const noWait = { reconnectDelayMs: () => 0 };
+const region = env.REGION as Region;
 
 /** Counts the event stream requests a client made. */
 function recordStreams() {
@@ -142,12 +148,52 @@ describe("the official client 1.15 over WebSocket through the gateway", () => {
     expect(contents(state.values).at(-1)).toBe("published: draft: ship it");
   });
 
-  it("ends the stream for good when the server closes with 4404 (an unknown thread)", async () => {
+  it("runs a graph to its end on a thread it has not created yet (the client makes the id; run.start creates it)", async () => {
     const { client, apiKey } = officialClientV1();
-    const { transport, sockets } = keyedSocketTransport(apiKey);
-    const stream = client.threads.stream(crypto.randomUUID(), { assistantId: "agent", transport });
-    await expect(stream.agent.getTree()).rejects.toThrow();
-    expect(sockets[0]!.closedBy?.code).toBe(4404);
+    const { transport } = keyedSocketTransport(apiKey);
+    const threadId = crypto.randomUUID();
+    const stream = client.threads.stream(threadId, { assistantId: "agent", transport });
+    await stream.run.start({ input: say("a new thread") });
+    expect(contents(await stream.output)).toEqual(["a new thread", "you said: a new thread"]);
     await stream.close();
+    expect(contents((await client.threads.getState(threadId)).values)).toEqual(["a new thread", "you said: a new thread"]);
+  });
+
+  it("ends the stream for good when the server closes with 4404 (its thread deleted)", async () => {
+    const { client, apiKey } = officialClientV1();
+    const thread = await client.threads.create();
+    const { transport, sockets } = keyedSocketTransport(apiKey);
+    const stream = client.threads.stream(thread.thread_id, { assistantId: "agent", transport });
+    await stream.run.start({ input: say("before the delete") });
+    await stream.output;
+    await client.threads.delete(thread.thread_id);
+    await expect.poll(() => sockets[0]!.closedBy?.code, { timeout: 30_000 }).toBe(4404);
+    await expect(stream.agent.getTree()).rejects.toThrow();
+    await stream.close();
+  });
+
+  it("surfaces a command refused in-band past the key's limit as its ProtocolError, not a hang", async () => {
+    // The clock stands still, so the key's window cannot slide between the burst and the socket.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-11-28T12:00:00Z"));
+    try {
+      const { client, apiKey, fetch } = officialClientV1();
+      const thread = await client.threads.create();
+      const { count } = ruleTables["agent-server"].rules.find((r) => r.name === "agent-server-default-key")!.limits[region];
+      // The create took one unit and the upgrade takes one: leave none for the run.
+      const statuses = await burst(count - 2, () => fetch(`${AGENT_SERVER_URL}/threads/${thread.thread_id}`, { headers: { "x-api-key": apiKey } }));
+      expect(Object.fromEntries(statuses)).toEqual({ 200: count - 2 });
+      const { transport } = keyedSocketTransport(apiKey);
+      const stream = client.threads.stream(thread.thread_id, { assistantId: "agent", transport });
+      const refused = await stream.run.start({ input: say("one too many") }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toMatchObject({ name: "ProtocolError", code: "permission_denied" });
+      expect((refused as Error).message).toMatch(/Rate limit "agent-server-default-key".*Retry after \d+ seconds/);
+      await stream.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
