@@ -29,7 +29,7 @@ export function renderFrameTable(rows: readonly FrameRow[]): string {
 }
 
 export function renderHoldTable(rows: readonly HoldRow[]): string {
-  const head = ["target", "sockets held", "KB/socket", `KB over ${BASELINE}`, `x ${BASELINE}`];
+  const head = ["target", "sockets held", "KB/socket", "KB/added socket", `KB over ${BASELINE}`, `x ${BASELINE}`];
   const aligns = head.map((_, i): Align => (i < 1 ? "left" : "right"));
   return textTable({
     head,
@@ -38,6 +38,7 @@ export function renderHoldTable(rows: readonly HoldRow[]): string {
       r.target,
       String(r.sockets),
       formatSpread(r.kbPerSocket, oneDecimal),
+      formatSpread(r.kbPerAddedSocket, oneDecimal),
       r.target === BASELINE ? "0" : formatSpread(r.kbOverBaseline, oneDecimal),
       r.target === BASELINE ? "1" : formatSpread(r.ratio, formats.ratio),
     ]),
@@ -53,7 +54,7 @@ export function renderReport(result: RelayResult, options: RelayOptions): string
     "Per frame: workerd's CPU (every thread, the upstream's included) per frame, and frames per second; median (min-max) over the rounds, ratios against the pass-through's run of the same round.",
     renderFrameTable(summarizeFrames(result.frameRuns, result.targets)),
     "",
-    `Per held socket: workerd's resident memory with the sockets open (each answered one command) over before the first, per socket.`,
+    "Per held socket: workerd's resident memory with the sockets open (each answered one command) over before the first, per socket; per added socket, over the level before.",
     renderHoldTable(summarizeHolding(result.holdRuns, result.targets)),
     "",
     "targets:",

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type WebSocket from "ws";
 import { checkoutAt, type Checkout } from "../gateway/before-checkout.ts";
 import { orderFor, pinAll, storageRoot, type Machine } from "../gateway/bench.ts";
+import { pin } from "../gateway/processes.ts";
 import { BEFORE_RUN, waitForQuiet, type QuietOptions } from "../gateway/quiet.ts";
 import type { RelayOptions } from "./args.ts";
 import { closeAll, holdSockets, openSocket, pumpCommands, receiveEvents, socketUrl } from "./client.ts";
@@ -139,6 +140,9 @@ export async function runRelayBench(options: RelayOptions, progress: Progress): 
     const holdRuns: HoldRun[] = [];
     let pinning = "";
     for (let round = 1; round <= options.rounds; round++) {
+      // A workerd inherits this process's CPUs: pinned to CPU 0 by the round before, it would
+      // start the next round's targets on the client's core.
+      if (options.pin && machine.cpus > 1) pin(process.pid, `0-${machine.cpus - 1}`);
       // One at a time: the workerd processes that appear during a start belong to that target.
       for (const target of prepared) running.push(await target.start(join(storage.dir, `${target.name}-${round}`)));
       progress(`round ${round}/${options.rounds}: ${running.map((t) => `${t.name} on ${t.url.origin} (workerd ${t.pids.join(", ")})`).join("; ")}`);

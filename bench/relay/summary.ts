@@ -22,6 +22,11 @@ export interface HoldRow {
   readonly sockets: number;
   /** KB of resident memory per socket held, over what workerd used before the first. */
   readonly kbPerSocket: Spread | undefined;
+  /**
+   * KB per socket between the level before and this one (undefined at the first level): what one
+   * more socket costs, without what the first ones cost once (threads, pools, the first objects).
+   */
+  readonly kbPerAddedSocket: Spread | undefined;
   /** The same less the baseline's of the same round: what this relay adds per socket. */
   readonly kbOverBaseline: Spread | undefined;
   readonly ratio: Spread | undefined;
@@ -39,6 +44,12 @@ const roundsOf = (runs: readonly { readonly round: number }[]) => Math.max(0, ..
 
 export const cpuUsPerFrame = (run: FrameRun): number | undefined => (run.cpuNs === undefined || run.frames === 0 ? undefined : run.cpuNs / 1000 / run.frames);
 export const framesPerSecond = (run: FrameRun): number | undefined => (run.wallMs > 0 ? (run.frames / run.wallMs) * 1000 : undefined);
+/** KB per socket added from `previous` (the same round's level below) to `run`. */
+export const kbPerAddedSocket = (run: HoldRun, previous: HoldRun | undefined): number | undefined =>
+  previous === undefined || run.rssBytes === undefined || previous.rssBytes === undefined
+    ? undefined
+    : (run.rssBytes - previous.rssBytes) / (run.sockets - previous.sockets) / 1024;
+
 export const kbPerSocket = (run: HoldRun): number | undefined =>
   run.rssBytes === undefined || run.rssBeforeBytes === undefined ? undefined : (run.rssBytes - run.rssBeforeBytes) / run.sockets / 1024;
 
@@ -72,8 +83,15 @@ export function summarizeHolding(runs: readonly HoldRun[], targets: readonly Rel
   const levels = [...new Set(runs.map((r) => r.sockets))].sort((a, b) => a - b);
   const rows: HoldRow[] = [];
   for (const target of targets) {
-    for (const sockets of levels) {
+    for (const [level, sockets] of levels.entries()) {
       const mine = runs.filter((r) => r.target === target && r.sockets === sockets);
+      const below = levels[level - 1];
+      const added = byRound(mine, rounds, (run) =>
+        kbPerAddedSocket(
+          run,
+          runs.find((r) => r.target === target && r.round === run.round && r.sockets === below),
+        ),
+      );
       if (mine.length === 0) continue;
       const kb = byRound(mine, rounds, kbPerSocket);
       const base = byRound(
@@ -82,7 +100,14 @@ export function summarizeHolding(runs: readonly HoldRun[], targets: readonly Rel
         kbPerSocket,
       );
       const over = kb.map((v, i) => (v === undefined || base[i] === undefined ? undefined : v - base[i]!));
-      rows.push({ target, sockets, kbPerSocket: spread(kb), kbOverBaseline: spread(over), ratio: spread(pairedRatios(kb, base)) });
+      rows.push({
+        target,
+        sockets,
+        kbPerSocket: spread(kb),
+        kbPerAddedSocket: spread(added),
+        kbOverBaseline: spread(over),
+        ratio: spread(pairedRatios(kb, base)),
+      });
     }
   }
   return rows;

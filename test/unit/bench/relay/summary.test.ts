@@ -87,12 +87,27 @@ describe("summarizeHolding", () => {
     ]);
     expect(rows[2]).toMatchObject({ kbPerSocket: { median: 205, min: 190, max: 220 }, kbOverBaseline: { median: 50, min: 40, max: 60 } });
     expect(rows[3]!.ratio!.median).toBeCloseTo(180 / 140);
-    expect(renderHoldTable(rows)).toMatch(/pair\s*│\s*200\s*│\s*205\.0 \(190\.0-220\.0\)\s*│\s*50\.0 \(40\.0-60\.0\)/);
+    expect(renderHoldTable(rows)).toMatch(/pair\s*│\s*200\s*│\s*205\.0 \(190\.0-220\.0\)\s*│\s*-\s*│\s*50\.0 \(40\.0-60\.0\)/);
   });
 
   it("has no figure for a round whose memory could not be read", () => {
     const rows = summarizeHolding([holdRun(1, "pass-through", 10, undefined), holdRun(1, "pair", 10, 200)], ["pass-through", "pair"]);
     expect(rows[0]!.kbPerSocket).toBeUndefined();
     expect(rows[1]!.kbOverBaseline).toBeUndefined();
+  });
+});
+
+describe("kbPerAddedSocket", () => {
+  it("is what each socket between two levels of the same round added", () => {
+    const runs = [
+      holdRun(1, "pass-through", 200, 150),
+      holdRun(1, "pass-through", 1000, 140),
+      holdRun(2, "pass-through", 200, 160),
+      holdRun(2, "pass-through", 1000, 140),
+    ];
+    const [first, second] = summarizeHolding(runs, ["pass-through"]);
+    expect(first!.kbPerAddedSocket).toBeUndefined();
+    // Round 1: (140 * 1000 - 150 * 200) / 800; round 2: (140 * 1000 - 160 * 200) / 800.
+    expect(second!.kbPerAddedSocket).toMatchObject({ min: 135, max: 137.5 });
   });
 });
