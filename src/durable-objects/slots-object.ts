@@ -1,12 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { SlotBook, type SlotAnswer, type SlotRenewal } from "../core/limiter/index.ts";
-
-/** A slot to take: the holder's id for it, the rule's limit, and how long its lease runs. */
-export interface SlotTake {
-  readonly slot: string;
-  readonly limit: number;
-  readonly leaseMs: number;
-}
+import { SlotBook, type SlotAnswer, type SlotRenewal, type SlotTake } from "../core/limiter/index.ts";
 
 /** Longest lease a holder may ask for: a slot whose holder vanished frees within it. */
 export const MAX_SLOT_LEASE_MS = 600_000;

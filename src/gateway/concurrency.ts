@@ -1,4 +1,4 @@
-import { counterAddress, SlotBook, type SlotAnswer, type SlotRenewal } from "../core/limiter/index.ts";
+import { counterAddress, SlotBook, type SlotAnswer, type SlotRenewal, type SlotTake } from "../core/limiter/index.ts";
 import type { ConcurrencyRule } from "../core/rules/concurrency-rules.ts";
 import { concurrencyRuleFor } from "../core/rules/concurrency.ts";
 import type { RuleTable } from "../core/rules/load.ts";
@@ -7,12 +7,13 @@ import type { Identity } from "../core/rules/request-facts.ts";
 import type { Region } from "../core/rules/schema.ts";
 import { ruleTables } from "../core/rules/tables.ts";
 import type { UpstreamName } from "../core/rules/upstreams.ts";
-import type { SlotTake } from "../durable-objects/slots-object.ts";
 import { sleepOn, type Clock } from "./clock.ts";
 import { withDeadline } from "./deadline.ts";
-import type { Background } from "./execution-context.ts";
 import { ceilSeconds } from "./rate-limit-headers.ts";
 import { slotsExhausted, slotsUnavailable } from "./slot-refusals.ts";
+
+/** Keeps work going after the response (a request's `waitUntil`, execution-context.ts); declared here so the module typechecks outside the Workers runtime too. */
+type Background = (work: Promise<unknown>) => void;
 
 /** A request that will be held open (a WebSocket upgrade, a stream), as the request path read and classified it. */
 export interface HeldRequest {
@@ -160,8 +161,10 @@ export class Concurrency {
     let released = false;
     let lose!: () => void;
     const lost = new Promise<void>((resolve) => (lose = resolve));
-    const renewing = this.#renewing(keeper, take, () => released, lose);
-    inBackground(background, renewing);
+    // Not the request's background work: the held request itself (an open socket, a streaming
+    // body) keeps its context alive, and the renewals end with it; as background work they would
+    // hold a finished request's context open until the socket closed.
+    void this.#renewing(keeper, take, () => released, lose);
     return {
       policy,
       rateLimit: `"${rule.name}";r=${Math.max(0, limit - answer.inUse)}`,
@@ -187,7 +190,7 @@ export class Concurrency {
   async #renewing(keeper: Keeper, take: SlotTake, released: () => boolean, lose: () => void): Promise<void> {
     const every = Math.max(1, Math.floor(take.leaseMs / 3));
     for (;;) {
-      await sleepOn(this.#options.clock, every, "background");
+      await sleepOn(this.#options.clock, every, "renewal");
       if (released()) return;
       try {
         const renewal = await keeper.renew({ slot: take.slot, leaseMs: take.leaseMs });

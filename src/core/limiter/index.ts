@@ -27,4 +27,4 @@ export { counterAddress, OBJECTS_PER_RULE } from "./counter-name.ts";
 export type { CounterAddress } from "./counter-name.ts";
 export { GiveBackRoster } from "./give-back-roster.ts";
 export { SlotBook } from "./slots.ts";
-export type { SlotAnswer, SlotGranted, SlotRefused, SlotRenewal } from "./slots.ts";
+export type { SlotAnswer, SlotGranted, SlotRefused, SlotRenewal, SlotTake } from "./slots.ts";

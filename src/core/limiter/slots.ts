@@ -5,6 +5,13 @@
  * Pure: time comes in as `now` (ms).
  */
 
+/** A slot to take, as a holder asks its slots object: its own id for it, the rule's limit, and how long its lease runs. */
+export interface SlotTake {
+  readonly slot: string;
+  readonly limit: number;
+  readonly leaseMs: number;
+}
+
 /** A slot taken: its id, until when its lease runs, and how many slots are in use with it. */
 export interface SlotGranted {
   readonly granted: true;
