@@ -12,6 +12,7 @@ import type { RegionRuntime } from "./region-runtime.ts";
 import { forward } from "./proxy.ts";
 import { backgroundOf } from "./execution-context.ts";
 import { frameTwin } from "../core/rules/socket-rules.ts";
+import { holdSlot, type SlotHold } from "./concurrency.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { requestReading } from "./request-reading.ts";
 import { refuseBodyOnBodiless } from "./request-body.ts";
@@ -37,7 +38,11 @@ export function createGateway(options: GatewayOptions = {}) {
   const tables = Object.fromEntries(Object.entries(classifiers).map(([name, c]) => [name, c.table])) as Record<UpstreamName, RuleTable>;
   // Everything this gateway keeps between requests: one per isolate in production, one per
   // gateway in a test that runs several side by side.
-  const isolate = new Isolate({ ...(options.clock && { clock: options.clock }), ...(options.isolateId && { id: options.isolateId }) });
+  const isolate = new Isolate({
+    ...(options.clock && { clock: options.clock }),
+    ...(options.isolateId && { id: options.isolateId }),
+    ...(options.classifier && { tables }),
+  });
   const frontDoor = options.frontDoor?.({ tables, runtime: (env) => isolate.runtime(env) });
   const read = requestReading({ classifiers });
   const limit = rateLimit({ classifiers });
@@ -62,17 +67,24 @@ export function createGateway(options: GatewayOptions = {}) {
     await refuseBodyOnBodiless(c.req.raw);
     const runtime = c.get("runtime");
     const background = backgroundOf(c);
-    const headers = await limit(runtime, c.req.method, request, background);
-    if (!request.socket) return forward(c, request, headers);
+    const method = c.req.method;
+    const counted = await limit(runtime, method, request, background);
+    let headers = counted.headers;
+    // A request its table caps among what one identity holds open (a socket, a stream) takes a
+    // slot before it is forwarded, and gives it back when its answer ends (proxy.ts).
+    const hold = tables[request.upstream].concurrency.length === 0 ? undefined : await holdSlot(runtime, { ...request, method, ...counted }, background);
+    if (hold) headers = withHold(headers, hold);
+    if (!request.socket) return forward(c, request, headers, undefined, hold);
     // A socket's frames are calls: each is counted as its HTTP twin on the upgrade's identity.
     const twin = frameTwin(request.socket, request.path);
     const call = { ...request, path: twin.path };
-    return forward(c, request, headers, {
+    const relay = {
       rule: request.socket,
       count: () => limit(runtime, twin.method, call, background),
       idleMs: runtime.settings.socketIdleMs,
       maxPending: MAX_PENDING_FRAMES,
-    });
+    };
+    return forward(c, request, headers, relay, hold);
   });
   app.onError((error, c) => renderError(error, c.get("request")?.path));
   return app;
@@ -80,6 +92,12 @@ export function createGateway(options: GatewayOptions = {}) {
 
 /** Client frames a socket may have waiting for their count; a client that outruns its counting is closed. */
 const MAX_PENDING_FRAMES = 64;
+
+/** The answer's rate-limit headers with the hold's policy and state among them (a list member each). */
+function withHold(headers: Record<string, string> | undefined, hold: SlotHold): Record<string, string> {
+  if (!headers) return { "ratelimit-policy": hold.policy, ratelimit: hold.rateLimit };
+  return { ...headers, "ratelimit-policy": `${headers["ratelimit-policy"]}, ${hold.policy}`, ratelimit: `${headers.ratelimit}, ${hold.rateLimit}` };
+}
 
 /** What the request path keeps that an operator surface reads: the rule tables and the isolate's runtime for an env. */
 export interface GatewayParts {

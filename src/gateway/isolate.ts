@@ -1,4 +1,6 @@
 import type { Env } from "../env.ts";
+import type { RuleTable } from "../core/rules/load.ts";
+import type { UpstreamName } from "./routes.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { RegionRuntime } from "./region-runtime.ts";
 import { gatewaySettings, type GatewaySettings } from "./settings.ts";
@@ -22,10 +24,16 @@ export class Isolate {
   #last: RegionRuntime | undefined;
   #made = 0;
 
-  /** @param options.id how the counter objects know this isolate (random by default) */
-  constructor(options: { clock?: Clock; id?: string } = {}) {
+  readonly #tables: Readonly<Record<UpstreamName, RuleTable>> | undefined;
+
+  /**
+   * @param options.id how the counter objects know this isolate (random by default)
+   * @param options.tables the rule tables the gateway serves, when not the published ones
+   */
+  constructor(options: { clock?: Clock; id?: string; tables?: Readonly<Record<UpstreamName, RuleTable>> } = {}) {
     this.clock = options.clock ?? systemClock;
     this.#id = options.id;
+    this.#tables = options.tables;
   }
 
   /**
@@ -51,7 +59,7 @@ export class Isolate {
     let runtime = this.#runtimes.get(settings);
     if (!runtime) {
       const caller = this.#made++ === 0 ? this.id : `${this.id}.${this.#made}`;
-      this.#runtimes.set(settings, (runtime = new RegionRuntime(env, settings, { clock: this.clock, caller })));
+      this.#runtimes.set(settings, (runtime = new RegionRuntime(env, settings, { clock: this.clock, caller, ...(this.#tables && { tables: this.#tables }) })));
     }
     return (this.#last = runtime);
   }

@@ -1,6 +1,7 @@
 import { counterAddress } from "../core/limiter/index.ts";
 import type { Classifier } from "../core/rules/classify.ts";
 import { describeMatcher } from "../core/rules/match.ts";
+import type { Identity } from "../core/rules/request-facts.ts";
 import { telemetryCounter } from "./settings.ts";
 import { CounterUnavailable, type AttributedVerdict } from "./counting.ts";
 import { observeDecision } from "./decision-log.ts";
@@ -27,7 +28,7 @@ import type { RegionRuntime } from "./region-runtime.ts";
  */
 export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
   const { classifiers } = options;
-  return async (runtime: RegionRuntime, method: string, call: CountedCall, background: Background | undefined): Promise<Record<string, string> | undefined> => {
+  return async (runtime: RegionRuntime, method: string, call: CountedCall, background: Background | undefined): Promise<Counted> => {
     const { settings } = runtime;
     const { apiKey, userId, clientIp } = call;
     // Each upstream is counted by its own table (src/core/rules/tables.ts).
@@ -45,7 +46,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
         override: effective.by,
       });
       if (effective.treatment === "block") throw identityBlocked(rule);
-      return undefined;
+      return { headers: undefined, identity, digest };
     }
     const { limit } = effective;
     // The counter an address's or prefix's limit names, or the identity's own (the admin API's inspect reads the same).
@@ -107,8 +108,16 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
       const matched = describeMatcher(matcher, root);
       throw quotaExceeded({ rule, matched, identity: identity.kind, limit, region: settings.region, retryAfter }, headers);
     }
-    return headers;
+    return { headers, identity, digest };
   };
+}
+
+/** A call let on: the headers its answer carries (none when exempt), and whom it was counted for. */
+export interface Counted {
+  readonly headers: Record<string, string> | undefined;
+  /** The identity its rule counted it by (raw: never logged or stored) and that identity's digest. */
+  readonly identity: Identity;
+  readonly digest: string;
 }
 
 /** What counting reads of a call: its upstream, path and identity headers (a GatewayRequest is one). */

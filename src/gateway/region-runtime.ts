@@ -10,6 +10,7 @@ import { AdminThrottle, type Standing, type ThrottleAddress } from "./admin-thro
 import type { Clock } from "./clock.ts";
 import { countedCounter, type CountedCounter } from "./counted-counter.ts";
 import { Concurrency } from "./concurrency.ts";
+import type { RuleTable } from "../core/rules/load.ts";
 import { Counting, type AttributedVerdict } from "./counting.ts";
 import type { Background } from "./execution-context.ts";
 import { MetricsBuffer, metricsStore } from "./metrics-buffer.ts";
@@ -24,6 +25,8 @@ export interface IsolateIdentity {
   readonly clock: Clock;
   /** How the counter objects know this runtime's counting: leases go to one caller (src/core/limiter/lease.ts). */
   readonly caller: string;
+  /** The rule tables the gateway serves (a test's own included): their concurrency rows cap what is held open. */
+  readonly tables?: Readonly<Record<UpstreamName, RuleTable>>;
 }
 
 /**
@@ -79,6 +82,7 @@ export class RegionRuntime {
       clock,
       caller: isolate.caller,
       slots: (name) => inJurisdiction(env.SLOTS, settings.jurisdiction).getByName(name),
+      ...(isolate.tables && { tables: isolate.tables }),
     });
   }
 

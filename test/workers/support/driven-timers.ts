@@ -16,7 +16,7 @@ export function drivenTimers(time: { now: number }) {
       await new Promise((settled) => setTimeout(settled, 0));
     }
   };
-  const sleep = async (ms: number, purpose: "request" | "background"): Promise<void> => {
+  const sleep = async (ms: number, purpose: "request" | "background" | "renewal"): Promise<void> => {
     const at = time.now + ms;
     if (purpose === "request") {
       time.now = Math.max(time.now, at);
