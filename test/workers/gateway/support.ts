@@ -140,3 +140,16 @@ export function scriptedUpstream() {
     },
   };
 }
+
+/** A binding that records what reached it (`seen`, cloned) and passes it on to `target` (an emulator Worker). */
+export function recordingFetcher(target: Fetcher) {
+  const seen: Request[] = [];
+  const fetcher = {
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      seen.push(request.clone());
+      return target.fetch(request);
+    },
+  } as unknown as Fetcher;
+  return { seen, fetcher };
+}
