@@ -92,7 +92,10 @@ function relay(upstream: WebSocket, options: SocketRelayOptions): WebSocket {
     lastFrameAt = Date.now();
     sendQuietly(server, event.data as string | ArrayBuffer);
   });
-  upstream.addEventListener("close", (event) => end(passOn(event), {}));
+  // A dropped upstream connection arrives as a close 1006 (no close frame), never an error event: it failed.
+  upstream.addEventListener("close", (event) =>
+    end(event.code === 1006 ? { code: CLOSE.internalError, reason: "The upstream's socket failed." } : passOn(event), {}),
+  );
   upstream.addEventListener("error", () => end({ code: CLOSE.internalError, reason: "The upstream's socket failed." }, {}));
   server.addEventListener("close", (event) => end({}, passOn(event)));
   server.addEventListener("error", () => end({}, { code: 1001, reason: "The client's socket failed." }));
