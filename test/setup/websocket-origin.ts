@@ -11,8 +11,9 @@ const { WebSocketServer } = createRequire(import.meta.url)("ws") as { WebSocketS
  * A real WebSocket origin for the Workers-runtime tests of a deployed gateway's sockets
  * (test/workers/gateway/websocket-origin.test.ts): the gateway reaches it with `fetch` on an
  * origin URL, as it reaches a production upstream. Every upgrade is accepted and each frame echoed
- * as it came (text or binary); the text `close <code> <reason>` makes it close first, and a
- * client's close is answered with the same code and reason. `/__upgrades` (plain HTTP) lists the
+ * as it came (text or binary); the text `close <code> <reason>` makes it close first, the text
+ * `terminate` drops the connection with no close (a failed upstream), and a client's close is
+ * answered with the same code and reason. `/__upgrades` (plain HTTP) lists the
  * headers each upgrade arrived with.
  */
 export default async function setup(project: TestProject) {
@@ -26,6 +27,7 @@ export default async function setup(project: TestProject) {
   sockets.on("connection", (socket, req) => {
     upgrades.push({ ...req.headers, ":path": req.url });
     socket.on("message", (data, isBinary) => {
+      if (!isBinary && data.toString() === "terminate") return socket.terminate();
       const asked = isBinary ? null : /^close (\d{4}) ?(.*)$/s.exec(data.toString());
       if (asked) socket.close(Number(asked[1]), asked[2]);
       else socket.send(data, { binary: isBinary });
