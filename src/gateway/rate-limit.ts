@@ -28,7 +28,7 @@ import type { RegionRuntime } from "./region-runtime.ts";
  */
 export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, Classifier>> }) {
   const { classifiers } = options;
-  return async (runtime: RegionRuntime, method: string, call: CountedCall, background: Background | undefined): Promise<Counted> => {
+  return async (runtime: RegionRuntime, method: string, call: CountedCall, background: Background | undefined): Promise<Admitted> => {
     const { settings } = runtime;
     const { apiKey, userId, clientIp } = call;
     // Each upstream is counted by its own table (src/core/rules/tables.ts).
@@ -113,7 +113,7 @@ export function rateLimit(options: { classifiers: Readonly<Record<UpstreamName, 
 }
 
 /** A call let on: the headers its answer carries (none when exempt), and whom it was counted for. */
-export interface Counted {
+export interface Admitted {
   readonly headers: Record<string, string> | undefined;
   /** The identity its rule counted it by (raw: never logged or stored) and that identity's digest. */
   readonly identity: Identity;
