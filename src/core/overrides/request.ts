@@ -218,6 +218,16 @@ export function tableData(table: RuleTable) {
       limits: r.limits,
       mode: r.mode,
     })),
+    concurrency: table.concurrency.map((r) => ({
+      id: r.id,
+      name: r.name,
+      category: r.category,
+      match: r.matchers,
+      identity: r.identity,
+      limits: r.limits,
+      mode: r.mode,
+    })),
+    sockets: table.sockets,
   };
 }
 

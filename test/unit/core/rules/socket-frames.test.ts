@@ -7,6 +7,7 @@ import { loadRuleTable, RuleTableError } from "../../../../src/core/rules/load.t
 import { CLOSE, MAX_FRAME_BYTES, readCommandFrame } from "../../../../src/core/rules/socket-frames.ts";
 import { frameTwin, socketRuleFor } from "../../../../src/core/rules/socket-rules.ts";
 import { ruleTables } from "../../../../src/core/rules/tables.ts";
+import { tableData } from "../../../../src/core/overrides/request.ts";
 
 const UUID = "5e1c2a0b-9f3d-4c1e-8a7b-2d4f6e8a0c1b";
 
@@ -69,6 +70,11 @@ describe("socket rules", () => {
     }
     expect(ruleTables["hosted-api"].sockets).toEqual([]);
     expect(ruleTables["control-plane"].sockets).toEqual([]);
+  });
+
+  it("survive the table's file form (overrides re-check a table from it), as do its concurrency rows", () => {
+    const table = ruleTables["agent-server"];
+    expect(loadRuleTable(tableData(table), "again")).toEqual(table);
   });
 
   it("counts a command as POST on the same thread's commands path", () => {
