@@ -111,7 +111,6 @@ export class AgentServerState extends DurableObject<AgentServerBindings> impleme
     const commands = new ProtocolCommands({ threads: this.#threads, runs: this.#runs, runTable, checkpoints, threadState: this.#threadState });
     this.#sockets = new ProtocolSockets(ctx, { threads: this.#threads, buffer: () => protocolEvents, commands, stepDelayMs: () => stepDelayMs(env) });
     this.#protocol = new ProtocolStore({
-      threads: this.#threads,
       buffer: protocolEvents,
       commands,
       sleep: (ms, signal) => this.clock.sleep(ms, signal),

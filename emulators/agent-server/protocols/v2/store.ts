@@ -1,6 +1,5 @@
 import { RpcTarget } from "cloudflare:workers";
 import { ok, refuse, type Result } from "../../../shared/result.ts";
-import type { ThreadStore } from "../../threads/store.ts";
 import type { ProtocolCommands } from "./commands.ts";
 import { answerOf, readCommand, type ProtocolAnswer } from "./envelope.ts";
 import type { ProtocolEventBuffer } from "./event-buffer.ts";
@@ -9,7 +8,6 @@ import { readFilter } from "./filter.ts";
 
 /** What the HTTP side of protocol v2 works with, all inside the state object. */
 export interface ProtocolParts {
-  readonly threads: ThreadStore;
   readonly buffer: ProtocolEventBuffer;
   readonly commands: ProtocolCommands;
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -40,11 +38,15 @@ export class ProtocolStore extends RpcTarget {
     return { status: 200, answer: answerOf(read.command.id, outcome, this.#parts.buffer.latestSeq(threadId)) };
   }
 
-  /** Opens an event stream: 400 for a body that is no ProtocolEventStreamRequest, 404 for an unknown thread. */
+  /**
+   * Opens an event stream: 400 for a body that is no ProtocolEventStreamRequest. A thread that
+   * does not exist yet is listened to all the same, as the real server does: the official client
+   * makes a new thread's id, awaits its stream's headers, then sends the `run.start` that creates
+   * the thread (docs/agent-server.md, "Protocol v2").
+   */
   events(threadId: string, body: unknown): Result<Response> {
     const read = readFilter(body);
     if (!read.ok) return refuse(400, read.message);
-    if (!this.#parts.threads.find(threadId)) return refuse(404, `Thread ${threadId} not found.`);
     return ok(
       protocolEventStream(
         this.#parts.buffer,
