@@ -10,7 +10,8 @@ import type { HitBatch } from "../../../src/durable-objects/counter-object.ts";
 import type { Env } from "../../../src/env.ts";
 import { gatewayWith } from "../support/custom-gateway.ts";
 import { freshIdentity, keyed } from "../support/requests.ts";
-import { acceptSocket, scriptedUpstream, upgradeHeaders, type SocketPeer } from "./support.ts";
+import { relayedSocket } from "../../../src/gateway/websocket.ts";
+import { acceptSocket, peerOf, scriptedUpstream, upgradeHeaders, type SocketPeer } from "./support.ts";
 
 const limit = (count: number, interval = 60) => ({ us: { count, interval }, eu: { count, interval } });
 
@@ -182,8 +183,8 @@ describe("a client that outruns its counting", () => {
 });
 
 describe("client frames", () => {
-  it("reach the upstream in the order sent, even when a later frame's count would finish before an earlier one's", async () => {
-    // The earlier a frame, the slower its count: counted concurrently, they would finish last first.
+  it("reach the upstream in the order sent, whatever each count's round trip to the counter", async () => {
+    // The earlier a frame, the slower its counter call.
     const frames = 12;
     const counters = plannedCounters(async (index, batches) => {
       if (index > 0) await sleep((frames - index) * 15);
@@ -194,6 +195,30 @@ describe("client frames", () => {
     const reached = [];
     for (let i = 0; i < frames; i++) reached.push(await upstream.next());
     expect(reached).toEqual(Array.from({ length: frames }, (_, i) => (i % 3 === 2 ? new Uint8Array([i]) : `frame ${i}`)));
+    client.socket.close(1000, "");
+    await upstream.closed;
+  });
+});
+
+describe("the relay on its own (relayedSocket)", () => {
+  it("forwards client frames in the order sent even when their counts complete out of order", async () => {
+    // The counting layer answers one counter's calls in order; here each count is the test's, and
+    // the earlier a frame, the later its count completes: counted concurrently, the last would pass first.
+    const frames = 8;
+    let counted = 0;
+    const { 0: gatewayEnd, 1: far } = new WebSocketPair();
+    const upstream = peerOf(far);
+    const res = relayedSocket(new Response(null, { status: 101, webSocket: gatewayEnd }), undefined, {
+      rule: { path: { kind: "exact", pattern: "/relay/live" }, protocol: "frames" },
+      count: () => sleep((frames - counted++) * 20),
+      idleMs: 60_000,
+      maxPending: 64,
+    });
+    const client = acceptSocket(res);
+    for (let i = 0; i < frames; i++) client.socket.send(`frame ${i}`);
+    const reached = [];
+    for (let i = 0; i < frames; i++) reached.push(await upstream.next());
+    expect(reached).toEqual(Array.from({ length: frames }, (_, i) => `frame ${i}`));
     client.socket.close(1000, "");
     await upstream.closed;
   });
