@@ -222,4 +222,27 @@ describe("the relay on its own (relayedSocket)", () => {
     client.socket.close(1000, "");
     await upstream.closed;
   });
+
+  it("closes the client 1013 and the upstream 1001 once its slot among the identity's open sockets is lost, and ends once", async () => {
+    let lose!: () => void;
+    let ends = 0;
+    const { 0: gatewayEnd, 1: far } = new WebSocketPair();
+    const upstream = peerOf(far);
+    const res = relayedSocket(new Response(null, { status: 101, webSocket: gatewayEnd }), undefined, {
+      rule: { path: { kind: "exact", pattern: "/relay/live" }, protocol: "frames" },
+      count: async () => {},
+      idleMs: 60_000,
+      maxPending: 64,
+      lost: new Promise<void>((resolve) => (lose = resolve)),
+      onEnd: () => ends++,
+    });
+    const client = acceptSocket(res);
+    client.socket.send("before");
+    expect(await upstream.next()).toBe("before");
+    lose();
+    const reason = "This socket's place among its caller's open sockets lapsed; open it again.";
+    expect(await client.closed).toEqual({ code: 1013, reason });
+    expect(await upstream.closed).toEqual({ code: 1001, reason });
+    expect(ends).toBe(1);
+  });
 });
