@@ -9,6 +9,7 @@ import type { RunEventLog } from "./event-log.ts";
 import { pendingInterrupts } from "../threads/thread-state.ts";
 import type { CheckedCommand } from "./command-check.ts";
 import { executeRun, INTERRUPT, START, type Breakpoints, type RunCommand, type RunHooks, type RunOutcome, type RunPlan, type StreamMode } from "./execute.ts";
+import { checkpointMetadataOf } from "./run-config.ts";
 import type { RunObserver } from "./run-observer.ts";
 import type { RunTable } from "./run-table.ts";
 import type { CancelAction, Run, RunStatus } from "./schema.ts";
@@ -176,7 +177,9 @@ export class RunEngine implements Wakeable {
     const graph = findGraph(progress.graphId);
     const start = this.#startingPoint(run);
     let parentId = start.parentId;
+    // As the real server's checkpointer writes it: the run's configurable, then its metadata and ids.
     const metadata: JsonObject = {
+      ...checkpointMetadataOf(run.kwargs.config),
       ...run.metadata,
       run_id: run.run_id,
       thread_id: run.thread_id,

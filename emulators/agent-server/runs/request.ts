@@ -1,5 +1,6 @@
 import { resolveAssistantRef } from "../ids.ts";
 import type { StreamMode } from "./execute.ts";
+import { configurableHeaders } from "./run-config.ts";
 import type { MultitaskStrategy, RunCreate, RunCreateStateless, RunRequest } from "./schema.ts";
 
 /** Where a run goes: a thread of the client's, or (stateless) a new one of its own. */
@@ -10,9 +11,11 @@ export type RunTarget =
  * The run store's request for a validated body. Defaults as the document gives them:
  * `stream_mode` `["values"]`, `multitask_strategy` `enqueue`, `if_not_exists` `reject`; a stateless
  * run makes its thread, which is deleted after it unless `on_completion` is `keep`. `on_disconnect`
- * is `continue` unless the client asks to cancel, as the real server reads it.
+ * is `continue` unless the client asks to cancel, as the real server reads it. `headers`, the
+ * request's, when a client's HTTP call creates the run: the run's configurable copies some of them
+ * (runs/run-config.ts); runs the emulator starts itself, or protocol v2's, copy none.
  */
-export function runRequest(target: RunTarget, stepDelayMs: number): RunRequest {
+export function runRequest(target: RunTarget, stepDelayMs: number, headers?: Headers): RunRequest {
   const { body } = target;
   const streamModes: StreamMode[] = body.stream_mode?.length ? body.stream_mode : ["values"];
   const stateful = target.kind === "thread" ? target.body : undefined;
@@ -25,6 +28,7 @@ export function runRequest(target: RunTarget, stepDelayMs: number): RunRequest {
     metadata: body.metadata ?? {},
     input: body.input ?? null,
     config: body.config ?? {},
+    headers: configurableHeaders(headers),
     streamModes,
     multitaskStrategy: (stateful?.multitask_strategy ?? "enqueue") satisfies MultitaskStrategy,
     ifNotExists: stateful ? (stateful.if_not_exists ?? "reject") : "create",

@@ -26,7 +26,7 @@ export const runRoutes = new Hono<AgentServerEnv>()
   .post("/:thread_id/runs", validate("param", ThreadIdParam), validate("json", RunCreate), async (c) => {
     const { thread_id } = c.req.valid("param");
     using runs = runsOf(c.env);
-    const created = await runs.create(runRequest({ kind: "thread", threadId: thread_id, body: c.req.valid("json") }, stepDelayMs(c.env)));
+    const created = await runs.create(runRequest({ kind: "thread", threadId: thread_id, body: c.req.valid("json") }, stepDelayMs(c.env), c.req.raw.headers));
     return answer(c, created, ({ run }) => c.json(run, 200, { "content-location": runPath(thread_id, run.run_id) }));
   })
   .post("/:thread_id/runs/stream", validate("param", ThreadIdParam), validate("json", RunCreate), async (c) => {
@@ -35,7 +35,7 @@ export const runRoutes = new Hono<AgentServerEnv>()
     // Everything that can refuse the run (404, 409, 422) is decided here, before any stream starts.
     const resumable = body.stream_resumable === true;
     using runs = runsOf(c.env);
-    const created = await runs.create(runRequest({ kind: "thread", threadId: thread_id, body }, stepDelayMs(c.env)), {
+    const created = await runs.create(runRequest({ kind: "thread", threadId: thread_id, body }, stepDelayMs(c.env), c.req.raw.headers), {
       stream: { after: 0, modes: [], withIds: resumable },
     });
     if (!created.ok) return refusal(c, created);
@@ -56,7 +56,7 @@ export const runRoutes = new Hono<AgentServerEnv>()
     const { thread_id } = c.req.valid("param");
     const body = c.req.valid("json");
     using runs = runsOf(c.env);
-    const created = await runs.create(runRequest({ kind: "thread", threadId: thread_id, body }, stepDelayMs(c.env)));
+    const created = await runs.create(runRequest({ kind: "thread", threadId: thread_id, body }, stepDelayMs(c.env), c.req.raw.headers));
     if (!created.ok) return refusal(c, created);
     return outcomeOf(c, thread_id, created.value.run.run_id, body.on_disconnect === "cancel");
   })

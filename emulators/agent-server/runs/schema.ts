@@ -120,6 +120,8 @@ export interface RunRequest {
   readonly metadata: JsonObject;
   readonly input: unknown;
   readonly config: JsonObject;
+  /** The request headers the run's configurable takes (runs/run-config.ts). */
+  readonly headers: JsonObject;
   readonly streamModes: readonly StreamMode[];
   readonly multitaskStrategy: MultitaskStrategy;
   readonly ifNotExists: "create" | "reject";

@@ -40,7 +40,7 @@ const RunsCancel = z
 export const statelessRunRoutes = new Hono<AgentServerEnv>()
   .post("/", validate("json", RunCreateStateless), async (c) => {
     using runs = runsOf(c.env);
-    const created = await runs.create(runRequest({ kind: "stateless", body: c.req.valid("json") }, stepDelayMs(c.env)));
+    const created = await runs.create(runRequest({ kind: "stateless", body: c.req.valid("json") }, stepDelayMs(c.env), c.req.raw.headers));
     return answer(c, created, ({ run }) => c.json(run, 200, { "content-location": `/runs/${run.run_id}` }));
   })
   .post("/stream", validate("json", RunCreateStateless), async (c) => {
@@ -48,7 +48,7 @@ export const statelessRunRoutes = new Hono<AgentServerEnv>()
     using runs = runsOf(c.env);
     // The stream is attached as the run is created: the run may be over, and its thread gone,
     // before another call could open it.
-    const created = await runs.create(runRequest({ kind: "stateless", body }, stepDelayMs(c.env)), {
+    const created = await runs.create(runRequest({ kind: "stateless", body }, stepDelayMs(c.env), c.req.raw.headers), {
       stream: { after: 0, modes: [], withIds: body.stream_resumable === true },
     });
     if (!created.ok) return refusal(c, created);
@@ -67,7 +67,7 @@ export const statelessRunRoutes = new Hono<AgentServerEnv>()
     const body = c.req.valid("json");
     using runs = runsOf(c.env);
     // The outcome is attached as the run is created: the run's thread is deleted when it ends.
-    const created = await runs.create(runRequest({ kind: "stateless", body }, stepDelayMs(c.env)), { outcome: true });
+    const created = await runs.create(runRequest({ kind: "stateless", body }, stepDelayMs(c.env), c.req.raw.headers), { outcome: true });
     if (!created.ok) return refusal(c, created);
     const { run, outcome } = created.value;
     const { thread_id, run_id } = run;
@@ -84,7 +84,7 @@ export const statelessRunRoutes = new Hono<AgentServerEnv>()
     using runs = runsOf(c.env);
     const delay = stepDelayMs(c.env);
     // All or none: the first refusal (an unknown assistant, a context the graph refuses) is the answer.
-    const requests = c.req.valid("json").map((body) => runRequest({ kind: "stateless", body }, delay));
+    const requests = c.req.valid("json").map((body) => runRequest({ kind: "stateless", body }, delay, c.req.raw.headers));
     return answer(c, await runs.createMany(requests));
   })
   // GET /runs/{run_id}/stream, the official client's join without a thread (`joinStream(null,

@@ -9,6 +9,7 @@ import { checkRunGraphOptions } from "./command-check.ts";
 import type { RunEngine } from "./engine.ts";
 import type { LoggedEvent, RunEventLog } from "./event-log.ts";
 import { loggedEventStream } from "./event-stream.ts";
+import { runConfiguration } from "./run-config.ts";
 import type { RunTable } from "./run-table.ts";
 import type { CancelAction, Run, RunRequest, RunStatus } from "./schema.ts";
 
@@ -157,17 +158,34 @@ export class RunStore extends RpcTarget {
         `Thread ${request.threadId} is busy with run ${inflight[0]!.run_id}: it is already running a task. Wait for it to finish or choose a different multitask strategy (interrupt, rollback or enqueue).`,
       );
     }
-    if (!thread) this.#threads.insert(request.threadId, {});
-    this.#threads.markBusy(request.threadId, { graph_id: graph.graphId, assistant_id: assistant.assistant_id });
+    // The thread is stamped with the graph and assistant it runs; a thread the run creates starts
+    // with the run's metadata too, as the real server makes it.
+    const stamp = { graph_id: graph.graphId, assistant_id: assistant.assistant_id };
+    const threadMetadata = thread ? { ...thread.metadata, ...stamp } : { ...stamp, ...request.metadata };
+    if (thread) this.#threads.markBusy(request.threadId, stamp);
+    else {
+      this.#threads.insert(request.threadId, threadMetadata);
+      this.#threads.markBusy(request.threadId, {});
+    }
+    const { metadata, config } = runConfiguration({
+      runId: request.runId,
+      threadId: request.threadId,
+      graphId: graph.graphId,
+      assistant,
+      thread: { config: thread?.config ?? {}, metadata: threadMetadata },
+      config: request.config,
+      metadata: request.metadata,
+      headers: request.headers,
+    });
     const run = this.#table.insert({
       run: {
         run_id: request.runId,
         thread_id: request.threadId,
         assistant_id: assistant.assistant_id,
-        metadata: request.metadata,
+        metadata,
         kwargs: {
           input: (request.input ?? null) as JsonValue,
-          config: request.config,
+          config,
           stream_mode: [...request.streamModes],
           context,
           resumable: request.resumable,
