@@ -38,6 +38,15 @@ export function amendAgentServerDocument(doc: Document): void {
   const a2aId = (a2aAnswer?.schema?.properties as Record<string, Schema> | undefined)?.id;
   if (a2aId?.type === "string") a2aId.type = ["string", "integer"];
 
+  // ThreadState: where a state has no parent checkpoint, or a task no error, checkpoint, state or
+  // result, the real server (JS and Python alike) writes null, and both clients type these fields
+  // as nullable; the document types them as objects and strings only. Omitting them would be
+  // document-valid but not what code written for the real server reads (docs/agent-server.md).
+  const threadState = schemas.ThreadState?.properties as Record<string, Schema> | undefined;
+  if (threadState?.parent_checkpoint) threadState.parent_checkpoint = nullable(threadState.parent_checkpoint);
+  const task = ((threadState?.tasks as Schema | undefined)?.items as Schema | undefined)?.properties as Record<string, Schema> | undefined;
+  for (const field of ["error", "checkpoint", "state"]) if (task?.[field]) task[field] = nullable(task[field]);
+
   // Cron: a stateless cron has no thread and a cron without an end has no end time; the server
   // answers null for both (the clients type them Optional), where the document requires strings.
   const cronProperties = schemas.Cron?.properties as Record<string, Schema> | undefined;
@@ -46,3 +55,6 @@ export function amendAgentServerDocument(doc: Document): void {
     if (property?.type === "string") property.type = ["string", "null"];
   }
 }
+
+/** The schema, or null. */
+const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: "null" }] });
