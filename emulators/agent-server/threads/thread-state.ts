@@ -9,13 +9,20 @@ export interface CheckpointConfig {
   readonly checkpoint_id?: string;
 }
 
-/** A task of a state: a node that runs next (and the error it failed with). */
+/**
+ * A task of a state: a node that runs next (and the error it failed with). The graphs have no
+ * subgraphs, so a task has no checkpoint or state of its own, and a task still to run no result:
+ * null, as the real server writes them.
+ */
 export interface ThreadTask {
   readonly id: string;
   readonly name: string;
   readonly path: readonly string[];
-  readonly error?: string;
+  readonly error: string | null;
   readonly interrupts: readonly PendingInterrupt[];
+  readonly checkpoint: null;
+  readonly state: null;
+  readonly result: null;
 }
 
 /** A pending interrupt (`{value, id}`), as the real server shows it in a state and a thread. */
@@ -32,7 +39,7 @@ export interface ThreadState {
   readonly checkpoint: CheckpointConfig;
   readonly metadata: JsonObject;
   readonly created_at: string;
-  readonly parent_checkpoint?: CheckpointConfig;
+  readonly parent_checkpoint: CheckpointConfig | null;
   /** Every task's pending interrupts, in task order. */
   readonly interrupts: readonly PendingInterrupt[];
 }
@@ -45,10 +52,11 @@ export const checkpointConfig = (threadId: string, checkpointId: string): Checkp
 });
 
 /**
- * A checkpoint as the real server shows it (its `state_snapshot_to_thread_state`). Where the real
- * server writes null (no parent yet, a task without error) the field is left out: the document
- * types those fields as objects and strings, never null. A thread with no checkpoint yet shows its
- * values with no next nodes and a checkpoint without id.
+ * A checkpoint as the real server shows it (its `state_snapshot_to_thread_state`), with null where
+ * it writes null: no parent yet, a task without error (the contract allows those nulls,
+ * test/workers/contract/agent-server-amendments.ts). A thread with no checkpoint yet shows its
+ * values with no next nodes and a checkpoint without id, where the real server has null for the
+ * checkpoint and `created_at`: the document requires both, so they keep its shape.
  */
 export function toThreadState(
   threadId: string,
@@ -63,6 +71,7 @@ export function toThreadState(
       checkpoint: { thread_id: threadId, checkpoint_ns: "" },
       metadata: {},
       created_at: empty.created_at,
+      parent_checkpoint: null,
       interrupts: [],
     };
   }
@@ -73,13 +82,16 @@ export function toThreadState(
       id: task.id,
       name: task.name,
       path: ["__pregel_pull", task.name],
-      ...(task.error === undefined ? {} : { error: task.error }),
+      error: task.error ?? null,
       interrupts: task.interrupts ?? [],
+      checkpoint: null,
+      state: null,
+      result: null,
     })),
     checkpoint: checkpointConfig(threadId, checkpoint.checkpoint_id),
     metadata: checkpoint.metadata,
     created_at: checkpoint.created_at,
-    ...(checkpoint.parent_checkpoint_id === null ? {} : { parent_checkpoint: checkpointConfig(threadId, checkpoint.parent_checkpoint_id) }),
+    parent_checkpoint: checkpoint.parent_checkpoint_id === null ? null : checkpointConfig(threadId, checkpoint.parent_checkpoint_id),
     interrupts: checkpoint.tasks.flatMap((task) => task.interrupts ?? []),
   };
 }

@@ -44,7 +44,18 @@ describe("the approval graph pauses at human_review", () => {
     expect((await agentServer("GET", `/threads/${threadId}/runs/${runId}`)).body.status).toBe("interrupted");
     const s = await state(threadId);
     expect(s.next).toEqual(["human_review"]);
-    expect(s.tasks).toEqual([{ id: expect.any(String), name: "human_review", path: ["__pregel_pull", "human_review"], interrupts: [interrupt] }]);
+    expect(s.tasks).toEqual([
+      {
+        id: expect.any(String),
+        name: "human_review",
+        path: ["__pregel_pull", "human_review"],
+        error: null,
+        interrupts: [interrupt],
+        checkpoint: null,
+        state: null,
+        result: null,
+      },
+    ]);
     expect(s.interrupts).toEqual([interrupt]);
     const t = await thread(threadId);
     expect(t.status).toBe("interrupted");

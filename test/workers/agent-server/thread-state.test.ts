@@ -50,7 +50,16 @@ describe("GET /threads/{thread_id}/state", () => {
     const state = (await agentServer("GET", `/threads/${thread.thread_id}/state`)).body;
     expect(state.next).toEqual(["review"]);
     expect(state.tasks).toEqual([
-      { id: expect.any(String), name: "review", path: ["__pregel_pull", "review"], error: expect.stringContaining("EmulatedNodeError"), interrupts: [] },
+      {
+        id: expect.any(String),
+        name: "review",
+        path: ["__pregel_pull", "review"],
+        error: expect.stringContaining("EmulatedNodeError"),
+        interrupts: [],
+        checkpoint: null,
+        state: null,
+        result: null,
+      },
     ]);
   });
 });
@@ -70,7 +79,7 @@ describe("history", () => {
       [-1, "input", ["__start__"]],
     ]);
     for (let i = 0; i < states.length - 1; i++) expect(states[i].parent_checkpoint.checkpoint_id).toBe(states[i + 1].checkpoint.checkpoint_id);
-    expect(states.at(-1).parent_checkpoint).toBeUndefined();
+    expect(states.at(-1).parent_checkpoint).toBeNull();
   });
 
   it("pages with limit and before, filters by metadata; GET takes limit and before as query", async () => {
