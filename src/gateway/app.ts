@@ -79,7 +79,7 @@ export function createGateway(options: GatewayOptions = {}) {
     const twin = frameTwin(request.socket, request.path);
     const call = { ...request, path: twin.path };
     const relay = {
-      rule: request.socket,
+      rule: request.socket.rule,
       count: () => limit(runtime, twin.method, call, background),
       idleMs: runtime.settings.socketIdleMs,
       maxPending: MAX_PENDING_FRAMES,

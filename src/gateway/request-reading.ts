@@ -3,7 +3,7 @@ import type { Classifier } from "../core/rules/classify.ts";
 import { clientIpKey, UNKNOWN_CLIENT } from "../core/rules/client-ip.ts";
 import { readRequest } from "../core/rules/read-request.ts";
 import type { RuleTable } from "../core/rules/load.ts";
-import { socketRuleFor, type SocketRule } from "../core/rules/socket-rules.ts";
+import { socketRuleFor, type SocketRoute } from "../core/rules/socket-rules.ts";
 import type { Routing } from "./settings.ts";
 import { GatewayError } from "../http/gateway-error.ts";
 import { forwardPath, localRoute, scopedRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
@@ -56,8 +56,8 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
  * @throws GatewayError bad-request (400) where the upstream opens no socket the gateway knows how
  * to count: relayed unread, its frames would be calls no counter sees.
  */
-function socketOf(table: RuleTable, path: string): SocketRule {
-  const socket = socketRuleFor(table.sockets, path);
+function socketOf(table: RuleTable, path: string): SocketRoute {
+  const socket = socketRuleFor(table, path);
   if (socket) return socket;
   throw new GatewayError(
     "bad-request",

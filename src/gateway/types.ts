@@ -1,4 +1,4 @@
-import type { SocketRule } from "../core/rules/socket-rules.ts";
+import type { SocketRoute } from "../core/rules/socket-rules.ts";
 import type { Env } from "../env.ts";
 import type { RegionRuntime } from "./region-runtime.ts";
 import type { UpstreamName } from "./routes.ts";
@@ -26,10 +26,11 @@ export interface GatewayRequest {
   /** CF-Connecting-IP as the edge set it, trimmed; undefined when absent or not an address. */
   readonly edgeAddress: string | undefined;
   /**
-   * Set on a WebSocket upgrade (src/core/rules/websocket-upgrade.ts): the socket rule of its path,
-   * which says how the frames it carries count (src/core/rules/socket-rules.ts).
+   * Set on a WebSocket upgrade (src/core/rules/websocket-upgrade.ts): the socket rule of its path
+   * (and the root it was found under), which says how the frames it carries count
+   * (src/core/rules/socket-rules.ts).
    */
-  readonly socket?: SocketRule;
+  readonly socket?: SocketRoute;
 }
 
 /** Hono environment of the gateway app. */

@@ -3,7 +3,7 @@
  * docs/rules.md, "WebSockets"). A socket carries calls, so the gateway relays one only where it
  * knows how to count them: an upgrade no socket rule names is refused before any counter.
  */
-import { pathMatches } from "./match.ts";
+import { pathMatchesUnder } from "./match.ts";
 import { pathSegments } from "./request-facts.ts";
 import type { PathPattern, SocketProtocol, SocketRuleData } from "./schema.ts";
 
@@ -48,30 +48,43 @@ export function socketRuleProblems(sockets: readonly SocketRuleData[], patternPr
   return problems;
 }
 
-/**
- * The socket rule for a WebSocket upgrade on `path` (canonical), or undefined when the upstream
- * opens no socket there that the gateway knows how to count.
- */
-export function socketRuleFor(sockets: readonly SocketRule[], path: string): SocketRule | undefined {
-  return sockets.find((socket) => pathMatches(socket.path, path));
+/** A socket rule as a request met it: the rule, and the table root its path matched under. */
+export interface SocketRoute {
+  readonly rule: SocketRule;
+  /** "/" or the alias root the socket's path was found under (as rows match: match.ts). */
+  readonly root: string;
 }
 
 /**
- * The request a frame of a socket opened on `path` under `socket` is counted as: its commands'
- * HTTP twin with the socket path's `{uuid}` segments filled in, or (`frames`) the upgrade itself.
+ * The socket rule for a WebSocket upgrade on `path` (canonical), under the table's roots as its
+ * rows match, or undefined when the upstream opens no socket there that the gateway knows how to
+ * count.
+ */
+export function socketRuleFor(table: { readonly sockets: readonly SocketRule[]; readonly roots: readonly string[] }, path: string): SocketRoute | undefined {
+  for (const rule of table.sockets) {
+    const root = pathMatchesUnder(rule.path, path, table.roots);
+    if (root !== undefined) return { rule, root };
+  }
+  return undefined;
+}
+
+/**
+ * The request a frame of a socket opened on `path` is counted as: its commands' HTTP twin with
+ * the socket path's `{uuid}` segments filled in, under the root the socket was found under, or
+ * (`frames`) the upgrade itself.
  *
  * @example
- * frameTwin({ path: { kind: "template", pattern: "/threads/{uuid}/stream/events" }, protocol: "agent-protocol-v2",
- *   commandsAs: { method: "POST", path: "/threads/{uuid}/commands" } }, "/threads/5e1c.../stream/events")
+ * frameTwin({ root: "/", rule: { path: { kind: "template", pattern: "/threads/{uuid}/stream/events" }, protocol: "agent-protocol-v2",
+ *   commandsAs: { method: "POST", path: "/threads/{uuid}/commands" } } }, "/threads/5e1c.../stream/events")
  * // { method: "POST", path: "/threads/5e1c.../commands" }
  */
-export function frameTwin(socket: SocketRule, path: string): FrameTwin {
-  if (!socket.commandsAs) return { method: "GET", path };
-  const have = pathSegments(path);
-  const uuids = pathSegments(socket.path.pattern).flatMap((segment, i) => (segment === "{uuid}" ? [have[i]!] : []));
+export function frameTwin({ rule, root }: SocketRoute, path: string): FrameTwin {
+  if (!rule.commandsAs) return { method: "GET", path };
+  const have = pathSegments(root === "/" ? path : path.slice(root.length));
+  const uuids = pathSegments(rule.path.pattern).flatMap((segment, i) => (segment === "{uuid}" ? [have[i]!] : []));
   let next = 0;
-  const twin = pathSegments(socket.commandsAs.path).map((segment) => (segment === "{uuid}" ? uuids[next++]! : segment));
-  return { method: socket.commandsAs.method, path: `/${twin.join("/")}` };
+  const twin = pathSegments(rule.commandsAs.path).map((segment) => (segment === "{uuid}" ? uuids[next++]! : segment));
+  return { method: rule.commandsAs.method, path: `${root === "/" ? "" : root}/${twin.join("/")}` };
 }
 
 const placeholders = (pattern: string) => pathSegments(pattern).filter((s) => s === "{uuid}").length;

@@ -2,6 +2,9 @@
 // requests the edge stamped with the session's LOCAL_EDGE_SECRET, so a client that finds it cannot
 // pick its own CF-Connecting-IP, and with it a fresh counter.
 import { describe, expect, it } from "vitest";
+import hostedApiData from "../../../rules/hosted-api.json" with { type: "json" };
+import { compileClassifier } from "../../../src/core/rules/classify.ts";
+import { loadRuleTable } from "../../../src/core/rules/load.ts";
 import { LOCAL_EDGE_HEADER } from "../../../src/gateway/local-edge-header.ts";
 import { gatewayWith, recordingLimiter, recordingUpstream } from "../support/custom-gateway.ts";
 import { freshIdentity } from "../support/requests.ts";
@@ -9,10 +12,15 @@ import { acceptSocket, upgradeHeaders } from "./support.ts";
 
 const SECRET = "a-session-secret-of-forty-three-characters--";
 
+/** The published hosted-API rows with a `frames` socket on /sessions/live, so an upgrade there is relayed. */
+const withSocket = compileClassifier(
+  loadRuleTable({ ...hostedApiData, sockets: [{ path: { kind: "exact", pattern: "/sessions/live" }, protocol: "frames" }] }),
+);
+
 function guarded() {
   const upstream = recordingUpstream();
   const limiter = recordingLimiter();
-  const send = gatewayWith({ HOSTED_API: upstream.fetcher, COUNTERS: limiter.namespace, LOCAL_EDGE_SECRET: SECRET });
+  const send = gatewayWith({ HOSTED_API: upstream.fetcher, COUNTERS: limiter.namespace, LOCAL_EDGE_SECRET: SECRET }, withSocket);
   return { upstream, limiter, send };
 }
 

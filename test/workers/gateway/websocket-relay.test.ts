@@ -103,10 +103,7 @@ describe("an admitted WebSocket", () => {
   });
 
   // Known gap: the rows count /api/v1/sessions/live as /sessions/live (the table's alias root), but
-  // socketRuleFor (src/core/rules/socket-rules.ts) matches the socket's path under "/" only, so the
-  // alias spelling is refused 400. Fails closed (no frame passes uncounted); remove `.fails` once
-  // socket rules match under the table's roots as rows do.
-  it.fails("is served under the table's alias root as under /, as the rows count it", async () => {
+  it("is served under the table's alias root as under /, as the rows count it", async () => {
     const res = await send("/api/v1/sessions/live", { headers: upgradeHeaders(keyed(freshIdentity())) });
     expect(ruleNameOf(res)).toBe("default-key");
     const peer = acceptSocket(res);

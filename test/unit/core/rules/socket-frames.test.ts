@@ -61,31 +61,7 @@ describe("readCommandFrame", () => {
 });
 
 describe("socket rules", () => {
-  const sockets = ruleTables["agent-server"].sockets;
-
-  it("the agent server opens its protocol v2 socket on a thread's event stream, and nowhere else", () => {
-    expect(socketRuleFor(sockets, `/threads/${UUID}/stream/events`)?.protocol).toBe("agent-protocol-v2");
-    for (const path of ["/threads/not-a-uuid/stream/events", `/threads/${UUID}/stream`, `/threads/${UUID}/commands`, "/runs/stream", "/"]) {
-      expect(socketRuleFor(sockets, path), path).toBeUndefined();
-    }
-    expect(ruleTables["hosted-api"].sockets).toEqual([]);
-    expect(ruleTables["control-plane"].sockets).toEqual([]);
-  });
-
-  it("survive the table's file form (overrides re-check a table from it), as do its concurrency rows", () => {
-    const table = ruleTables["agent-server"];
-    expect(loadRuleTable(tableData(table), "again")).toEqual(table);
-  });
-
-  it("counts a command as POST on the same thread's commands path", () => {
-    const rule = socketRuleFor(sockets, `/threads/${UUID}/stream/events`)!;
-    expect(frameTwin(rule, `/threads/${UUID}/stream/events`)).toEqual({ method: "POST", path: `/threads/${UUID}/commands` });
-  });
-
-  it("counts a `frames` socket's frames as its upgrade", () => {
-    expect(frameTwin({ path: { kind: "exact", pattern: "/live" }, protocol: "frames" }, "/live")).toEqual({ method: "GET", path: "/live" });
-  });
-
+  const table = ruleTables["agent-server"];
   const base = {
     table: "t",
     rules: [
@@ -100,6 +76,51 @@ describe("socket rules", () => {
       },
     ],
   };
+
+  it("the agent server opens its protocol v2 socket on a thread's event stream, and nowhere else", () => {
+    expect(socketRuleFor(table, `/threads/${UUID}/stream/events`)?.rule.protocol).toBe("agent-protocol-v2");
+    for (const path of ["/threads/not-a-uuid/stream/events", `/threads/${UUID}/stream`, `/threads/${UUID}/commands`, "/runs/stream", "/"]) {
+      expect(socketRuleFor(table, path), path).toBeUndefined();
+    }
+    expect(ruleTables["hosted-api"].sockets).toEqual([]);
+    expect(ruleTables["control-plane"].sockets).toEqual([]);
+  });
+
+  it("survive the table's file form (overrides re-check a table from it), as do its concurrency rows", () => {
+    const table = ruleTables["agent-server"];
+    expect(loadRuleTable(tableData(table), "again")).toEqual(table);
+  });
+
+  it("counts a command as POST on the same thread's commands path", () => {
+    const route = socketRuleFor(table, `/threads/${UUID}/stream/events`)!;
+    expect(frameTwin(route, `/threads/${UUID}/stream/events`)).toEqual({ method: "POST", path: `/threads/${UUID}/commands` });
+  });
+
+  it("counts a `frames` socket's frames as its upgrade", () => {
+    expect(frameTwin({ root: "/", rule: { path: { kind: "exact", pattern: "/live" }, protocol: "frames" } }, "/live")).toEqual({
+      method: "GET",
+      path: "/live",
+    });
+  });
+
+  it("are met under a table's alias roots as its rows are, and count a command under the same root", () => {
+    const aliased = loadRuleTable({
+      ...base,
+      aliasRoots: ["/api/v1"],
+      sockets: [
+        {
+          path: { kind: "template", pattern: "/threads/{uuid}/stream/events" },
+          protocol: "agent-protocol-v2",
+          commandsAs: { method: "POST", path: "/threads/{uuid}/commands" },
+        },
+      ],
+    });
+    const route = socketRuleFor(aliased, `/api/v1/threads/${UUID}/stream/events`);
+    expect(route?.root).toBe("/api/v1");
+    expect(frameTwin(route!, `/api/v1/threads/${UUID}/stream/events`)).toEqual({ method: "POST", path: `/api/v1/threads/${UUID}/commands` });
+    expect(socketRuleFor(aliased, `/api/v2/threads/${UUID}/stream/events`)).toBeUndefined();
+  });
+
   const problemsOf = (sockets: unknown[]) => {
     try {
       loadRuleTable({ ...base, sockets }, "rules/test.json");
