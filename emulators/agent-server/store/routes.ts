@@ -44,5 +44,6 @@ export const storeRoutes = new Hono<AgentServerEnv>()
   })
   .post("/namespaces", validate("json", StoreListNamespaces), async (c) => {
     using items = itemsOf(c.env);
-    return c.json(await items.namespaces(c.req.valid("json")));
+    // The real server's and both clients' shape, where the description says a bare list (test/workers/contract/agent-server-amendments.ts).
+    return c.json({ namespaces: await items.namespaces(c.req.valid("json")) });
   });

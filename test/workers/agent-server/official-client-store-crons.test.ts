@@ -64,8 +64,7 @@ describe("official JS client: store", () => {
 
     // The client passes the JSON through: the emulator answers the reference document's bare list,
     // where the client's type (and the real server) has `{namespaces}` (docs/agent-server.md).
-    const listNamespaces = async (options: Parameters<typeof client.store.listNamespaces>[0]) =>
-      (await client.store.listNamespaces(options)) as unknown as string[][];
+    const listNamespaces = async (options: Parameters<typeof client.store.listNamespaces>[0]) => (await client.store.listNamespaces(options)).namespaces;
     expect(await listNamespaces({ prefix: [root], maxDepth: 2 })).toEqual([
       [root, "docs"],
       [root, "notes"],

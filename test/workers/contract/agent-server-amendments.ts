@@ -47,6 +47,13 @@ export function amendAgentServerDocument(doc: Document): void {
   const task = ((threadState?.tasks as Schema | undefined)?.items as Schema | undefined)?.properties as Record<string, Schema> | undefined;
   for (const field of ["error", "checkpoint", "state"]) if (task?.[field]) task[field] = nullable(task[field]);
 
+  // POST /store/namespaces: the real server (JS and Python) answers `{"namespaces": [...]}`, and
+  // both clients type ListNamespaceResponse so (`namespaces: string[][]`); the document says a bare list.
+  const namespaces = schemas.ListNamespaceResponse as Schema | undefined;
+  if (namespaces?.type === "array") {
+    schemas.ListNamespaceResponse = { type: "object", required: ["namespaces"], properties: { namespaces: { ...namespaces } } };
+  }
+
   // Cron: a stateless cron has no thread and a cron without an end has no end time; the server
   // answers null for both (the clients type them Optional), where the document requires strings.
   const cronProperties = schemas.Cron?.properties as Record<string, Schema> | undefined;
