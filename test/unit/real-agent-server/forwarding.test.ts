@@ -1,0 +1,210 @@
+// What the gateway changes in real traffic to the open-source agent server (tools/real-agent-server)
+// under `npm start`, measured against the same request sent direct: when headers and each chunk
+// arrive, the encoding, the headers the server receives and stores, the host it builds URLs from,
+// the path it routes, and how long a long poll may take. Each difference issue 43 lists is an
+// it.fails naming the item of issue 43 ("Transparent forwarding") that removes it: a fix turns
+// the test green, and its it.fails red, to be flipped to it.
+import { describe, expect, it } from "vitest";
+import { comparableHeaders, realServerAndGateway, say } from "./support.ts";
+import { timedRequest, within, type TimedAnswer } from "./timed.ts";
+
+/**
+ * Through the gateway, each time (to the headers, to each chunk) may be at most this much later
+ * than direct: the local edge, wrangler dev and the gateway's own work, never a wait for the body.
+ */
+const MARGIN_MS = 100;
+
+/**
+ * The header timeout, lowered from 30 s so a run that outlasts it (a `join` whose headers come at
+ * its end) takes seconds here; every other answer in this file sends its headers well within it.
+ */
+const UPSTREAM_TIMEOUT_MS = 3_000;
+
+// This file's ports, in the real-agent-server range (19700-19799).
+const both = realServerAndGateway({ server: 19710, edge: 19711, private: 19712 }, { vars: { UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS) } });
+
+/** The same request direct and through the gateway at once, each timed. */
+async function eachWay(path: string, request: Parameters<typeof timedRequest>[1] = {}): Promise<{ direct: TimedAnswer; through: TimedAnswer }> {
+  const [direct, through] = await Promise.all([
+    timedRequest(`${both().direct}${path}`, request).answer,
+    timedRequest(`${both().through}${path}`, request).answer,
+  ]);
+  return { direct, through };
+}
+
+/** Each of `through`'s times at most MARGIN_MS after `direct`'s, and as many chunks. */
+async function expectSameTiming(direct: TimedAnswer, through: TimedAnswer) {
+  expect(through.headersAt).toBeLessThanOrEqual(direct.headersAt + MARGIN_MS);
+  const [d, t] = await Promise.all([direct.chunks, through.chunks]);
+  expect(t.length).toBe(d.length);
+  d.forEach((chunk, i) => expect(t[i]!.at).toBeLessThanOrEqual(chunk.at + MARGIN_MS));
+}
+
+describe("time to headers and to each chunk: through the gateway within 100 ms of direct", () => {
+  it("GET /chunks without Accept-Encoding (4 text/plain chunks 300 ms apart): each chunk as sent", async () => {
+    const { direct, through } = await eachWay("/chunks?count=4&delay_ms=300", { headers: { "accept-encoding": "identity" } });
+    expect(await direct.text).toBe("chunk 1\nchunk 2\nchunk 3\nchunk 4\n");
+    expect(await through.text).toBe(await direct.text);
+    expect((await direct.chunks).length).toBe(4);
+    await expectSameTiming(direct, through);
+  });
+
+  // Issue 43, "Transparent forwarding": no compression the upstream did not apply, and bodies
+  // streamed chunk for chunk (finding 2: workerd gzips text/plain, the 4 chunks come as one at the end).
+  it.fails("GET /chunks with Accept-Encoding gzip, as Node's fetch and browsers send: each chunk as sent, uncompressed", async () => {
+    const { direct, through } = await eachWay("/chunks?count=4&delay_ms=300");
+    expect(through.headers["content-encoding"]).toBe(direct.headers["content-encoding"]);
+    await expectSameTiming(direct, through);
+  });
+
+  // Issue 43, "Transparent forwarding": response headers as soon as the upstream sends them, the
+  // local edge included (finding 1: held until the first event, so the official client, which
+  // awaits them before run.start, deadlocks).
+  it.fails("POST /threads/{new id}/stream/events: headers at once, before any run starts", async () => {
+    const events = await Promise.all(
+      [both().direct, both().through].map(async (base) => {
+        const threadId = crypto.randomUUID();
+        const subscription = timedRequest(`${base}/threads/${threadId}/stream/events`, { body: { channels: ["values", "lifecycle"] } });
+        // The run starts only once the subscription's headers came, or after a second without them.
+        const answer = await within(1_000, subscription.answer);
+        const start = await fetch(`${base}/threads/${threadId}/commands`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ id: 1, method: "run.start", params: { assistant_id: "agent", input: say("subscribe first") } }),
+        });
+        expect(start.status).toBe(200);
+        const got = answer ?? (await subscription.answer);
+        setTimeout(() => got.close(), 1_000);
+        return { answer, got };
+      }),
+    );
+    const [direct, through] = events;
+    expect(direct!.answer).toBeDefined();
+    expect(through!.answer).toBeDefined();
+    expect(through!.got.headersAt).toBeLessThanOrEqual(direct!.got.headersAt + MARGIN_MS);
+  });
+
+  // Issue 43, "Transparent forwarding": headers as the upstream sends them and no compression
+  // (findings 1 and 2: headers held until the first keep-alive byte, then nothing until the end).
+  it.fails("POST /runs/wait of slow (3 steps of 1 s): headers at once and the server's keep-alive bytes as sent", async () => {
+    const { direct, through } = await eachWay("/runs/wait", { body: { assistant_id: "slow", input: { steps: 3, delay_ms: 1_000 } } });
+    expect(direct.status).toBe(200);
+    expect(through.status).toBe(200);
+    expect((await direct.chunks).length).toBeGreaterThan(1);
+    await expectSameTiming(direct, through);
+  });
+});
+
+describe("the answer's headers: as direct, but the gateway's RateLimit headers", () => {
+  // Issue 43, "Transparent forwarding": no compression the upstream did not apply (finding 2:
+  // content-encoding gzip even on 204 and HEAD answers).
+  it.fails("GET /info, HEAD /ok and a thread's DELETE (204) with Accept-Encoding gzip: the same headers (date and framing aside)", async () => {
+    const threads = await Promise.all(
+      [both().direct, both().through].map(
+        async (base) =>
+          (await (await fetch(`${base}/threads`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).json()) as {
+            thread_id: string;
+          },
+      ),
+    );
+    const answers = await Promise.all([
+      eachWay("/info"),
+      eachWay("/ok", { method: "HEAD" }),
+      Promise.all([both().direct, both().through].map((base, i) => timedRequest(`${base}/threads/${threads[i]!.thread_id}`, { method: "DELETE" }).answer)).then(
+        ([direct, through]) => ({ direct: direct!, through: through! }),
+      ),
+    ]);
+    for (const { direct, through } of answers) {
+      expect(through.status).toBe(direct.status);
+      const framing = (headers: Record<string, string>) =>
+        Object.fromEntries(Object.entries(headers).filter(([name]) => !["content-length", "transfer-encoding"].includes(name)));
+      expect(framing(comparableHeaders(through.headers))).toEqual(framing(comparableHeaders(direct.headers)));
+    }
+  });
+});
+
+describe("what the server receives and keeps", () => {
+  /** The checkpoints' metadata keys of a new thread after one `agent` run. */
+  async function storedKeys(base: string): Promise<string[]> {
+    const thread = (await (await fetch(`${base}/threads`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).json()) as {
+      thread_id: string;
+    };
+    const wait = await fetch(`${base}/threads/${thread.thread_id}/runs/wait`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ assistant_id: "agent", input: say("who am I") }),
+    });
+    expect(wait.status).toBe(200);
+    await wait.arrayBuffer();
+    const history = (await (await fetch(`${base}/threads/${thread.thread_id}/history`)).json()) as Array<{ metadata: Record<string, unknown> }>;
+    return [...new Set(history.flatMap((checkpoint) => Object.keys(checkpoint.metadata)))].sort();
+  }
+
+  it("a run direct stores none of the client's address (the baseline)", async () => {
+    expect((await storedKeys(both().direct)).filter((key) => key.startsWith("x-"))).toEqual([]);
+  });
+
+  // Issue 43, "Transparent forwarding": forwarded identity headers by policy per upstream (finding
+  // 4: every run through the gateway stores x-forwarded-* and x-real-ip in its checkpoints).
+  it.fails("a run through the gateway stores no x-forwarded-* or x-real-ip: the same metadata keys as direct", async () => {
+    const [direct, through] = await Promise.all([storedKeys(both().direct), storedKeys(both().through)]);
+    expect(through.filter((key) => /^x-(forwarded|real-ip)/.test(key))).toEqual([]);
+    expect(through).toEqual(direct);
+  });
+
+  // Issue 43, "Transparent forwarding": the public host reaches the upstream (finding 5: the
+  // server's script URL names the origin's host, which bypasses the gateway).
+  it.fails("POST /ui/agent: the script URLs it builds name the host the client called", async () => {
+    for (const base of [both().direct, both().through]) {
+      const res = await fetch(`${base}/ui/agent`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "card" }) });
+      expect(res.status).toBe(200);
+      const src = /src="([^"]+)"/.exec(await res.text())?.[1];
+      expect(new URL(src!).host).toBe(new URL(base).host);
+    }
+  });
+
+  // Issue 43, "Transparent forwarding": the path forwarded as the client sent it, or refused
+  // (finding 6: the gateway forwards its canonical path, so /ok/ and /ok%2F are answered 200).
+  it.fails("odd spellings of a path: the server's own answer, or the gateway's refusal (400), never another route's", async () => {
+    const spellings: Array<[string, string]> = [
+      ["GET", "/ok/"],
+      ["GET", "//ok"],
+      ["GET", "/ok%2F"],
+      ["GET", "/assistants/agent%2F"],
+      ["POST", "/threads%2Fsearch"],
+    ];
+    for (const [method, path] of spellings) {
+      const { direct, through } = await eachWay(path, { method, ...(method === "POST" && { body: {} }) });
+      expect({ path, status: through.status }).toEqual({ path, status: through.status === 400 && direct.status >= 400 ? 400 : direct.status });
+    }
+  });
+});
+
+describe("long polls: bounded by what the API allows, not by the header timeout", () => {
+  // Issue 43, "Transparent forwarding": long polls bounded per route, not by the header timeout
+  // (finding 3: this server sends a join's headers when the run ends; through the gateway, 504 at
+  // UPSTREAM_TIMEOUT_MS, and the client retries, each retry counted).
+  it.fails("GET /threads/{id}/runs/{id}/join of a run longer than the header timeout: 200 with its values, as direct", async () => {
+    const steps = Math.ceil(UPSTREAM_TIMEOUT_MS / 1_000) + 2;
+    const answers = await Promise.all(
+      [both().direct, both().through].map(async (base) => {
+        const thread = (await (await fetch(`${base}/threads`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).json()) as {
+          thread_id: string;
+        };
+        const run = (await (
+          await fetch(`${base}/threads/${thread.thread_id}/runs`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ assistant_id: "slow", input: { steps, delay_ms: 1_000 } }),
+          })
+        ).json()) as { run_id: string };
+        const join = await timedRequest(`${base}/threads/${thread.thread_id}/runs/${run.run_id}/join`).answer;
+        return { status: join.status, body: await join.text };
+      }),
+    );
+    const [direct, through] = answers;
+    expect(direct!.status).toBe(200);
+    expect(JSON.parse(direct!.body)).toMatchObject({ done: steps });
+    expect(through).toEqual({ status: 200, body: direct!.body });
+  });
+});
