@@ -272,6 +272,32 @@ export function describeSocketLimits(start: () => NpmStart, network: string): vo
       await stream.close();
     });
 
+    it("over its limit before the upgrade: the 429 before any 101 makes run.start reject at once, without the status (a WebSocket never shows a refused handshake's)", async () => {
+      const localAddress = freshAddress();
+      await spendDownTo(localAddress, 0);
+      const { client } = keylessClient(localAddress);
+      const sockets: WebSocket[] = [];
+      const refusals: number[] = [];
+      const webSocketFactory = (url: string) => {
+        const socket = new WebSocket(url, { localAddress });
+        socket.on("upgrade", () => refusals.push(101));
+        // ws reports a refused handshake as an `error` ("Unexpected server response: 429") and a 1006 close, as a browser would.
+        socket.on("error", (error) => refusals.push(Number(/\d{3}/.exec(error.message)?.[0])));
+        sockets.push(socket);
+        return socket as unknown as globalThis.WebSocket;
+      };
+      const stream = client.threads.stream({ assistantId: "agent", transport: "websocket", webSocketFactory });
+      const error: any = await within(stream.run.start({ input: say("refused upgrade") }), 20_000, "run.start after a refused upgrade").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(ProtocolError);
+      expect(error.message).toBe("Failed to open protocol WebSocket.");
+      expect([sockets.length, refusals]).toEqual([1, [429]]);
+      await stream.close();
+    });
+
     it("over its limit after run.start was admitted: the refused subscriptions end the projections empty (output undefined), and subscribe() rejects with the ProtocolError", async () => {
       const localAddress = freshAddress();
       // Two units left: the client's upgrade takes one, its run.start the other; the subscriptions

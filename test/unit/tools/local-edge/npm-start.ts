@@ -28,9 +28,11 @@ export interface NpmStart {
 /**
  * Starts `npm start` (US) or `npm run start:eu` on the given ports with a fresh state directory and
  * resolves once it says it is ready. Its own process group, so `stop` ends the whole tree (npm,
- * the edge, wrangler, workerd) and waits for it before removing the state directory.
+ * the edge, wrangler, workerd) and waits for it before removing the state directory. Not ready
+ * within `readyWithinMs`, it is stopped and the start rejects with all it printed (a hook timeout
+ * would say nothing, and leave the tree running).
  */
-export async function startNpmStart(region: Region, edgePort: number, privatePort: number): Promise<NpmStart> {
+export async function startNpmStart(region: Region, edgePort: number, privatePort: number, readyWithinMs = 150_000): Promise<NpmStart> {
   const state = mkdtempSync(join(tmpdir(), `tollgate-npm-start-${region}-`));
   const script = region === "us" ? ["start"] : ["run", "start:eu"];
   const child = spawn("npm", [...script, "--", "--port", String(edgePort), "--private-port", String(privatePort), "--persist-to", state], {
@@ -52,6 +54,7 @@ export async function startNpmStart(region: Region, edgePort: number, privatePor
     }
     rmSync(state, { recursive: true, force: true });
   };
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       const read = (chunk: Buffer) => {
@@ -61,10 +64,13 @@ export async function startNpmStart(region: Region, edgePort: number, privatePor
       child.stdout!.on("data", read);
       child.stderr!.on("data", read);
       child.once("exit", (code) => reject(new Error(`npm start exited (${code}) before it was ready:\n${output}`)));
+      timer = setTimeout(() => reject(new Error(`npm start (${region}) was not ready within ${readyWithinMs} ms; it printed:\n${output}`)), readyWithinMs);
     });
   } catch (error) {
     await stop();
     throw error;
+  } finally {
+    clearTimeout(timer);
   }
   return { region, edge, privatePort, startup: output, stop };
 }
