@@ -33,6 +33,17 @@ export interface NpmStart {
  * would say nothing, and leave the tree running).
  */
 export async function startNpmStart(region: Region, edgePort: number, privatePort: number, readyWithinMs = 150_000): Promise<NpmStart> {
+  try {
+    return await startOnce(region, edgePort, privatePort, readyWithinMs);
+  } catch (error) {
+    // Once more when wrangler lost a race for one of the ports it picks itself (its Workers'
+    // sockets) to another wrangler dev starting on this machine at the same moment.
+    if (!String(error).includes("Address already in use")) throw error;
+    return await startOnce(region, edgePort, privatePort, readyWithinMs);
+  }
+}
+
+async function startOnce(region: Region, edgePort: number, privatePort: number, readyWithinMs: number): Promise<NpmStart> {
   const state = mkdtempSync(join(tmpdir(), `tollgate-npm-start-${region}-`));
   const script = region === "us" ? ["start"] : ["run", "start:eu"];
   const child = spawn("npm", [...script, "--", "--port", String(edgePort), "--private-port", String(privatePort), "--persist-to", state], {
