@@ -37,19 +37,21 @@ export function realServerAndGateway(
   return () => both!;
 }
 
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+// A UUID, or the 32 hex digits LangGraph names an interrupt with.
+const ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\b[0-9a-f]{32}\b/gi;
 const ISO_TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g;
 
 /**
  * A value with what differs from run to run made comparable: each id (a UUID, alone or inside a
- * string such as `run-<uuid>`) numbered by its first appearance, each timestamp `<time>`, and the
- * server URL a run records (`langgraph_api_url`, the same server either way) as `<server>`.
+ * string such as `run-<uuid>`, or an interrupt's) numbered by its first appearance, each time
+ * (an ISO string, or a protocol event's `timestamp` number) `<time>`, and the server URL a run
+ * records (`langgraph_api_url`, the same server either way) as `<server>`.
  * Everything else, including headers the server stored, is kept: that is what is compared.
  */
 export function comparable(value: unknown, ids = new Map<string, string>()): unknown {
   if (typeof value === "string") {
     return value
-      .replace(UUID, (id) => {
+      .replace(ID, (id) => {
         const key = id.toLowerCase();
         if (!ids.has(key)) ids.set(key, `<id${ids.size + 1}>`);
         return ids.get(key)!;
@@ -61,11 +63,7 @@ export function comparable(value: unknown, ids = new Map<string, string>()): unk
     return Object.fromEntries(
       Object.entries(value as Record<string, unknown>).map(([key, item]) => [
         key,
-        key === "langgraph_api_url"
-          ? "<server>"
-          : typeof item === "number" && /(^|_)(time|ms|latency|timestamp)s?$/.test(key)
-            ? "<number>"
-            : comparable(item, ids),
+        key === "langgraph_api_url" ? "<server>" : key === "timestamp" && typeof item === "number" ? "<time>" : comparable(item, ids),
       ]),
     );
   }
