@@ -129,6 +129,7 @@ export function banner(base: string, region: string, admin?: boolean, quiet = fa
     `  hosted API     ${base}/...   (echo Worker, bound as a service; the published table applies)`,
     `  control plane  ${base}${mount("control-plane").prefix}/...   (emulator Worker, bound as a service; client base URL ${base})`,
     `  agent server   ${base}${agentServer.prefix}/...   (emulator Worker, bound as a service; client base URL ${base}${agentServer.prefix})`,
+    `  your own       npm start -- --var AGENT_SERVER_ORIGIN:http://127.0.0.1:2024 puts your agent server there instead of the emulator (docs/real-agent-server.md)`,
     `  deployments    ${base}/deployments/<id>/...   (each deployed control-plane deployment's own agent server: its source_config.custom_url)`,
     `  try            curl -si ${base}/runs/stats -H 'x-api-key: demo'`,
     `  which rule     npm run explain -- GET /runs/stats -H 'x-api-key: demo'`,
