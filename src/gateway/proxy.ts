@@ -145,7 +145,7 @@ function heldUntilEnd(body: ReadableStream | null, held: HeldSlot): ReadableStre
 /** What the timer rejects with: told apart from the upstream's own failures by identity. */
 const TIMED_OUT = new Error("the upstream did not answer in time");
 
-/** The upstream URL: its origin (and path), then the canonical path (which needs no encoding) and the query. */
+/** The upstream URL: its origin (and path), then the path and the query as the client sent them. */
 function target(upstream: Upstream, request: GatewayRequest): string {
   return (upstream.kind === "origin" ? upstream.base : request.url.origin) + request.upstreamPath + request.url.search;
 }

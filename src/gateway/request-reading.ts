@@ -6,16 +6,18 @@ import type { RuleTable } from "../core/rules/load.ts";
 import { socketRuleFor, type SocketRoute } from "../core/rules/socket-rules.ts";
 import type { Routing } from "./settings.ts";
 import { GatewayError } from "../http/gateway-error.ts";
-import { forwardPath, localRoute, scopedRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
+import { localRoute, scopedRoute, upstreamForHost, type UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 
 /**
  * Reads the request once, as its upstream will (src/core/rules/read-request.ts), before anything acts
  * on it: which upstream it is for (by host, or locally by mount prefix: routes.ts), then, with
  * that upstream's rule table, its method, path and identity. The rule that counts it and the
- * upstream that serves it then see the same request.
+ * upstream that serves it then see the same request: the path is forwarded as the client sent it
+ * (a local mount taken off), and counted as the upstream reads that spelling.
  * A host the gateway does not serve is refused with 421; what the upstream could read differently
- * with 400 `{"detail": ...}`; both before any counter or upstream.
+ * (a path spelling included: src/core/rules/path-spelling.ts) with 400 `{"detail": ...}`; both
+ * before any counter or upstream.
  *
  * @example
  * const read = requestReading({ classifiers });
@@ -27,8 +29,14 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
     const raw = c.req.raw;
     // The one parse of the URL; the proxy reuses it.
     const url = new URL(raw.url);
-    const { upstream, rawPath, forwardPrefix = "", strippedPrefix } = route(c.get("runtime").settings.routing, url);
-    const reading = readRequest(classifiers[upstream].table, { method: raw.method, rawPath, headers: raw.headers, search: url.search });
+    const { upstream, rawPath, strippedPrefix } = route(c.get("runtime").settings.routing, url);
+    const reading = readRequest(classifiers[upstream].table, {
+      method: raw.method,
+      rawPath,
+      sentPath: url.pathname,
+      headers: raw.headers,
+      search: url.search,
+    });
     if (!reading.ok) {
       throw new GatewayError("bad-request", reading.detail);
     }
@@ -39,8 +47,8 @@ export function requestReading(options: { classifiers: Readonly<Record<UpstreamN
       url,
       upstream,
       path: reading.path,
-      // A deployment's agent server is counted on its own path and reached below its prefix.
-      upstreamPath: forwardPath(forwardPrefix, reading.upstreamPath),
+      // As sent: a deployment's agent server is counted on its own path and reached below its prefix as sent.
+      upstreamPath: strippedPrefix === undefined ? url.pathname : belowMount(url.pathname, strippedPrefix),
       ...(strippedPrefix !== undefined && { strippedPrefix }),
       apiKey: reading.apiKey,
       userId: reading.userId,
@@ -74,6 +82,16 @@ function socketOf(table: RuleTable, path: string): SocketRoute {
 function route(routing: Routing, url: URL): { upstream: UpstreamName; rawPath: string; forwardPrefix?: string; strippedPrefix?: string } {
   // A deployment's agent server is counted on its own path, however it was reached (routes.ts).
   return scopedRoute(upstreamOf(routing, url));
+}
+
+/**
+ * The path as sent below a local mount: as many segments taken off as the mount has. Only the
+ * agent server's mount is taken off, and its reading allowed the spelling (no empty segment, no
+ * encoded slash: path-spelling.ts), so the sent path's segments are the canonical path's, one for one.
+ */
+function belowMount(sentPath: string, mount: string): string {
+  const rest = sentPath.split("/").slice(mount.split("/").length);
+  return rest.length === 0 ? "/" : `/${rest.join("/")}`;
 }
 
 /** By host (deployed) or by local mount. */

@@ -14,7 +14,10 @@ export interface GatewayRequest {
   readonly upstream: UpstreamName;
   /** Normalized, decoded path: what rules are matched against. */
   readonly path: string;
-  /** The same path, canonically re-encoded: what the upstream receives. */
+  /**
+   * The path as the client sent it (still encoded; a local mount taken off, a deployment's prefix
+   * kept): what the upstream receives, whose spelling it reads as `path` (path-spelling.ts).
+   */
   readonly upstreamPath: string;
   /** The local mount prefix taken off the path (`/agent-server` under npm start), told to the upstream as X-Forwarded-Prefix. */
   readonly strippedPrefix?: string;

@@ -1,19 +1,18 @@
 /*
  * Canonical request paths.
  *
- * Rate-limit rules are matched against a request's path, and the request is
- * then forwarded upstream. The upstream (Starlette) percent-decodes the whole
- * path exactly once, `%2F` included, before routing. If we matched on the raw
- * wire spelling, `/runs%2Fquery`, `//runs/query/` or `/x/../runs/query` could
- * slip past a `/runs/query` rule and still reach that route upstream under a
- * laxer limit. So we do what the upstream does (a single decode, then split
- * on `/`), canonicalise the segments, match rules on that decoded path, and
- * forward a re-encoding of that very path: the upstream's single decode of
- * `upstreamPath` yields exactly the `path` we matched, and nothing else.
+ * Rate-limit rules are matched against a request's path. The upstream (Starlette) percent-decodes
+ * the whole path exactly once, `%2F` included, before routing. If we matched on the raw wire
+ * spelling, `/runs%2Fquery` could slip past a `/runs/query` rule and still reach that route
+ * upstream under a laxer limit. So we do what the upstream does (a single decode, then split on
+ * `/`), canonicalise the segments, and match rules on that decoded path. The request itself is
+ * forwarded as sent: a spelling the upstream would not read as this canonical path (an empty or
+ * dot segment, an encoded slash where a reader keeps it) is refused (path-spelling.ts).
+ * `upstreamPath`, a canonical re-encoding, is what routing keeps of a path below a mount and the
+ * spelling a refusal tells the client to send instead.
  *
- * Decoding exactly once matters in both directions: `%252F` is the three
- * characters `%2F` to the upstream, never a `/`, and it is re-encoded as
- * `%252F` so the upstream sees the same three characters.
+ * Decoding exactly once matters in both directions: `%252F` is the three characters `%2F` to the
+ * upstream, never a `/`, and it is re-encoded as `%252F` so a single decode gives them back.
  */
 
 /** Result of {@link normalizePath}: the canonical path, or why the raw path was rejected. */
@@ -22,7 +21,7 @@ export type NormalizedPath =
       ok: true;
       /** Decoded canonical path used for rule matching: starts with `/`, no empty/`.`/`..` segments, no trailing slash (root is `/`). */
       path: string;
-      /** `path` with each segment percent-encoded (RFC 3986 pchar kept), safe to forward upstream. */
+      /** `path` with each segment percent-encoded (RFC 3986 pchar kept): its canonical spelling, which a single decode reads as `path`. */
       upstreamPath: string;
     }
   | { ok: false; detail: string };
@@ -149,7 +148,7 @@ function encodeSegment(segment: string): string {
 }
 
 /**
- * Canonicalise a request path for rule matching and forwarding.
+ * Canonicalise a request path for rule matching.
  *
  * Percent-escapes are decoded exactly once (like the upstream), the result is
  * split on `/`, empty segments are dropped and `.`/`..` resolved (`..` never

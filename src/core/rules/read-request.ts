@@ -1,11 +1,14 @@
 /*
  * One reading of a request, shared by counting and forwarding.
  *
- * A limit holds only if the gateway counts the request the upstream will act on. The upstreams
- * are FastAPI/Starlette services, so this module reads a request as they do and refuses what
- * they could read differently from the gateway (docs/rules.md, "What the gateway refuses, and why"):
- * - the path: decoded once, canonical segments (normalize.ts); a `{uuid}` segment of a template
- *   route in any spelling pydantic accepts is rewritten to the canonical UUID (uuid.ts);
+ * A limit holds only if the gateway counts the request the upstream will act on. The gateway
+ * forwards the path as the client sent it and reads it as the upstream will, and refuses what the
+ * upstream could read differently from the gateway (docs/rules.md, "What the gateway refuses, and why"):
+ * - the path: decoded once, canonical segments (normalize.ts), for the rules only; a spelling the
+ *   upstream would route otherwise (a trailing or doubled `/`, a dot segment, an encoded slash
+ *   where the agent server's two implementations disagree) is refused (path-spelling.ts); a
+ *   `{uuid}` segment of a template route in any spelling pydantic accepts is read as the
+ *   canonical UUID (uuid.ts), and forwarded as sent;
  * - identity headers: Starlette reads the first of several `x-api-key` lines, while a Worker sees
  *   them joined with ", ", so a repeated header or a comma in the value is refused;
  * - method-override headers: the gateway counts the request-line method; an upstream or
@@ -14,6 +17,7 @@
  */
 import type { RuleTable } from "./load.ts";
 import { normalizePath } from "./normalize.ts";
+import { pathReadingOf, spellingRefusal } from "./path-spelling.ts";
 import { pathSegments } from "./request-facts.ts";
 import { canonicalUuid } from "./uuid.ts";
 import { readUpgrade } from "./websocket-upgrade.ts";
@@ -25,8 +29,16 @@ export interface HeaderReader {
 
 export interface RawRequest {
   readonly method: string;
-  /** The path as sent, still percent-encoded, without query (URL.pathname). */
+  /**
+   * The upstream's own path as the rules read it, still percent-encoded, without query: the path
+   * as sent (URL.pathname), or what routing left of it below a mount or a deployment's prefix.
+   */
   readonly rawPath: string;
+  /**
+   * The whole path as the client sent it (URL.pathname, a local mount included), whose spelling
+   * the upstream must read as the gateway does (path-spelling.ts); `rawPath` when absent.
+   */
+  readonly sentPath?: string;
   readonly headers: HeaderReader;
   /** The query as sent (URL.search), read only on a WebSocket upgrade; "" when absent. */
   readonly search?: string;
@@ -38,7 +50,7 @@ export type RequestReading =
       readonly method: string;
       /** Decoded canonical path, UUID route parameters canonical: what rules match. */
       readonly path: string;
-      /** The same path re-encoded: what the upstream receives (its single decode yields `path`). */
+      /** `rawPath` as given, never rewritten: the upstream receives the path as sent. */
       readonly upstreamPath: string;
       readonly apiKey: string | null;
       readonly userId: string | null;
@@ -58,7 +70,9 @@ export const METHOD_OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method
  *
  * @example
  * readRequest(hostedApiTable, { method: "GET", rawPath: "/api/v1/runs/%7B...%7D", headers })
- * // { ok: true, path: "/api/v1/runs/<canonical uuid>", ... }
+ * // { ok: true, path: "/api/v1/runs/<canonical uuid>", upstreamPath: "/api/v1/runs/%7B...%7D", ... }
+ * readRequest(agentServerTable, { method: "GET", rawPath: "/ok/", headers })
+ * // { ok: false, status: 400, detail: "Path \"/ok/\" ends in \"/\": ... Send \"/ok\" instead." }
  */
 export function readRequest(table: RuleTable, raw: RawRequest): RequestReading {
   for (const name of METHOD_OVERRIDE_HEADERS) {
@@ -86,14 +100,18 @@ export function readRequest(table: RuleTable, raw: RawRequest): RequestReading {
   const upgrading = upgrade === null ? undefined : readUpgrade(raw.method, upgrade, raw.headers, raw.search ?? "");
   if (upgrading && !upgrading.ok) return refuse(upgrading.detail);
 
+  const sentPath = raw.sentPath ?? raw.rawPath;
+  const sent = sentPath === raw.rawPath ? undefined : normalizePath(sentPath);
+  if (sent && !sent.ok) return refuse(`Malformed request path: ${sent.detail}`);
   const normalized = normalizePath(raw.rawPath);
   if (!normalized.ok) return refuse(`Malformed request path: ${normalized.detail}`);
-  const { path, upstreamPath } = canonicalUuidParameters(table, normalized.path, normalized.upstreamPath);
+  const misread = spellingRefusal(sentPath, pathReadingOf(table.name), (sent ?? normalized).upstreamPath);
+  if (misread !== undefined) return refuse(misread);
   return {
     ok: true,
     method: raw.method,
-    path,
-    upstreamPath,
+    path: canonicalUuidParameters(table, normalized.path),
+    upstreamPath: raw.rawPath,
     apiKey: identity["x-api-key"],
     userId: identity["x-user-id"],
     websocket: upgrading?.websocket ?? false,
@@ -126,21 +144,19 @@ function templatesOf(table: RuleTable): Map<number, string[][]> {
 }
 
 /**
- * Rewrites the `{uuid}` segments of a path that has the shape of a template route (whatever the
- * method: the upstream's route reads the parameter the same way for each) to the canonical UUID,
- * in both the matching and the forwarded spelling. Other paths are returned unchanged.
+ * The path with the `{uuid}` segments of a template route it has the shape of (whatever the
+ * method: the upstream's route reads the parameter the same way for each) read as the canonical
+ * UUID, as the upstream's pydantic `UUID` reads them. Other paths are returned unchanged.
  */
-function canonicalUuidParameters(table: RuleTable, path: string, upstreamPath: string): { path: string; upstreamPath: string } {
+function canonicalUuidParameters(table: RuleTable, path: string): string {
   const segments = pathSegments(path);
   for (const template of templatesOf(table).get(segments.length) ?? []) {
     const fits = template.every((want, i) => (want === "{uuid}" ? canonicalUuid(segments[i]!) !== undefined : want === segments[i]));
     if (!fits) continue;
-    // Segments map one to one between the two spellings; a canonical UUID needs no encoding.
-    const encoded = pathSegments(upstreamPath);
     template.forEach((want, i) => {
-      if (want === "{uuid}") segments[i] = encoded[i] = canonicalUuid(segments[i]!)!;
+      if (want === "{uuid}") segments[i] = canonicalUuid(segments[i]!)!;
     });
-    return { path: `/${segments.join("/")}`, upstreamPath: `/${encoded.join("/")}` };
+    return `/${segments.join("/")}`;
   }
-  return { path, upstreamPath };
+  return path;
 }

@@ -1,12 +1,12 @@
-// Differential property (issue 8): a request spelled any way the upstream reads the same is
-// either refused, or counted on the same rule and counter as its canonical spelling and forwarded
-// as that canonical spelling, which the upstream model (support/upstream-model.ts, independent of
-// src/core/rules) reads as the request that was meant.
+// Differential property (issue 8): a request spelled any way is either refused, or counted on the
+// same rule and counter as its canonical spelling and forwarded as sent (issue 43), which the
+// upstream model (support/upstream-model.ts, independent of src/core/rules) reads as the request
+// that was meant. Refused are exactly the spellings the model would route as another path.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import table from "../../../rules/hosted-api.json" with { type: "json" };
 import { gatewayWith, recordingLimiter, recordingUpstreams } from "../support/custom-gateway.ts";
-import { MOUNTS, upstreamReads, type UpstreamAction } from "../support/upstream-model.ts";
+import { MOUNTS, routesAsAnotherPath, upstreamReads, type UpstreamAction } from "../support/upstream-model.ts";
 
 // ---- what a request means: method, mount, route, identity ---------------------------------------
 
@@ -199,13 +199,15 @@ const intent = (m: Meaning): Omit<UpstreamAction, "mount"> => ({
   userId: m.userId ?? null,
 });
 
-describe("every equivalent spelling is refused, or counted and forwarded as its canonical form", () => {
+describe("every spelling is refused, or counted as its canonical form and forwarded as sent", () => {
   it("holds for random requests and spellings", async () => {
     await fc.assert(
       fc.asyncProperty(meaning, spelling, async (m, s) => {
         const wire = spelledWire(m, s);
         const spelled = await through(wire);
-        if (wire.refused) {
+        // What reaches the upstream: the path as the URL parser serializes it (dot segments resolved).
+        const sent = new URL(`https://gateway.test${wire.path}`).pathname;
+        if (wire.refused || routesAsAnotherPath(sent)) {
           expect(spelled.res.status).toBe(400);
           // A HEAD answer has no body to read.
           if (wire.method !== "HEAD") expect(((await spelled.res.json()) as { detail: unknown }).detail).toEqual(expect.any(String));
@@ -222,8 +224,8 @@ describe("every equivalent spelling is refused, or counted and forwarded as its 
         expect(spelled.counters).toEqual(sameMount.counters);
         expect(spelled.counters).toEqual(fromRoot.counters);
 
-        // Forwarded as the canonical spelling, which the upstream reads as what was meant.
-        expect(new URL(spelled.forwarded!.url).pathname).toBe(new URL(sameMount.forwarded!.url).pathname);
+        // Forwarded as sent, which the upstream reads as what was meant.
+        expect(new URL(spelled.forwarded!.url).pathname).toBe(sent);
         expect(spelled.action).toEqual(sameMount.action);
         const { mount, ...acted } = spelled.action!;
         expect(acted).toEqual(intent(m));

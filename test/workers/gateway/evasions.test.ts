@@ -72,13 +72,54 @@ describe("other spellings of a run id", () => {
     }
   });
 
-  it("forwards the canonical lower-case hyphenated form", async () => {
+  it("forwards each spelling as sent: pydantic reads every one as the run counted", async () => {
     const upstream = recordingUpstream();
     const send = gatewayWith({ HOSTED_API: upstream.fetcher });
     for (const spelling of spellings) {
       expect((await send(`/api/v1/runs/${spelling}`, { headers: keyed(freshIdentity()) })).status).toBe(200);
     }
-    expect(new Set(upstream.seen.map((r) => new URL(r.url).pathname))).toEqual(new Set([`/api/v1/runs/${RUN}`]));
+    // As the URL parser serializes them (braces percent-encoded), nothing rewritten.
+    const sent = spellings.map((spelling) => new URL(`https://gateway.test/api/v1/runs/${spelling}`).pathname);
+    expect(upstream.seen.map((r) => new URL(r.url).pathname)).toEqual(sent);
+  });
+});
+
+describe("spellings of a path the upstream would route as another path", () => {
+  // Counted on the rule of the canonical path, each would reach a 404, a redirect or (on the JS
+  // agent server, which keeps %2F inside a segment) another route: refused before anything counts.
+  it.each([
+    ["hosted API", "/runs/stats/", "/runs/stats"],
+    ["hosted API", "//runs/stats", "/runs/stats"],
+    ["hosted API", "/runs%2Fstats%2F", "/runs/stats"],
+    ["hosted API", "/runs%2F.%2Fstats", "/runs/stats"],
+    ["agent server", "/agent-server/info/", "/agent-server/info"],
+    ["agent server", "/agent-server//info", "/agent-server/info"],
+    ["agent server", "/agent-server/threads%2Fsearch", undefined],
+    ["agent server", "/agent-server/assistants/echo%2Fgraph", undefined],
+    ["agent server", `/deployments/${RUN}%2Finfo`, undefined],
+  ])("the %s: %s is refused 400, naming what to send, before any counter or upstream", async (_upstream, path, instead) => {
+    const upstreams = recordingUpstream();
+    const limiter = recordingLimiter();
+    const send = gatewayWith({ HOSTED_API: upstreams.fetcher, AGENT_SERVER: upstreams.fetcher, COUNTERS: limiter.namespace });
+    const res = await send(path, { method: "POST", headers: keyed(freshIdentity()) });
+    expect(res.status).toBe(400);
+    const { detail } = (await res.json()) as { detail: string };
+    expect(detail).toContain(instead ? `Send "${instead}" instead.` : "encoded slash (%2F)");
+    expect(upstreams.seen).toHaveLength(0);
+    expect(limiter.calls.hits).toBe(0);
+  });
+
+  it("refuses them once a row is exhausted too: never counted on the row, never forwarded", async () => {
+    const who = freshIdentity();
+    await exhaust(28, "GET", "/runs/stats", keyed(who));
+    for (const path of ["/runs/stats/", "//runs/stats", "/api/v1/runs/stats/", "/runs%2F%2Fstats"]) {
+      expect([path, (await gateway(path, { headers: keyed(who) })).status]).toEqual([path, 400]);
+    }
+    // The spellings the upstream reads as the path are counted on it.
+    for (const path of ["/runs%2Fstats", "/%72uns/stats", "/api%2Fv1/runs/stats"]) {
+      const res = await gateway(path, { headers: keyed(who) });
+      expect([path, res.status, ruleNameOf(res)]).toEqual([path, 429, "runs-stats-key"]);
+    }
   });
 });
 

@@ -19,20 +19,29 @@ afterEach(() => {
 });
 
 describe("canonical paths", () => {
-  it("counts every spelling of a path on the same rule and forwards the canonical path", async () => {
+  it("counts every spelling the upstream reads as the path on its rule and forwards it as sent; refuses the others", async () => {
     const who = freshIdentity();
-    const spellings = ["/runs/query", "//runs/query", "/runs/./query/", "/runs/x/../query", "/runs%2Fquery", "/%72uns/query", "/a/%2e%2e/runs/query"];
+    // The URL parser resolves dot segments before the gateway (and the upstream) see the path.
+    const spellings = ["/runs/query", "/runs/x/../query", "/runs%2Fquery", "/%72uns/query", "/a/%2e%2e/runs/query"];
     const upstream = recordingUpstream();
+    const limiter = recordingLimiter("allow");
     const send = gatewayWith({ HOSTED_API: upstream.fetcher });
     for (let i = 0; i < 15; i++) {
       const res = await send(spellings[i % spellings.length]!, { method: "POST", headers: keyed(who) });
       expect(res.status).toBe(200);
       expect(res.headers.get("ratelimit-policy")).toContain('"runs-query-key"');
     }
-    expect(new Set(upstream.seen.map((r) => new URL(r.url).pathname))).toEqual(new Set(["/runs/query"]));
-    const res = await send("/runs//query/", { method: "POST", headers: keyed(who) });
-    expect(res.status).toBe(429);
+    expect(new Set(upstream.seen.map((r) => new URL(r.url).pathname))).toEqual(new Set(["/runs/query", "/runs%2Fquery", "/%72uns/query"]));
+    expect((await send("/runs%2Fquery", { method: "POST", headers: keyed(who) })).status).toBe(429);
+    // Starlette routes these as other paths (a 404, a redirect): refused, neither counted nor forwarded.
+    const refusing = gatewayWith({ HOSTED_API: upstream.fetcher, COUNTERS: limiter.namespace });
+    for (const path of ["//runs/query", "/runs/./query/", "/runs//query/", "/runs/query/", "/runs%2F%2Fquery", "/x%2F..%2Fruns/query"]) {
+      const res = await refusing(path, { method: "POST", headers: keyed(who) });
+      expect([path, res.status]).toEqual([path, 400]);
+      expect(((await res.json()) as { detail: string }).detail).toContain('Send "/runs/query" instead.');
+    }
     expect(upstream.seen).toHaveLength(15);
+    expect(limiter.calls.hits).toBe(0);
   });
 
   it("refuses a malformed path with 400 {detail} before any counter or upstream", async () => {
@@ -162,7 +171,7 @@ describe("proxying", () => {
     expect(res.status).toBe(502);
     expect(await res.json()).toMatchObject({ status: 502, detail: "The hosted-api upstream could not be reached." });
     // The origin's path is kept and the canonical request path appended, query included.
-    expect(new Request(refused.mock.calls[0]![0] as RequestInfo).url).toBe("http://127.0.0.1:9/base/runs/0b6f0d8e-4a51-4c3e-9a0e-6f1f0e2a9b41?x=1");
+    expect(new Request(refused.mock.calls[0]![0] as RequestInfo).url).toBe("http://127.0.0.1:9/base/runs/%7B0b6f0d8e-4a51-4c3e-9a0e-6f1f0e2a9b41%7D?x=1");
   });
 
   it("answers 504 with a problem body when the upstream does not answer in time", async () => {

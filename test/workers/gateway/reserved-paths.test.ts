@@ -9,6 +9,7 @@ import type { Env } from "../../../src/env.ts";
 import { gatewayWith, recordingLimiter, recordingUpstreams } from "../support/custom-gateway.ts";
 import { freshIdentity, keyed } from "../support/requests.ts";
 import { reservedPathSpelling } from "../../support/path-spellings.ts";
+import { spellingRefusal } from "../../../src/core/rules/path-spelling.ts";
 
 const REPORTED = ["//_tollgate/health", "/%2F_tollgate/health", "/x/..//_tollgate/health"];
 const MORE = [
@@ -20,12 +21,10 @@ const MORE = [
   "/%2F_tollgate%2Fmetrics",
 ];
 // Mounts that strip or scope a prefix: the upstream would read `/_tollgate/...` as its own path.
-const MOUNTED = [
-  "/agent-server/_tollgate/health",
-  "/agent-server//_tollgate/health",
-  "/agent-server/%2F_tollgate/health",
-  "/deployments/0b7c6a3e-1f5d-4c3e-9c57-3d2f4a1b2c3d/_tollgate/health",
-];
+const MOUNTED = ["/agent-server/_tollgate/health", "/deployments/0b7c6a3e-1f5d-4c3e-9c57-3d2f4a1b2c3d/_tollgate/health"];
+// Below the agent server's mount, spellings it could read otherwise are refused (400) before the
+// reserved prefix is looked at: neither counted nor forwarded either way.
+const MOUNTED_REFUSED = ["/agent-server//_tollgate/health", "/agent-server/%2F_tollgate/health"];
 
 const DEPLOYED: Partial<Env> = {
   ROUTING: "hosts",
@@ -47,6 +46,14 @@ describe("the reserved prefix in any spelling", () => {
     const res = await send(path, { headers: keyed(freshIdentity(), { authorization: "Bearer an-admin-token" }) });
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(upstreams.reached()).toEqual([]);
+    expect(limiter.calls.hits).toBe(0);
+  });
+
+  it.each(MOUNTED_REFUSED)("%s is refused 400: never counted, never forwarded", async (path) => {
+    const { send, upstreams, limiter } = recordingGateway();
+    const res = await send(path, { headers: keyed(freshIdentity()) });
+    expect(res.status).toBe(400);
     expect(upstreams.reached()).toEqual([]);
     expect(limiter.calls.hits).toBe(0);
   });
@@ -82,7 +89,11 @@ describe("the reserved prefix in any spelling", () => {
     await fc.assert(
       fc.asyncProperty(reservedPathSpelling, fc.constantFrom("", "/agent-server"), async ({ spelled }, mount) => {
         const res = await send(`${mount}${spelled}`, { headers: keyed(who) });
-        expect([mount + spelled, res.status]).toEqual([mount + spelled, 404]);
+        // Below the mount the agent server's reading comes first: a spelling it could read otherwise is a 400.
+        const sent = new URL(`https://gateway.test${mount}${spelled}`).pathname;
+        const mounted = mount !== "" && sent.startsWith(`${mount}/`);
+        const misread = mounted && spellingRefusal(sent, "starlette-or-hono", "/") !== undefined;
+        expect([mount + spelled, res.status]).toEqual([mount + spelled, misread ? 400 : 404]);
       }),
       { numRuns: 200 },
     );

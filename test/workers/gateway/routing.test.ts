@@ -102,11 +102,10 @@ describe("a deployment's agent server, one local port (ROUTING=paths): /deployme
     [`/deployments/${ID}/threads/search`, "agent-server", `/deployments/${ID}/threads/search`],
     [`/deployments/${ID}`, "agent-server", `/deployments/${ID}`],
     ["/deployments", "agent-server", "/deployments"],
-    // Every spelling is read on the canonical path, as the agent server reads it.
-    [`/%64eployments/${ID}/threads/search`, "agent-server", `/deployments/${ID}/threads/search`],
+    // Every spelling is read on the canonical path, as the agent server reads it, and forwarded as
+    // sent (the URL parser resolves dot segments first, for the gateway and the agent server alike).
+    [`/%64eployments/${ID}/threads/search`, "agent-server", `/%64eployments/${ID}/threads/search`],
     [`/x/../deployments/${ID}/threads/search`, "agent-server", `/deployments/${ID}/threads/search`],
-    [`//deployments//${ID}/./threads//search/`, "agent-server", `/deployments/${ID}/threads/search`],
-    [`/deployments/${ID}%2Fthreads%2Fsearch`, "agent-server", `/deployments/${ID}/threads/search`],
     // Climbing out of the deployment lands where the canonical path says, counted there.
     [`/deployments/${ID}/%2e%2e/%2e%2e/runs/wait`, "hosted-api", "/runs/wait"],
     ["/deployments/%2e%2e/agent-server/info", "agent-server", "/info"],
@@ -115,13 +114,28 @@ describe("a deployment's agent server, one local port (ROUTING=paths): /deployme
     // A second prefix inside is the deployment's own path (its agent server has none there: 404).
     [`/deployments/${ID}/deployments/${ID}/threads/search`, "agent-server", `/deployments/${ID}/deployments/${ID}/threads/search`],
     [`/agent-server/deployments/${ID}/threads/search`, "agent-server", `/deployments/${ID}/threads/search`],
-    // The instance segment is forwarded canonically encoded, never decoded twice.
+    // The instance segment is forwarded as sent, never decoded.
     ["/deployments/a%2520b/info", "agent-server", "/deployments/a%2520b/info"],
+    [`/agent-server/%64eployments/${ID.toUpperCase()}/in%66o`, "agent-server", `/%64eployments/${ID.toUpperCase()}/in%66o`],
   ])("%s goes to the %s as %s", async (path, upstream, upstreamPath) => {
     const upstreams = recordingUpstreams();
     const res = await gatewayWith(upstreams.bindings)(path, { method: "POST", headers: keyed(freshIdentity()) });
     expect(res.status).toBe(200);
     expect(upstreams.reached()).toEqual([`${upstream} ${upstreamPath}`]);
+  });
+
+  it.each([
+    `//deployments//${ID}/./threads//search/`,
+    `/deployments/${ID}%2Fthreads%2Fsearch`,
+    `/deployments/${ID}/threads/search/`,
+    `/agent-server//deployments/${ID}/info`,
+  ])("%s, which an agent server would route as another path, is refused 400 before any counter or upstream", async (path) => {
+    const upstreams = recordingUpstreams();
+    const limiter = recordingLimiter();
+    const res = await gatewayWith({ COUNTERS: limiter.namespace, ...upstreams.bindings })(path, { method: "POST", headers: keyed(freshIdentity()) });
+    expect(res.status).toBe(400);
+    expect(upstreams.reached()).toEqual([]);
+    expect(limiter.calls.hits).toBe(0);
   });
 
   it.each([
@@ -157,7 +171,7 @@ describe("a deployment's agent server, one local port (ROUTING=paths): /deployme
       `/deployments/${ID}/ok`,
       `/%64eployments/${ID}/ok`,
       `/deployments/${crypto.randomUUID()}/./ok`,
-      `/x/../deployments/${ID}/ok/`,
+      `/x/../deployments/${ID}/ok`,
       `/agent-server/deployments/${ID}/ok`,
     ];
     // Anonymous: the agent server's catch-all, 100 per 60 s per IP (row 203), whatever the spelling.
@@ -184,6 +198,6 @@ describe("deployed: a deployment's agent server on a host of its own (ROUTING=ho
     // An agent server answering below /deployments/<id> (the emulator as the origin) is counted on the rest, once.
     const info = await send("https://agents-sandbox.agents.example.test/%64eployments/x/./info", { headers });
     expect(info.headers.get("ratelimit-policy")).toBe('"agent-server-high-throughput-ip";q=2000;w=10');
-    expect(upstreams.reached()).toEqual(["agent-server /threads/search", "agent-server /deployments/x/info"]);
+    expect(upstreams.reached()).toEqual(["agent-server /threads/search", "agent-server /%64eployments/x/info"]);
   });
 });

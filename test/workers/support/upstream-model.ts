@@ -5,7 +5,9 @@
  * gateway's forwarding against it.
  *
  * - Starlette routes on `scope["path"]`, the raw path percent-decoded once (uvicorn), split on
- *   "/"; it does not resolve dot segments, so a forwarded path must already be canonical.
+ *   "/"; it does not resolve dot segments nor drop empty ones, so a path whose decoding holds
+ *   either (`//`, a trailing "/", `%2F..%2F`) is another path than the canonical one: a 404 or a
+ *   redirect, never the route the canonical path names.
  * - The hosted API mounts its routers at "/" and at "/api/v1" (row 23 of the published table).
  * - `GET /runs/{run_id}` types `run_id` as `UUID`: pydantic accepts 32 hex digits, the hyphenated
  *   form, the hyphenated form in braces or after "urn:uuid:", hex in either case.
@@ -43,6 +45,18 @@ export interface UpstreamAction {
 function firstValue(headers: Headers, name: string): string | null {
   const value = headers.get(name);
   return value === null ? null : value.split(",")[0]!.trim();
+}
+
+/** Whether Starlette routes `wirePath` as another path than its canonical form (see above). */
+export function routesAsAnotherPath(wirePath: string): boolean {
+  const path = decodeURIComponent(wirePath);
+  return (
+    path !== "/" &&
+    path
+      .split("/")
+      .slice(1)
+      .some((segment) => segment === "" || segment === "." || segment === "..")
+  );
 }
 
 /** How the upstream reads a request that reached it (method, URL path as sent on the wire, headers). */
