@@ -29,7 +29,7 @@ async function eachWay(scenario: (way: Way) => Promise<unknown>): Promise<{ dire
 /** A store namespace of the test's own (labels may not hold a period). */
 const freshNamespace = () => ["tests", crypto.randomUUID()];
 
-describe.each(Object.entries(clients))("the official client %s, direct and through the gateway", (_version, client) => {
+describe.concurrent.each(Object.entries(clients))("the official client %s, direct and through the gateway", (_version, client) => {
   it("assistants.search: the graphs' default assistants alike", async () => {
     const { direct, through } = await eachWay(async (way) => {
       const found = await client(way).assistants.search({ limit: 10 });
@@ -127,7 +127,7 @@ describe.each(Object.entries(clients))("the official client %s, direct and throu
   });
 });
 
-describe("the official client 1.15's threads.stream (protocol v2; 2.0.0 has none), direct and through the gateway", () => {
+describe.concurrent("the official client 1.15's threads.stream (protocol v2; 2.0.0 has none), direct and through the gateway", () => {
   /** The events one `agent` run sends to the client's own subscription, over SSE or a WebSocket. */
   async function protocolRun(way: Way, overWebSocket: boolean) {
     const url = apiUrl(way);
@@ -173,7 +173,7 @@ describe("the official client 1.15's threads.stream (protocol v2; 2.0.0 has none
       : undefined;
     const stream = client.threads.stream(crypto.randomUUID(), { assistantId: "agent", ...(transport && { transport }) });
     const subscribing = stream.subscribe(["messages"]);
-    const subscribed = overWebSocket ? undefined : await within(3_000, subscribing);
+    const subscribed = overWebSocket ? undefined : await within(2_000, subscribing);
     if (!overWebSocket && subscribed === undefined) {
       void stream.close();
       return undefined;

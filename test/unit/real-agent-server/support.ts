@@ -26,8 +26,20 @@ export function realServerAndGateway(
   let server: RealAgentServer | undefined;
   let gateway: GatewayInFront | undefined;
   beforeAll(async () => {
-    server = await startRealAgentServer({ port: ports.server });
-    gateway = await startGatewayInFront(server.url, { port: ports.edge, privatePort: ports.private, ...options });
+    // Side by side: npm start needs the server's address, not the server, until a request comes.
+    const starting = [
+      startRealAgentServer({ port: ports.server }).then((started) => (server = started)),
+      startGatewayInFront(`http://127.0.0.1:${ports.server}`, { port: ports.edge, privatePort: ports.private, ...options }).then(
+        (started) => (gateway = started),
+      ),
+    ];
+    const failed = (await Promise.allSettled(starting)).find((result) => result.status === "rejected");
+    if (failed) {
+      await gateway?.stop();
+      await server?.stop();
+      throw failed.reason;
+    }
+    if (!server || !gateway) throw new Error("unreachable: both started");
     both = { server, gateway, direct: server.url, through: gateway.agentServer };
     // One request each way first: the gateway's first answer pays for what it sets up once (its
     // counters' objects), which no test's timing should include.
