@@ -5,7 +5,7 @@
  * (normalize.ts). That holds only where the upstream reads the sent path as that same canonical
  * path; where it could read it otherwise, the request is refused (400) rather than rewritten, so
  * the upstream never acts on a path the client did not send, and no spelling reaches a route the
- * count did not see (docs/rules.md, "Path spellings").
+ * count did not see (docs/rules.md, "Canonical paths").
  *
  * How each upstream reads a path:
  * - Starlette (the hosted API, the control plane, the Python agent server) decodes the whole

@@ -1,5 +1,5 @@
 // The spellings of a path the gateway forwards as sent, per upstream reading (docs/rules.md,
-// "Path spellings"): each row of that table, then a property over generated spellings.
+// "Canonical paths"): each row of that table, then a property over generated spellings.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { normalizePath } from "../../../../src/core/rules/normalize.ts";
