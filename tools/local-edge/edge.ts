@@ -48,6 +48,20 @@ export function createLocalEdge({ target, secret }: LocalEdgeOptions): http.Serv
     // A request that asked for another upgrade goes on as plain HTTP: the upgrade is not made, so
     // the gateway is not asked for it (the deployed gateway drops `Upgrade` as hop-by-hop too).
     if (req.headers.upgrade !== undefined) withoutUpgrade(proxyReq);
+    // Miniflare plays Cloudflare's edge compression behind this edge: it gzips a text or JSON
+    // answer for a client that accepts it, and its encoder holds a streamed body's chunks until the
+    // end. The deployed gateway's zone compresses nothing (docs/rules.md, "Routing and proxying"),
+    // so wrangler dev is not told what the client accepts: the client gets the bytes the gateway sent.
+    proxyReq.removeHeader("accept-encoding");
+  });
+  // Node sends a response's head with its first body write; an upstream that sends its headers
+  // first (an event stream's subscription, a wait with keep-alive bytes) would wait for a body
+  // byte here. The proxy copies status and headers right after this event, in the same tick, and
+  // starts piping the body on a later one: the head goes out in between, as the gateway sent it.
+  proxy.on("proxyRes", (_proxyRes, _req, res) => {
+    process.nextTick(() => {
+      if (res instanceof http.ServerResponse && !res.headersSent && !res.writableEnded) res.flushHeaders();
+    });
   });
   proxy.on("proxyReqWs", stamp);
   proxy.on("error", (error, _req, res) => {
