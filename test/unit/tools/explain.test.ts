@@ -36,9 +36,14 @@ describe("npm run explain", () => {
   });
 
   it("uses the region's limits and normalizes the path as the gateway does", async () => {
-    const { stdout } = await explain("GET", "//runs/./stats/", "-H", "x-api-key: k", "--region", "eu", "--json");
+    const { stdout } = await explain("GET", "/%72uns%2Fstats", "-H", "x-api-key: k", "--region", "eu", "--json");
     const out = JSON.parse(stdout);
     expect(out.request.path).toBe("/runs/stats");
+    expect(out.request.upstreamPath).toBe("/%72uns%2Fstats");
+    // A spelling the upstream would route as another path is refused, as the gateway refuses it.
+    await expect(explain("GET", "//runs/./stats/", "-H", "x-api-key: k")).rejects.toMatchObject({
+      stderr: expect.stringContaining('Send "/runs/stats" instead.'),
+    });
     expect(out.rule.id).toBe(28);
     expect(out.limit).toEqual({ region: "eu", count: 20, interval: 10 });
   });
@@ -96,7 +101,8 @@ describe("npm run explain", () => {
     expect(out.rule.id).toBe(23);
     expect(out.root).toBe("/api/v1");
     expect(out.matcher).toBe("GET (or HEAD) template /runs/{uuid} under /api/v1");
-    expect(out.request.upstreamPath).toBe(`/api/v1/runs/${uuid}`);
+    // Forwarded as sent (the URL parser's encoding of the braces): pydantic reads the same run.
+    expect(out.request.upstreamPath).toBe(`/api/v1/runs/%7B${uuid.toUpperCase()}%7D`);
     const text = await explain("POST", "/api/v1/runs/query", "-H", "x-api-key: k");
     expect(text.stdout).toContain("root:       /api/v1 is an alias of /");
   });
