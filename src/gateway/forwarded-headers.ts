@@ -33,7 +33,7 @@ const GATEWAY_SET_HEADERS = ["x-forwarded-for", "x-real-ip", "true-client-ip", "
 
 /**
  * Every header name no client value passes under: the lists above, hop-by-hop headers,
- * `Accept-Encoding` (the upstream answers uncompressed, which the gateway passes on as it is), and
+ * `Accept-Encoding` (the proxy sets the client's own, as the edge received it: proxy.ts), and
  * npm start's local-edge secret (local-edge-guard.ts), which is the gateway's alone.
  */
 const DROPPED = new Set([
@@ -46,13 +46,29 @@ const DROPPED = new Set([
 ]);
 
 /**
+ * What the gateway tells one upstream about the client (docs/identity-data.md, "What each upstream
+ * receives"): only what that upstream reads, never what it would store unasked.
+ */
+export interface ForwardingPolicy {
+  /** `X-Forwarded-For`, `X-Real-IP`, `True-Client-IP` and `Forwarded: for=`: the client's address (FORWARD_CLIENT_ADDRESS). */
+  readonly clientAddress: boolean;
+  /**
+   * `X-Forwarded-Host` and `-Proto`: the public host and scheme, for an upstream that builds URLs
+   * from them. An upstream that builds them from `Host` gets the public host there instead (proxy.ts).
+   */
+  readonly forwardedHost: boolean;
+}
+
+/**
  * Turns `headers`, a copy of the client's headers `sent` (the upstream request's own, made with
  * it), into the headers the upstream receives, or says why the request is refused:
  * - names holding `_` are dropped: CGI/WSGI-style stacks read `x_api_key` as `x-api-key`, a
  *   second identity the gateway did not count (nginx drops them by default for the same reason);
- * - client-address and request-rewriting headers are dropped, then `X-Forwarded-For`,
- *   `X-Real-IP`, `True-Client-IP` and `Forwarded` are set from `CF-Connecting-IP` alone (the
- *   address Cloudflare's edge saw, `edgeAddress`), and `X-Forwarded-Host`/`-Proto` from the URL;
+ * - client-address and request-rewriting headers are dropped, whatever the policy: what the
+ *   upstream learns of the client comes from the edge. Then, as `policy` says, `X-Forwarded-For`,
+ *   `X-Real-IP`, `True-Client-IP` and `Forwarded`'s `for=` are set from `CF-Connecting-IP` alone
+ *   (the address Cloudflare's edge saw, `edgeAddress`), and `X-Forwarded-Host`/`-Proto` from the
+ *   URL; `Forwarded` always names the public host and scheme (RFC 7239; no upstream stores it);
  * - hop-by-hop headers are dropped, with every header the client's `Connection` names
  *   (hop-by-hop.ts); a `Connection` naming anything but header names, or naming an identity
  *   header (`x-api-key`, `x-user-id`: the request was counted by it), is refused. The headers the
@@ -63,7 +79,13 @@ const DROPPED = new Set([
  *
  * @returns the refusal's detail (400), or undefined once `headers` are ready.
  */
-export function prepareUpstreamHeaders(headers: Headers, sent: Headers, url: URL, edgeAddress: string | undefined): string | undefined {
+export function prepareUpstreamHeaders(
+  headers: Headers,
+  sent: Headers,
+  url: URL,
+  edgeAddress: string | undefined,
+  policy: ForwardingPolicy = { clientAddress: true, forwardedHost: true },
+): string | undefined {
   let connection = false;
   for (const name of sent.keys()) {
     if (!DROPPED.has(name) && !name.includes("_")) continue;
@@ -83,7 +105,7 @@ export function prepareUpstreamHeaders(headers: Headers, sent: Headers, url: URL
   const host = url.host;
   const proto = url.protocol.slice(0, -1);
   let forwarded = `host=${quoted(host)};proto=${proto}`;
-  if (edgeAddress) {
+  if (edgeAddress && policy.clientAddress) {
     headers.set("x-forwarded-for", edgeAddress);
     headers.set("x-real-ip", edgeAddress);
     headers.set("true-client-ip", edgeAddress);
@@ -91,8 +113,10 @@ export function prepareUpstreamHeaders(headers: Headers, sent: Headers, url: URL
     forwarded = `for=${edgeAddress.includes(":") ? `"[${edgeAddress.replace(/^\[|\]$/g, "")}]"` : edgeAddress};${forwarded}`;
   }
   headers.set("forwarded", forwarded);
-  headers.set("x-forwarded-host", host);
-  headers.set("x-forwarded-proto", proto);
+  if (policy.forwardedHost) {
+    headers.set("x-forwarded-host", host);
+    headers.set("x-forwarded-proto", proto);
+  }
   return undefined;
 }
 

@@ -25,8 +25,9 @@ export function clientConnectionOptions(value: string): { ok: true; names: strin
 
 /**
  * The upstream's response headers as the client receives them: hop-by-hop headers (and those its
- * `Connection` names) removed, `Content-Encoding` and `Content-Length` removed when the runtime
- * decoded the body, then `extra` (the rate-limit headers) set. One copy of the headers.
+ * `Connection` names) removed, then `extra` (the rate-limit headers) set. `Content-Encoding` and
+ * `Content-Length` stay: the proxy passes the body on as the upstream encoded it (proxy.ts). One
+ * copy of the headers.
  */
 export function downstreamHeaders(upstream: Headers, extra: Readonly<Record<string, string>> | undefined): Headers {
   const headers = new Headers(upstream);
@@ -50,9 +51,5 @@ export function pruneDownstreamHeaders(headers: Headers, extra: Readonly<Record<
     }
   }
   for (const name of HOP_BY_HOP_HEADERS) headers.delete(name);
-  if (headers.has("content-encoding")) {
-    headers.delete("content-encoding");
-    headers.delete("content-length");
-  }
   if (extra) for (const name in extra) headers.set(name, extra[name]!);
 }

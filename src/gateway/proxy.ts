@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Upstream } from "./settings.ts";
-import { prepareUpstreamHeaders } from "./forwarded-headers.ts";
+import { prepareUpstreamHeaders, type ForwardingPolicy } from "./forwarded-headers.ts";
 import { pruneDownstreamHeaders } from "./hop-by-hop.ts";
 import { asWebSocketUpgrade, relayedSocket, type SocketRelayOptions } from "./websocket.ts";
 import { backgroundOf } from "./execution-context.ts";
@@ -46,6 +46,9 @@ export async function forward(
   // An upstream's redirect is the client's to follow (`redirect: "manual"`): followed here, the
   // client would never see the 3xx, and its headers (x-api-key) would go to the redirect target.
   // The gateway's timeout ends the upstream call too (`cut`), so a cut leaves no work behind.
+  // The upstream's answer is passed on as it was encoded (`encodeResponseBody: "manual"` here,
+  // `encodeBody: "manual"` on the answer): a compressed body is neither decoded nor re-encoded,
+  // so its bytes and their chunking reach the client as the upstream sent them.
   const cut = new AbortController();
   const outgoing = new Request(target(upstream, request), {
     method: incoming.method,
@@ -53,11 +56,18 @@ export async function forward(
     body: isBodiless(incoming.method) ? null : incoming.body,
     signal: AbortSignal.any([incoming.signal, cut.signal]),
     redirect: "manual",
+    encodeResponseBody: "manual",
   });
-  const refused = prepareUpstreamHeaders(outgoing.headers, incoming.headers, request.url, request.edgeAddress);
+  const policy = forwardingPolicy(name, upstream, runtime.settings.forwardClientAddress);
+  const refused = prepareUpstreamHeaders(outgoing.headers, incoming.headers, request.url, request.edgeAddress, policy);
+  // What the client accepts, as it said it (Cloudflare's edge, and Miniflare as it, hands the
+  // Worker its own `Accept-Encoding` and the client's in `cf.clientAcceptEncoding`).
+  const accepts = clientAcceptEncoding(incoming);
+  if (accepts) outgoing.headers.set("accept-encoding", accepts);
   // A client's own X-Forwarded-Prefix was dropped above; the gateway says which mount it took off,
-  // so an upstream building its own URLs (an A2A agent card) gives ones that reach it again.
-  if (request.strippedPrefix !== undefined) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
+  // so an upstream building its own URLs (an A2A agent card) gives ones that reach it again. Not
+  // to an agent server at an origin: it reads no prefix and would store the header in every run.
+  if (request.strippedPrefix !== undefined && policy.forwardedHost) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
   // A WebSocket upgrade (websocket.ts) asks the upstream for the socket in the one spelling it reads.
   if (request.socket) asWebSocketUpgrade(outgoing.headers);
   const response =
@@ -98,7 +108,7 @@ async function answer(
     }
     // The upstream's headers copied once, into the answer's own, and pruned there (a copy per Headers made costs every request).
     const body = held ? heldUntilEnd(response.body, held) : response.body;
-    const answered = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const answered = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers, encodeBody: "manual" });
     pruneDownstreamHeaders(answered.headers, headers);
     return answered;
   } catch (error) {
@@ -140,6 +150,23 @@ function heldUntilEnd(body: ReadableStream | null, held: HeldSlot): ReadableStre
     .catch(() => undefined)
     .finally(() => held.release());
   return readable;
+}
+
+/**
+ * What the gateway tells `name` about the client (docs/identity-data.md, "What each upstream
+ * receives"): the address only to the upstreams FORWARD_CLIENT_ADDRESS lists; the public host as
+ * `X-Forwarded-Host` to every upstream but an agent server at an origin, which copies each `x-*`
+ * header of a request into the runs it stores and reads none of them (it builds its URLs from
+ * `Host`). The emulator behind a service binding reads `X-Forwarded-*` and stores none.
+ */
+function forwardingPolicy(name: UpstreamName, upstream: Upstream, addressTo: ReadonlySet<UpstreamName>): ForwardingPolicy {
+  return { clientAddress: addressTo.has(name), forwardedHost: !(name === "agent-server" && upstream.kind === "origin") };
+}
+
+/** The client's own Accept-Encoding: the edge's record of it where the edge rewrote the header, else the header. */
+function clientAcceptEncoding(incoming: Request): string | null {
+  const cf = incoming.cf as { clientAcceptEncoding?: unknown } | undefined;
+  return typeof cf?.clientAcceptEncoding === "string" ? cf.clientAcceptEncoding : incoming.headers.get("accept-encoding");
 }
 
 /** What the timer rejects with: told apart from the upstream's own failures by identity. */

@@ -123,6 +123,11 @@ export const VarsSchema = z.object({
     { integer: true, above: 0, max: MAX_WAIT_MS, unit: "ms" },
     "wait for the first byte of an upstream's answer (its response headers), never for a body after them; a long poll gets its documented hold on top ([Upstream timeouts](#upstream-timeouts))",
   ),
+  LONG_POLL_HOLD_MS: quantity(
+    3_600_000,
+    { integer: true, above: 0, max: 86_400_000, unit: "ms" },
+    "how long an agent server may hold the headers of a run's `join` or `wait` (it sends them when the run ends): the longest run the gateway waits for, on top of `UPSTREAM_TIMEOUT_MS` ([Upstream timeouts](#upstream-timeouts))",
+  ),
   SOCKET_IDLE_SECONDS: quantity(
     300,
     { integer: true, above: 0, max: 86_400, unit: "s" },
@@ -157,6 +162,12 @@ export const VarsSchema = z.object({
   HOSTED_API_ORIGIN: origin("hosted API"),
   CONTROL_PLANE_ORIGIN: origin("control plane"),
   AGENT_SERVER_ORIGIN: origin("agent server"),
+  FORWARD_CLIENT_ADDRESS: text({
+    type: "upstream list, or `none`",
+    default: "`hosted-api, control-plane`",
+    meaning:
+      "the upstreams told the client's IP address (`X-Forwarded-For`, `X-Real-IP`, `True-Client-IP`, `Forwarded: for=`); any other gets none of them. The agent server copies a request's `x-*` headers into every run it stores, so it gets the address only when listed here ([docs/identity-data.md](identity-data.md#what-each-upstream-receives))",
+  }),
   IDENTITY_HMAC_SECRET: text({
     type: "secret, at least 32 bytes",
     default: "(required)",

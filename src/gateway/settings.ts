@@ -1,7 +1,7 @@
 import { MIN_SECRET_BYTES } from "../core/rules/identity.ts";
 import type { Env } from "../env.ts";
 import { SettingError } from "../http/setting-error.ts";
-import { parseUpstreamHosts, type HostRoute, type UpstreamName } from "./routes.ts";
+import { parseUpstreamHosts, UPSTREAMS, type HostRoute, type UpstreamName } from "./routes.ts";
 import { VarsSchema, type CheckedVars } from "./settings-schema.ts";
 
 /** An upstream is reached through a service binding locally, or an origin URL in production. */
@@ -118,6 +118,10 @@ function parseSettings(env: Env) {
     /** SLOT_LEASE_MS: a concurrency slot's lease (src/gateway/concurrency.ts). */
     slotLeaseMs: vars.SLOT_LEASE_MS,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS,
+    /** LONG_POLL_HOLD_MS: how long an agent server may hold a run's join or wait (upstream-timeout.ts). */
+    longPollHoldMs: vars.LONG_POLL_HOLD_MS,
+    /** FORWARD_CLIENT_ADDRESS: the upstreams told the client's address (forwarded-headers.ts). */
+    forwardClientAddress: clientAddressUpstreams(vars.FORWARD_CLIENT_ADDRESS),
     socketIdleMs: vars.SOCKET_IDLE_SECONDS * 1000,
     /** IDENTITY_HMAC_SECRET: every identity digest is keyed with it. */
     hmacSecret: identitySecret(vars.IDENTITY_HMAC_SECRET),
@@ -166,6 +170,25 @@ function routing(kind: "hosts" | "paths", hosts: string | undefined): Routing {
   } catch (error) {
     throw new SettingError("UPSTREAM_HOSTS", `gateway misconfigured: UPSTREAM_HOSTS: ${(error as Error).message}`);
   }
+}
+
+/** What FORWARD_CLIENT_ADDRESS means unset: the hosted services, which read it for their own abuse controls; never the agent server, which stores it. */
+const CLIENT_ADDRESS_DEFAULT: readonly UpstreamName[] = ["hosted-api", "control-plane"];
+
+/** FORWARD_CLIENT_ADDRESS: upstream names (comma-separated), `none`, or unset for the default. */
+function clientAddressUpstreams(value: string | undefined): ReadonlySet<UpstreamName> {
+  const text = value?.trim();
+  if (!text) return new Set(CLIENT_ADDRESS_DEFAULT);
+  if (text === "none") return new Set();
+  const names = text.split(",").map((name) => name.trim());
+  const unknown = names.find((name) => !(UPSTREAMS as readonly string[]).includes(name));
+  if (unknown !== undefined) {
+    throw new SettingError(
+      "FORWARD_CLIENT_ADDRESS",
+      `gateway misconfigured: FORWARD_CLIENT_ADDRESS names ${JSON.stringify(unknown)}; list upstreams among ${UPSTREAMS.join(", ")}, or "none"`,
+    );
+  }
+  return new Set(names as UpstreamName[]);
 }
 
 /** The value of a `*_ORIGIN` variable that opts in to the upstream's service binding (a local emulator Worker). */

@@ -76,6 +76,28 @@ describe("the upstream's request headers", () => {
     expect(headers.get("forwarded")).toContain("for=203.0.113.7");
   });
 
+  it("tell an upstream the client's address only when its policy says so, and the public host only as X-Forwarded-Host where it reads it", () => {
+    const policyOf = (clientAddress: boolean, forwardedHost: boolean) => {
+      const client = new Headers({ "x-forwarded-for": "10.9.9.9", "x-real-ip": "10.9.9.8", forwarded: "for=10.9.9.7", "x-forwarded-host": "evil.example" });
+      const headers = new Headers(client);
+      expect(prepareUpstreamHeaders(headers, client, url, "203.0.113.7", { clientAddress, forwardedHost })).toBeUndefined();
+      return Object.fromEntries(headers);
+    };
+    // The agent server at an origin: no address, no x-forwarded-*; Forwarded (which it does not store) names host and scheme.
+    expect(policyOf(false, false)).toEqual({ forwarded: 'host="api.example.com:8443";proto=https' });
+    expect(policyOf(false, true)).toEqual({
+      forwarded: 'host="api.example.com:8443";proto=https',
+      "x-forwarded-host": "api.example.com:8443",
+      "x-forwarded-proto": "https",
+    });
+    expect(policyOf(true, false)).toEqual({
+      forwarded: 'for=203.0.113.7;host="api.example.com:8443";proto=https',
+      "x-forwarded-for": "203.0.113.7",
+      "x-real-ip": "203.0.113.7",
+      "true-client-ip": "203.0.113.7",
+    });
+  });
+
   const refusal = (connection: string) => {
     const sentHeaders = new Headers({ connection });
     return prepareUpstreamHeaders(new Headers(sentHeaders), sentHeaders, url, undefined);
@@ -114,9 +136,9 @@ describe("the client's response headers", () => {
     expect([...downstreamHeaders(upstream, undefined).keys()]).toEqual(["x-kept"]);
   });
 
-  it("drop Content-Encoding and Content-Length together (the runtime decoded the body)", () => {
+  it("keep Content-Encoding and Content-Length: the body goes on as the upstream encoded it", () => {
     const headers = downstreamHeaders(new Headers({ "content-encoding": "gzip", "content-length": "10", "content-type": "text/plain" }), undefined);
-    expect([...headers.keys()]).toEqual(["content-type"]);
+    expect([...headers.keys()]).toEqual(["content-encoding", "content-length", "content-type"]);
     expect(downstreamHeaders(new Headers({ "content-length": "10" }), undefined).get("content-length")).toBe("10");
   });
 

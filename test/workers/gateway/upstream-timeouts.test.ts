@@ -65,7 +65,7 @@ describe("the wait for an upstream's first byte", () => {
   });
 
   it("is sized from the control plane's bound on the wait, and for nothing else", () => {
-    const settings = { upstreamTimeoutMs: ORDINARY_MS };
+    const settings = { upstreamTimeoutMs: ORDINARY_MS, longPollHoldMs: 3_600_000 };
     const wait = LONG_POLLS.find((poll) => poll.path.test("/v2/auth/wait/x"))!;
     expect(wait.holdMs).toBeGreaterThanOrEqual(MAX_WAIT_SECONDS * 1000);
     expect(firstByteTimeoutMs(settings, { upstream: "control-plane", path: "/v2/auth/wait/x" }, "GET")).toBe(MAX_WAIT_SECONDS * 1000 + ORDINARY_MS);
@@ -74,10 +74,45 @@ describe("the wait for an upstream's first byte", () => {
       ["control-plane", "/v2/auth/wait", "GET"],
       ["control-plane", "/v2/auth/wait/x/y", "GET"],
       ["hosted-api", "/v2/auth/wait/x", "GET"],
-      ["agent-server", "/threads/x/runs/wait", "POST"],
+      ["hosted-api", "/threads/x/runs/wait", "POST"],
+      ["agent-server", "/threads/x/runs/wait", "GET"],
+      ["agent-server", "/threads/x/runs/y/stream", "GET"],
+      ["agent-server", "/threads/x/runs/y/join/z", "GET"],
     ] as const) {
       expect(firstByteTimeoutMs(settings, { upstream, path }, method), `${method} ${upstream} ${path}`).toBe(ORDINARY_MS);
     }
+  });
+});
+
+describe("a run's join and wait on the agent server: held for LONG_POLL_HOLD_MS, not cut at the header timeout", () => {
+  const HOLD_MS = 120_000;
+  it.each([
+    ["GET", "/threads/{thread_id}/runs/{run_id}/join"],
+    ["HEAD", "/threads/{thread_id}/runs/{run_id}/join"],
+    ["POST", "/runs/wait"],
+    ["POST", "/threads/{thread_id}/runs/wait"],
+  ])("%s %s: waits LONG_POLL_HOLD_MS on top of UPSTREAM_TIMEOUT_MS for the headers, then cuts it 504", async (method, template) => {
+    const path = `/agent-server${template.replace(/\{\w+\}/g, () => crypto.randomUUID())}`;
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const upstream = silentUpstream();
+    const send = gatewayWith({ UPSTREAM_TIMEOUT_MS: String(ORDINARY_MS), LONG_POLL_HOLD_MS: String(HOLD_MS), AGENT_SERVER: upstream.fetcher });
+    const body = method === "POST" ? JSON.stringify({ assistant_id: "agent" }) : undefined;
+    const answered = send(path, { method, body, headers: { ...keyed(freshIdentity()), ...(body && { "content-type": "application/json" }) } });
+    const state = watch(answered);
+    await upstream.called;
+    // Past the header timeout: a run still going is not cut.
+    await vi.advanceTimersByTimeAsync(HOLD_MS + ORDINARY_MS - 1);
+    expect(state.settled).toBe(false);
+    expect(upstream.seen[0]!.signal.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await answered).status).toBe(504);
+    expect(upstream.seen[0]!.signal.aborted).toBe(true);
+  });
+
+  it("holds for an hour unless LONG_POLL_HOLD_MS says otherwise", () => {
+    const join = { upstream: "agent-server", path: "/threads/x/runs/y/join" } as const;
+    expect(firstByteTimeoutMs({ upstreamTimeoutMs: ORDINARY_MS, longPollHoldMs: 3_600_000 }, join, "GET")).toBe(3_600_000 + ORDINARY_MS);
+    expect(firstByteTimeoutMs({ upstreamTimeoutMs: ORDINARY_MS, longPollHoldMs: 5_000 }, join, "GET")).toBe(5_000 + ORDINARY_MS);
   });
 });
 
