@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const gateway = options.gatewayPort === undefined ? undefined : await startGatewayInFront(server.url, { port: options.gatewayPort });
   console.log(
     gateway
-      ? `tollgate fronts it on ${gateway.base}: client base URL ${gateway.agentServer}`
+      ? `tollgate fronts it on ${gateway.base} (npm start ready in ${gateway.startMs} ms): client base URL ${gateway.agentServer}`
       : `Put tollgate in front: npm start -- --var AGENT_SERVER_ORIGIN:${server.url} (client base URL http://127.0.0.1:8787/agent-server)`,
   );
   const stop = async () => {
