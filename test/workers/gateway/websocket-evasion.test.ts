@@ -68,7 +68,7 @@ describe("an upgrade where no socket rule is", () => {
     "/sessions/live",
     "/api/v1/sessions/live",
     "/runs/stats",
-    "/runs//stats",
+    "/runs%2Fstats",
     "/runs/%73tats",
     "/x/../runs/stats",
     "/things/trigger",
@@ -156,7 +156,6 @@ describe("the socket's path in another spelling", () => {
       socketPath(thread.replaceAll("-", "")),
       socketPath(`{${thread}}`),
       socketPath(`urn:uuid:${thread}`),
-      `/agent-server/threads//${thread}/stream/events`,
       `/agent-server/threads/./${thread}/stream/events`,
       `/agent-server/threads/${thread}/stream/%65vents`,
       `/agent-server/x/../threads/${thread}/stream/events`,
@@ -167,6 +166,11 @@ describe("the socket's path in another spelling", () => {
     for (const path of paths) {
       const res = await gateway(path, { headers: upgradeHeaders(keyed(who)) });
       expect([path, res.status, ruleNameOf(res), res.webSocket]).toEqual([path, 429, "agent-server-default-key", null]);
+    }
+    // Spellings the agent server would route as another path are refused before any counter (path-spelling.ts).
+    for (const path of [`/agent-server/threads//${thread}/stream/events`, `/agent-server/threads/${thread}%2Fstream/events`, `${socketPath(thread)}/`]) {
+      const res = await gateway(path, { headers: upgradeHeaders(keyed(who)) });
+      expect([path, res.status, ruleNameOf(res), res.webSocket]).toEqual([path, 400, undefined, null]);
     }
   });
 });

