@@ -1,6 +1,7 @@
 import { IDENTITY_HEADERS } from "../core/rules/read-request.ts";
 import { clientConnectionOptions, HOP_BY_HOP_HEADERS } from "./hop-by-hop.ts";
 import { LOCAL_EDGE_HEADER } from "./local-edge-header.ts";
+import { LOCAL_RESOLVE_OVERRIDE_HEADER } from "./public-host.ts";
 
 /*
  * What the upstream learns about the client comes from the edge, never from the client: a
@@ -34,7 +35,8 @@ const GATEWAY_SET_HEADERS = ["x-forwarded-for", "x-real-ip", "true-client-ip", "
 /**
  * Every header name no client value passes under: the lists above, hop-by-hop headers,
  * `Accept-Encoding` (the proxy sets the client's own, as the edge received it: proxy.ts), and
- * npm start's local-edge secret (local-edge-guard.ts), which is the gateway's alone.
+ * npm start's local-edge secret (local-edge-guard.ts) and origin override (public-host.ts), which
+ * are the gateway's alone.
  */
 const DROPPED = new Set([
   ...CLIENT_ADDRESS_HEADERS,
@@ -43,6 +45,7 @@ const DROPPED = new Set([
   ...HOP_BY_HOP_HEADERS,
   "accept-encoding",
   LOCAL_EDGE_HEADER,
+  LOCAL_RESOLVE_OVERRIDE_HEADER,
 ]);
 
 /**

@@ -9,6 +9,8 @@ import { GatewayError } from "../http/gateway-error.ts";
 import { renderError } from "../http/render-error.ts";
 import { isBodiless } from "../core/rules/body-framing.ts";
 import { firstByteTimeoutMs } from "./upstream-timeout.ts";
+import { LOCAL_RESOLVE_OVERRIDE_HEADER, publicHostTarget } from "./public-host.ts";
+import { LOCAL_EDGE_HEADER } from "./local-edge-header.ts";
 import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 
@@ -49,14 +51,23 @@ export async function forward(
   // The upstream's answer is passed on as it was encoded (`encodeResponseBody: "manual"` here,
   // `encodeBody: "manual"` on the answer): a compressed body is neither decoded nor re-encoded,
   // so its bytes and their chunking reach the client as the upstream sent them.
+  // An agent server at an origin that builds URLs from Host is sent the request for the public
+  // URL, routed to the origin (AGENT_SERVER_HOST=public, public-host.ts); a socket keeps the
+  // origin's URL (the local edge relays none to an origin).
   const cut = new AbortController();
-  const outgoing = new Request(target(upstream, request), {
+  const upstreamUrl = target(upstream, request);
+  const publicHost =
+    name === "agent-server" && upstream.kind === "origin" && runtime.settings.agentServerPublicHost && !request.socket
+      ? publicHostTarget(upstreamUrl, upstream.origin, request.url)
+      : undefined;
+  const outgoing = new Request(publicHost?.url ?? upstreamUrl, {
     method: incoming.method,
     headers: incoming.headers,
     body: isBodiless(incoming.method) ? null : incoming.body,
     signal: AbortSignal.any([incoming.signal, cut.signal]),
     redirect: "manual",
     encodeResponseBody: "manual",
+    ...(publicHost && { cf: { resolveOverride: publicHost.resolveOverride } }),
   });
   const policy = forwardingPolicy(name, upstream, runtime.settings.forwardClientAddress);
   const refused = prepareUpstreamHeaders(outgoing.headers, incoming.headers, request.url, request.edgeAddress, policy);
@@ -68,6 +79,13 @@ export async function forward(
   // so an upstream building its own URLs (an A2A agent card) gives ones that reach it again. Not
   // to an agent server at an origin: it reads no prefix and would store the header in every run.
   if (request.strippedPrefix !== undefined && policy.forwardedHost) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
+  // Under npm start the public host is the local edge, which sends the request on to the origin
+  // the session's secret vouches for (Cloudflare's resolveOverride is not emulated locally).
+  const localEdgeSecret = c.env.LOCAL_EDGE_SECRET;
+  if (publicHost && localEdgeSecret) {
+    outgoing.headers.set(LOCAL_RESOLVE_OVERRIDE_HEADER, publicHost.localOrigin);
+    outgoing.headers.set(LOCAL_EDGE_HEADER, localEdgeSecret);
+  }
   // A WebSocket upgrade (websocket.ts) asks the upstream for the socket in the one spelling it reads.
   if (request.socket) asWebSocketUpgrade(outgoing.headers);
   const response =

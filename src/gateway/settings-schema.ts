@@ -162,6 +162,11 @@ export const VarsSchema = z.object({
   HOSTED_API_ORIGIN: origin("hosted API"),
   CONTROL_PLANE_ORIGIN: origin("control plane"),
   AGENT_SERVER_ORIGIN: origin("agent server"),
+  AGENT_SERVER_HOST: choice(
+    ["origin", "public"],
+    "origin",
+    "the `Host` an agent server at an origin receives: `origin`, its own URL's; `public`, the host the client called (the open-source server builds URLs from it), the request sent to the origin by `cf.resolveOverride`, so `AGENT_SERVER_ORIGIN` must be a hostname in the gateway's zone, without a path ([Routing](rules.md#routing-and-proxying))",
+  ),
   FORWARD_CLIENT_ADDRESS: text({
     type: "upstream list, or `none`",
     default: "`hosted-api, control-plane`",

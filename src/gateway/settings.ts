@@ -102,6 +102,14 @@ function parseSettings(env: Env) {
   const upstreams = Object.fromEntries((Object.keys(BINDINGS) as UpstreamName[]).map((name) => [name, upstream(env, vars, name)])) as Readonly<
     Record<UpstreamName, Upstream>
   >;
+  const agentServer = upstreams["agent-server"];
+  if (vars.AGENT_SERVER_HOST === "public" && agentServer.kind === "origin" && agentServer.base !== agentServer.origin.origin) {
+    // cf.resolveOverride names a hostname: a path of the origin's would be lost on the way.
+    throw new SettingError(
+      "AGENT_SERVER_HOST",
+      `gateway misconfigured: AGENT_SERVER_HOST=public sends the agent server the public URL, so AGENT_SERVER_ORIGIN must have no path (got ${JSON.stringify(agentServer.base)})`,
+    );
+  }
   return {
     region: vars.REGION,
     routing: routing(vars.ROUTING, vars.UPSTREAM_HOSTS),
@@ -120,6 +128,8 @@ function parseSettings(env: Env) {
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS,
     /** LONG_POLL_HOLD_MS: how long an agent server may hold a run's join or wait (upstream-timeout.ts). */
     longPollHoldMs: vars.LONG_POLL_HOLD_MS,
+    /** AGENT_SERVER_HOST: whether an agent server at an origin is sent the public host (public-host.ts). */
+    agentServerPublicHost: vars.AGENT_SERVER_HOST === "public",
     /** FORWARD_CLIENT_ADDRESS: the upstreams told the client's address (forwarded-headers.ts). */
     forwardClientAddress: clientAddressUpstreams(vars.FORWARD_CLIENT_ADDRESS),
     socketIdleMs: vars.SOCKET_IDLE_SECONDS * 1000,

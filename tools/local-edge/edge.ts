@@ -7,6 +7,8 @@ import type net from "node:net";
 import { createProxyServer } from "http-proxy-3";
 import { LOCAL_EDGE_HEADER } from "../../src/gateway/local-edge-header.ts";
 import { connectionWithoutUpgrade, readEdgeUpgrade } from "./upgrade.ts";
+import { sendHeadEarly } from "./early-head.ts";
+import { createOriginConnector } from "./origin-connector.ts";
 
 export interface LocalEdgeOptions {
   /** Where `wrangler dev` serves the gateway, e.g. http://127.0.0.1:40123 */
@@ -54,15 +56,9 @@ export function createLocalEdge({ target, secret }: LocalEdgeOptions): http.Serv
     // so wrangler dev is not told what the client accepts: the client gets the bytes the gateway sent.
     proxyReq.removeHeader("accept-encoding");
   });
-  // Node sends a response's head with its first body write; an upstream that sends its headers
-  // first (an event stream's subscription, a wait with keep-alive bytes) would wait for a body
-  // byte here. The proxy copies status and headers right after this event, in the same tick, and
-  // starts piping the body on a later one: the head goes out in between, as the gateway sent it.
-  proxy.on("proxyRes", (_proxyRes, _req, res) => {
-    process.nextTick(() => {
-      if (res instanceof http.ServerResponse && !res.headersSent && !res.writableEnded) res.flushHeaders();
-    });
-  });
+  sendHeadEarly(proxy);
+  // The gateway's requests for the public URL, meant for an agent server's origin (AGENT_SERVER_HOST=public).
+  const toOrigin = createOriginConnector(secret);
   proxy.on("proxyReqWs", stamp);
   proxy.on("error", (error, _req, res) => {
     const detail = `The gateway behind the local edge could not be reached (${(error as NodeJS.ErrnoException).code ?? error.message}); is wrangler dev still starting?`;
@@ -83,6 +79,7 @@ export function createLocalEdge({ target, secret }: LocalEdgeOptions): http.Serv
     // Only what upgrade.ts relays is handed over; the rest are read as requests, below.
     { shouldUpgradeCallback: (req) => readEdgeUpgrade(req).kind === "websocket" },
     (req, res) => {
+      if (toOrigin(req, res)) return;
       const upgrade = readEdgeUpgrade(req);
       if (upgrade.kind !== "refused") return proxy.web(req, res);
       json(res, 400, { detail: upgrade.detail });

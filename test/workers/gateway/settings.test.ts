@@ -72,4 +72,29 @@ describe("gatewaySettings", () => {
     expect(error).toBeInstanceOf(SettingError);
     expect(error).toMatchObject({ setting: "IDENTITY_HMAC_SECRET", status: 503 });
   });
+
+  /** The setting a mistake names, or undefined when the settings parse. */
+  const mistake = (vars: Partial<Env>) => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      gatewaySettings({ ...env, ...vars } as Env);
+      return undefined;
+    } catch (error) {
+      return (error as SettingError).setting;
+    }
+  };
+
+  it("tells the client's address to the hosted API and the control plane unless FORWARD_CLIENT_ADDRESS says otherwise", () => {
+    expect([...gatewaySettings({ ...env } as Env).forwardClientAddress].sort()).toEqual(["control-plane", "hosted-api"]);
+    expect([...gatewaySettings({ ...env, FORWARD_CLIENT_ADDRESS: "none" } as Env).forwardClientAddress]).toEqual([]);
+    expect([...gatewaySettings({ ...env, FORWARD_CLIENT_ADDRESS: " agent-server " } as Env).forwardClientAddress]).toEqual(["agent-server"]);
+    expect(mistake({ FORWARD_CLIENT_ADDRESS: "agent-server, agents" })).toBe("FORWARD_CLIENT_ADDRESS");
+  });
+
+  it("sends an agent server at an origin the public host only when AGENT_SERVER_HOST=public, and refuses it for an origin with a path", () => {
+    expect(gatewaySettings({ ...env } as Env).agentServerPublicHost).toBe(false);
+    expect(gatewaySettings({ ...env, AGENT_SERVER_HOST: "public", AGENT_SERVER_ORIGIN: "https://agents.example.com" } as Env).agentServerPublicHost).toBe(true);
+    expect(mistake({ AGENT_SERVER_HOST: "public", AGENT_SERVER_ORIGIN: "https://example.com/agents" })).toBe("AGENT_SERVER_HOST");
+    expect(mistake({ AGENT_SERVER_HOST: "host" })).toBe("AGENT_SERVER_HOST");
+  });
 });

@@ -51,3 +51,36 @@ describe("the local edge passes answers on as they come", () => {
     expect(up.seen[0]!["accept-encoding"]).toBeUndefined();
   });
 });
+
+describe("the gateway's requests for the public URL, meant for an agent server's origin (AGENT_SERVER_HOST=public)", () => {
+  const SECRET = "session-secret-of-the-test";
+
+  it("go to the origin they name with the public Host, the override and the secret removed", async () => {
+    const wrangler = await upstream((_, res) => res.end("wrangler"));
+    const origin = await upstream((req, res) => res.end(`origin saw ${req.headers.host}`));
+    const edge = await listen(createLocalEdge({ target: wrangler.target, secret: SECRET }));
+    const res = await fetch(`http://127.0.0.1:${edge}/ui/agent`, {
+      method: "POST",
+      headers: { "x-tollgate-resolve-override": origin.target.origin, "x-tollgate-local-edge": SECRET, "x-kept": "1" },
+      body: "{}",
+    });
+    expect(await res.text()).toBe(`origin saw 127.0.0.1:${edge}`);
+    expect(wrangler.seen).toHaveLength(0);
+    expect(origin.seen[0]!["x-kept"]).toBe("1");
+    expect(origin.seen[0]!["x-tollgate-resolve-override"]).toBeUndefined();
+    expect(origin.seen[0]!["x-tollgate-local-edge"]).toBeUndefined();
+  });
+
+  it("without the session's secret are a client's like any other: sent to the gateway, never to the origin", async () => {
+    const wrangler = await upstream((_, res) => res.end("wrangler"));
+    const origin = await upstream((_, res) => res.end("origin"));
+    const edge = await listen(createLocalEdge({ target: wrangler.target, secret: SECRET }));
+    for (const sent of ["wrong-secret-of-the-same-size", undefined]) {
+      const res = await fetch(`http://127.0.0.1:${edge}/ui/agent`, {
+        headers: { "x-tollgate-resolve-override": origin.target.origin, ...(sent && { "x-tollgate-local-edge": sent }) },
+      });
+      expect(await res.text()).toBe("wrangler");
+    }
+    expect(origin.seen).toHaveLength(0);
+  });
+});
