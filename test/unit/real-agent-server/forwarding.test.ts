@@ -18,7 +18,7 @@ const MARGIN_MS = 100;
  * The header timeout, lowered from 30 s so a run that outlasts it (a `join` whose headers come at
  * its end) takes seconds here; every other answer in this file sends its headers well within it.
  */
-const UPSTREAM_TIMEOUT_MS = 3_000;
+const UPSTREAM_TIMEOUT_MS = 2_000;
 
 // This file's ports, in the real-agent-server range (19700-19799).
 const both = realServerAndGateway({ server: 19710, edge: 19711, private: 19712 }, { vars: { UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS) } });
@@ -40,62 +40,122 @@ async function expectSameTiming(direct: TimedAnswer, through: TimedAnswer) {
   d.forEach((chunk, i) => expect(t[i]!.at).toBeLessThanOrEqual(chunk.at + MARGIN_MS));
 }
 
+/**
+ * A timing measured up to three times, passing at the first that is within the margin: a machine
+ * busy with other work can delay one measurement, but a gateway that holds headers or a body
+ * does so every time.
+ */
+async function inThreeTries(measure: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await measure();
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
 describe("time to headers and to each chunk: through the gateway within 100 ms of direct", () => {
-  it("GET /chunks without Accept-Encoding (4 text/plain chunks 300 ms apart): each chunk as sent", async () => {
-    const { direct, through } = await eachWay("/chunks?count=4&delay_ms=300", { headers: { "accept-encoding": "identity" } });
-    expect(await direct.text).toBe("chunk 1\nchunk 2\nchunk 3\nchunk 4\n");
-    expect(await through.text).toBe(await direct.text);
-    expect((await direct.chunks).length).toBe(4);
-    await expectSameTiming(direct, through);
-  });
+  it("GET /chunks without Accept-Encoding (4 text/plain chunks 150 ms apart): each chunk as sent", () =>
+    inThreeTries(async () => {
+      const { direct, through } = await eachWay("/chunks?count=4&delay_ms=150", { headers: { "accept-encoding": "identity" } });
+      expect(await direct.text).toBe("chunk 1\nchunk 2\nchunk 3\nchunk 4\n");
+      expect(await through.text).toBe(await direct.text);
+      expect((await direct.chunks).length).toBe(4);
+      await expectSameTiming(direct, through);
+    }));
 
   // Issue 43, "Transparent forwarding": no compression the upstream did not apply, and bodies
   // streamed chunk for chunk (finding 2: workerd gzips text/plain, the 4 chunks come as one at the end).
-  it("GET /chunks with Accept-Encoding gzip, as Node's fetch and browsers send: each chunk as sent, uncompressed", async () => {
-    const { direct, through } = await eachWay("/chunks?count=4&delay_ms=300");
-    expect(through.headers["content-encoding"]).toBe(direct.headers["content-encoding"]);
-    await expectSameTiming(direct, through);
-  });
+  it("GET /chunks with Accept-Encoding gzip, as Node's fetch and browsers send: each chunk as sent, uncompressed", () =>
+    inThreeTries(async () => {
+      const { direct, through } = await eachWay("/chunks?count=4&delay_ms=150");
+      expect(through.headers["content-encoding"]).toBe(direct.headers["content-encoding"]);
+      await expectSameTiming(direct, through);
+    }));
 
   // Issue 43, "Transparent forwarding": response headers as soon as the upstream sends them, the
   // local edge included (finding 1: held until the first event, so the official client, which
   // awaits them before run.start, deadlocks).
-  it("POST /threads/{new id}/stream/events: headers at once, before any run starts", async () => {
-    const events = await Promise.all(
-      [both().direct, both().through].map(async (base) => {
-        const threadId = crypto.randomUUID();
-        const subscription = timedRequest(`${base}/threads/${threadId}/stream/events`, { body: { channels: ["values", "lifecycle"] } });
-        // The run starts only once the subscription's headers came, or after a second without them.
-        const answer = await within(1_000, subscription.answer);
-        const start = await fetch(`${base}/threads/${threadId}/commands`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ id: 1, method: "run.start", params: { assistant_id: "agent", input: say("subscribe first") } }),
-        });
-        expect(start.status).toBe(200);
-        const got = answer ?? (await subscription.answer);
-        setTimeout(() => got.close(), 1_000);
-        return { answer, got };
-      }),
-    );
-    const [direct, through] = events;
-    expect(direct!.answer).toBeDefined();
-    expect(through!.answer).toBeDefined();
-    expect(through!.got.headersAt).toBeLessThanOrEqual(direct!.got.headersAt + MARGIN_MS);
-  });
+  it("POST /threads/{new id}/stream/events: headers at once, before any run starts", () =>
+    inThreeTries(async () => {
+      const events = await Promise.all(
+        [both().direct, both().through].map(async (base) => {
+          const threadId = crypto.randomUUID();
+          const subscription = timedRequest(`${base}/threads/${threadId}/stream/events`, { body: { channels: ["values", "lifecycle"] } });
+          // The run starts only once the subscription's headers came, or after a second without them.
+          const answer = await within(1_000, subscription.answer);
+          const start = await fetch(`${base}/threads/${threadId}/commands`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ id: 1, method: "run.start", params: { assistant_id: "agent", input: say("subscribe first") } }),
+          });
+          expect(start.status).toBe(200);
+          const got = answer ?? (await subscription.answer);
+          setTimeout(() => got.close(), 1_000);
+          return { answer, got };
+        }),
+      );
+      const [direct, through] = events;
+      expect(direct!.answer).toBeDefined();
+      expect(through!.answer).toBeDefined();
+      expect(through!.got.headersAt).toBeLessThanOrEqual(direct!.got.headersAt + MARGIN_MS);
+    }));
+
+  it("POST /threads/{new id}/stream/events, then run.start of slow (3 steps 300 ms apart): each custom event as sent", () =>
+    inThreeTries(async () => {
+      const events = await Promise.all(
+        [both().direct, both().through].map(async (base) => {
+          const threadId = crypto.randomUUID();
+          const subscription = await timedRequest(`${base}/threads/${threadId}/stream/events`, { body: { channels: ["custom"] } }).answer;
+          const startAt = performance.now();
+          const start = await fetch(`${base}/threads/${threadId}/commands`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ id: 1, method: "run.start", params: { assistant_id: "slow", input: { steps: 3, delay_ms: 300 } } }),
+          });
+          expect(start.status).toBe(200);
+          await start.arrayBuffer();
+          // The third step's event is the last this subscription gets; the stream itself stays open.
+          const chunks: Array<{ at: number; text: string }> = [];
+          const seen = () => chunks.filter((chunk) => chunk.text.includes("event: custom")).length;
+          while (seen() < 3) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            chunks.splice(0, chunks.length, ...subscription.live().map((chunk) => ({ at: subscription.sentAt + chunk.at - startAt, text: chunk.text })));
+          }
+          subscription.close();
+          return chunks.filter((chunk) => chunk.text.includes("event: custom")).map((chunk) => chunk.at);
+        }),
+      );
+      const [direct, through] = events;
+      expect(direct!).toHaveLength(3);
+      expect(through!).toHaveLength(3);
+      // Each run starts when one of the server's workers picks it up (after a random wait of up to
+      // 1 s), so the events are timed from each stream's first: 300 and 600 ms later, held or not.
+      const fromFirst = (times: number[]) => times.map((at) => at - times[0]!);
+      fromFirst(direct!).forEach((gap, i) => expect(Math.abs(fromFirst(through!)[i]! - gap)).toBeLessThanOrEqual(MARGIN_MS));
+    }));
 
   // Issue 43, "Transparent forwarding": headers as the upstream sends them and no compression
   // (findings 1 and 2: headers held until the first keep-alive byte, then nothing until the end).
-  it("POST /runs/wait of slow (3 steps of 1 s): headers at once and the server's keep-alive bytes as sent", async () => {
-    const { direct, through } = await eachWay("/runs/wait", { body: { assistant_id: "slow", input: { steps: 3, delay_ms: 1_000 } } });
-    expect(direct.status).toBe(200);
-    expect(through.status).toBe(200);
-    expect((await direct.chunks).length).toBeGreaterThan(1);
-    await expectSameTiming(direct, through);
-  });
+  it("POST /runs/wait of slow (2 steps of 1 s): headers at once and the server's keep-alive bytes as sent", () =>
+    inThreeTries(async () => {
+      const { direct, through } = await eachWay("/runs/wait", { body: { assistant_id: "slow", input: { steps: 2, delay_ms: 1_000 } } });
+      expect(direct.status).toBe(200);
+      expect(through.status).toBe(200);
+      expect(through.headersAt).toBeLessThanOrEqual(direct.headersAt + MARGIN_MS);
+      // The keep-alive bytes are timed from the request, the result from the run, which this server
+      // picks up after a random wait of up to 1 s: only the first keep-alive byte is compared in time.
+      const [d, t] = await Promise.all([direct.chunks, through.chunks]);
+      expect(d[0]).toMatchObject({ text: "\n" });
+      expect(t[0]).toMatchObject({ text: "\n" });
+      expect(t[0]!.at).toBeLessThanOrEqual(d[0]!.at + MARGIN_MS);
+      expect(t.length).toBeGreaterThan(1);
+    }));
 });
 
-describe("the answer's headers: as direct, but the gateway's RateLimit headers", () => {
+// The groups below assert no timing: they run side by side, each test on threads of its own.
+describe.concurrent("the answer's headers: as direct, but the gateway's RateLimit headers", () => {
   // Issue 43, "Transparent forwarding": no compression the upstream did not apply (finding 2:
   // content-encoding gzip even on 204 and HEAD answers).
   it("GET /info, HEAD /ok and a thread's DELETE (204) with Accept-Encoding gzip: the same headers (date and framing aside)", async () => {
@@ -123,7 +183,7 @@ describe("the answer's headers: as direct, but the gateway's RateLimit headers",
   });
 });
 
-describe("what the server receives and keeps", () => {
+describe.concurrent("what the server receives and keeps", () => {
   /** The checkpoints' metadata keys of a new thread after one `agent` run. */
   async function storedKeys(base: string): Promise<string[]> {
     const thread = (await (await fetch(`${base}/threads`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).json()) as {
@@ -181,12 +241,12 @@ describe("what the server receives and keeps", () => {
   });
 });
 
-describe("long polls: bounded by what the API allows, not by the header timeout", () => {
+describe.concurrent("long polls: bounded by what the API allows, not by the header timeout", () => {
   // Issue 43, "Transparent forwarding": long polls bounded per route, not by the header timeout
   // (finding 3: this server sends a join's headers when the run ends; through the gateway, 504 at
   // UPSTREAM_TIMEOUT_MS, and the client retries, each retry counted).
   it("GET /threads/{id}/runs/{id}/join of a run longer than the header timeout: 200 with its values, as direct", async () => {
-    const steps = Math.ceil(UPSTREAM_TIMEOUT_MS / 1_000) + 2;
+    const steps = Math.ceil(UPSTREAM_TIMEOUT_MS / 1_000) + 1;
     const answers = await Promise.all(
       [both().direct, both().through].map(async (base) => {
         const thread = (await (await fetch(`${base}/threads`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).json()) as {

@@ -7,13 +7,19 @@ export interface TimedChunk {
   /** ms since the request was sent */
   readonly at: number;
   readonly bytes: number;
+  /** The chunk as text (latin1 when the body is compressed). */
+  readonly text: string;
 }
 
 export interface TimedAnswer {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;
+  /** `performance.now()` when the request was sent: to time its chunks from another moment. */
+  readonly sentAt: number;
   /** ms from sending the request to its response headers */
   readonly headersAt: number;
+  /** The body chunks come so far (an event stream's, which does not end by itself). */
+  live(): readonly TimedChunk[];
   /** Resolves with each body chunk as it came, once the body ends (or `close()` ends it). */
   readonly chunks: Promise<TimedChunk[]>;
   /** The body as text, once it ends (undecoded bytes as latin1 if compressed). */
@@ -50,7 +56,7 @@ export function timedRequest(url: string, request: TimedRequest = {}): { answer:
       const chunks: TimedChunk[] = [];
       const buffers: Buffer[] = [];
       res.on("data", (chunk: Buffer) => {
-        chunks.push({ at: performance.now() - sent, bytes: chunk.length });
+        chunks.push({ at: performance.now() - sent, bytes: chunk.length, text: chunk.toString(res.headers["content-encoding"] ? "latin1" : "utf8") });
         buffers.push(chunk);
       });
       const ended = new Promise<void>((done) => {
@@ -61,7 +67,9 @@ export function timedRequest(url: string, request: TimedRequest = {}): { answer:
       resolve({
         status: res.statusCode!,
         headers: res.headers,
+        sentAt: sent,
         headersAt,
+        live: () => [...chunks],
         chunks: ended.then(() => chunks),
         text: ended.then(() => Buffer.concat(buffers).toString(res.headers["content-encoding"] ? "latin1" : "utf8")),
         close: () => req.destroy(),
