@@ -127,6 +127,8 @@ export interface StartOptions {
  */
 export async function startRealAgentServer(options: StartOptions = {}): Promise<RealAgentServer> {
   const port = options.port ?? (await freePort());
+  // Another server on the port would answer the readiness check in this one's place.
+  if (!(await isFree(port))) throw new Error(`port ${port} is taken: the agent server needs a port of its own`);
   const project = freshProject();
   const url = `http://127.0.0.1:${port}`;
   const began = performance.now();
@@ -152,17 +154,32 @@ export async function startRealAgentServer(options: StartOptions = {}): Promise<
   return { url, port, startMs: Math.round(performance.now() - began), output: () => printed, stop };
 }
 
-/** Waits until `GET <url>/ok` answers 200; rejects with what it printed if the process ends or the time runs out. */
+/** Whether nothing listens on 127.0.0.1:port (a listen there succeeds). */
+export function isFree(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const probe = net.createServer();
+    probe.once("error", () => done(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => done(true)));
+  });
+}
+
+/**
+ * Waits until this server said it runs on the port and `GET <url>/ok` answers 200; rejects with
+ * what it printed if the process ends or the time runs out.
+ */
 async function answersOk(url: string, child: ChildProcess, timeoutMs: number, printed: () => string): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   let exited = false;
   child.once("exit", () => (exited = true));
   while (performance.now() < deadline) {
     if (exited) throw new Error(`the agent server exited before it answered:\n${printed()}`);
-    const ok = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(2_000) }).then(
-      async (res) => (await res.arrayBuffer(), res.status === 200),
-      () => false,
-    );
+    const running = printed().includes(`Server running at ${new URL(url).host}`);
+    const ok =
+      running &&
+      (await fetch(`${url}/ok`, { signal: AbortSignal.timeout(2_000) }).then(
+        async (res) => (await res.arrayBuffer(), res.status === 200),
+        () => false,
+      ));
     if (ok) return;
     await sleep(50);
   }

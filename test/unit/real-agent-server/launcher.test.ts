@@ -2,12 +2,13 @@
 // anything: the project copy each server gets, the CLI's arguments, what keeps it offline,
 // npm start's arguments, and where npm start's banner tells a user how to use their own server.
 import { existsSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { banner } from "../../../tools/local-edge/main.ts";
 import { npmStartArguments } from "../../../tools/real-agent-server/gateway.ts";
 import { parseArguments } from "../../../tools/real-agent-server/main.ts";
-import { devArguments, freshProject, OFFLINE_ENV, SERVER_PROJECT } from "../../../tools/real-agent-server/server.ts";
+import { devArguments, freshProject, isFree, OFFLINE_ENV, SERVER_PROJECT, startRealAgentServer } from "../../../tools/real-agent-server/server.ts";
 
 const made: string[] = [];
 afterEach(() => made.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -95,5 +96,20 @@ describe("npx node tools/real-agent-server/main.ts", () => {
   it("refuses an unknown option or a port that is not one", () => {
     expect(() => parseArguments(["--host", "0.0.0.0"])).toThrow(/unknown option --host/);
     expect(() => parseArguments(["--port", "http"])).toThrow(/--port must be a port number/);
+  });
+});
+
+describe("a port already taken", () => {
+  it("is refused before anything starts, so no other server answers the readiness check in its place", async () => {
+    const taken = net.createServer();
+    await new Promise<void>((listening) => taken.listen(0, "127.0.0.1", listening));
+    const { port } = taken.address() as net.AddressInfo;
+    try {
+      expect(await isFree(port)).toBe(false);
+      await expect(startRealAgentServer({ port })).rejects.toThrow(`port ${port} is taken`);
+    } finally {
+      await new Promise((closed) => taken.close(closed));
+    }
+    expect(await isFree(port)).toBe(true);
   });
 });
