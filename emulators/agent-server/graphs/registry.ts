@@ -20,9 +20,13 @@ export function findGraph(graphId: string): Graph | undefined {
 export const graphIds = (): string[] => [...GRAPHS.keys()];
 
 /**
- * The id of a graph's default assistant, as the real server derives it:
- * `uuid5(NAMESPACE_URL, graph_id)` (for "agent": 7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414).
+ * The namespace both real servers derive a default assistant's id in (`NAMESPACE_GRAPH` in the
+ * Python server's langgraph_api/graph.py and the JS server's graph/load.mts): one character off
+ * the standard URL namespace (6ba7b811-...), so not `uuid5(NAMESPACE_URL, ...)`.
  */
+const NAMESPACE_GRAPH = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
+
+/** The id of a graph's default assistant, as the real server derives it (for "agent": fe096781-5601-53d2-b2f6-0d3403f7e9ca). */
 export function defaultAssistantId(graphId: string): string {
-  return uuidv5(graphId, uuidv5.URL);
+  return uuidv5(graphId, NAMESPACE_GRAPH);
 }

@@ -3,7 +3,7 @@ import { fireCrons, runRequestFor, type DueCron } from "../../../emulators/agent
 
 const ORIGIN = "https://agent-server.internal";
 const payload = {
-  assistant_id: "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414",
+  assistant_id: "fe096781-5601-53d2-b2f6-0d3403f7e9ca",
   schedule: "@daily",
   end_time: "2030-01-01T00:00:00Z",
   input: { messages: [{ role: "user", content: "tick" }] },

@@ -18,8 +18,8 @@ describe("graph registry", () => {
     expect(findGraph("agent")).toBe(agentGraph);
     expect(findGraph("nope")).toBeUndefined();
     // Values computed independently with Python: uuid.uuid5(uuid.NAMESPACE_URL, "agent").
-    expect(defaultAssistantId("agent")).toBe("7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414");
-    expect(defaultAssistantId("pipeline")).toBe("66dccdf8-d52b-5123-8595-e7c707dd9462");
+    expect(defaultAssistantId("agent")).toBe("fe096781-5601-53d2-b2f6-0d3403f7e9ca");
+    expect(defaultAssistantId("pipeline")).toBe("024bfc19-7d06-5d5c-92b5-cec6be8620ae");
   });
 });
 

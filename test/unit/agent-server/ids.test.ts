@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AssistantIdParam, resolveAssistantRef, ThreadIdParam } from "../../../emulators/agent-server/ids.ts";
 
-const AGENT = "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414";
+const AGENT = "fe096781-5601-53d2-b2f6-0d3403f7e9ca";
 
 describe("ids", () => {
   it("takes a graph id for its default assistant and lower-cases UUIDs in paths", () => {

@@ -30,7 +30,7 @@ async function run(graph: Graph<any>, plan: Partial<RunPlan>) {
 describe("the approval graph", () => {
   it("is deployed with its default assistant", () => {
     // uuid.uuid5(uuid.NAMESPACE_URL, "approval"), computed with Python.
-    expect(defaultAssistantId("approval")).toBe("1693519d-b4f7-5c8a-8cde-5db5cc31165a");
+    expect(defaultAssistantId("approval")).toBe("e234584d-b7bf-527f-9d06-ba77f8f5172d");
     expect(approvalGraph.nodes.map((n) => n.name)).toEqual(["draft", "human_review", "finalize"]);
   });
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { defaultAssistantId } from "../../../emulators/agent-server/graphs/registry.ts";
 
 describe("default assistant ids", () => {
-  it("are what the real server derives: Python's uuid.uuid5(uuid.NAMESPACE_URL, graph_id)", () => {
-    expect(defaultAssistantId("agent")).toBe("7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414");
-    expect(defaultAssistantId("pipeline")).toBe("66dccdf8-d52b-5123-8595-e7c707dd9462");
+  it("are what both real servers derive: uuid5(NAMESPACE_GRAPH = 6ba7b821-9dad-11d1-80b4-00c04fd430c8, graph_id)", () => {
+    expect(defaultAssistantId("agent")).toBe("fe096781-5601-53d2-b2f6-0d3403f7e9ca");
+    expect(defaultAssistantId("pipeline")).toBe("024bfc19-7d06-5d5c-92b5-cec6be8620ae");
   });
 });

@@ -137,7 +137,7 @@ describe("default assistants", () => {
       context: {},
       metadata: { created_by: "system" },
     });
-    const pipeline = await agentServer("GET", "/assistants/66dccdf8-d52b-5123-8595-e7c707dd9462");
+    const pipeline = await agentServer("GET", "/assistants/024bfc19-7d06-5d5c-92b5-cec6be8620ae");
     expect(pipeline.body).toMatchObject({ graph_id: "pipeline", name: "pipeline", metadata: { created_by: "system" } });
   });
 

@@ -140,7 +140,7 @@ describe("stateless runs", () => {
   it("POST /runs answers the pending run at once and runs it in the background", async () => {
     const res = await agentServer("POST", "/runs", { body: { assistant_id: "agent", input: say("later"), on_completion: "keep" } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: "pending", assistant_id: "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414" });
+    expect(res.body).toMatchObject({ status: "pending", assistant_id: "fe096781-5601-53d2-b2f6-0d3403f7e9ca" });
     expect(res.headers.get("content-location")).toBe(`/runs/${res.body.run_id}`);
     expect((await untilOver(res.body.thread_id, res.body.run_id)).body.status).toBe("success");
   });

@@ -237,7 +237,7 @@ describe("state kept by an emulator before the engine", () => {
       const at = new Date().toISOString();
       state.storage.sql.exec(
         `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, lease_expires_at)
-         VALUES (?, ?, '7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414', ?, ?, 'running', '{}', '{}', 'reject', 0)`,
+         VALUES (?, ?, 'fe096781-5601-53d2-b2f6-0d3403f7e9ca', ?, ?, 'running', '{}', '{}', 'reject', 0)`,
         legacy,
         thread.thread_id,
         at,

@@ -57,7 +57,7 @@ describe("streaming a run", () => {
     await streamRun(thread.thread_id, { assistant_id: "agent", input: say("first") });
     const after = await agentServer("GET", `/threads/${thread.thread_id}`);
     expect(after.body.status).toBe("idle");
-    expect(after.body.metadata).toEqual({ graph_id: "agent", assistant_id: "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414" });
+    expect(after.body.metadata).toEqual({ graph_id: "agent", assistant_id: "fe096781-5601-53d2-b2f6-0d3403f7e9ca" });
     expect(after.body.values.messages.map((m: any) => m.content)).toEqual(["first", "you said: first"]);
     const { events } = await streamRun(thread.thread_id, { assistant_id: "agent", input: say("second"), stream_mode: "values" });
     expect(events.at(-1)!.data.messages.map((m: any) => m.content)).toEqual(["first", "you said: first", "second", "you said: second"]);
@@ -77,7 +77,7 @@ describe("streaming a run", () => {
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({
       thread_id: thread.thread_id,
-      assistant_id: "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414",
+      assistant_id: "fe096781-5601-53d2-b2f6-0d3403f7e9ca",
       status: "success",
       metadata: { k: "v" },
       multitask_strategy: "enqueue",

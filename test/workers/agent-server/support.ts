@@ -117,7 +117,7 @@ export const freshTag = () => ({ test_tag: crypto.randomUUID() });
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00$/;
 /** The default assistant of graph "agent": uuid5(NAMESPACE_URL, "agent"). */
-export const AGENT_DEFAULT_ID = "7c9fac6d-1b9a-54e5-89e7-6c8b5e3ae414";
+export const AGENT_DEFAULT_ID = "fe096781-5601-53d2-b2f6-0d3403f7e9ca";
 
 function jsonOrUndefined(text: string): unknown {
   try {
