@@ -119,17 +119,34 @@ export function adminApiIsOn(internal: URL, edgeSecret?: string): Promise<boolea
   });
 }
 
+/** The value the last `--var NAME:value` among wrangler's arguments gives NAME (wrangler keeps the last), if any. */
+export function varOf(args: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  args.forEach((arg, i) => {
+    const given = arg === "--var" ? args[i + 1] : arg.startsWith("--var=") ? arg.slice("--var=".length) : undefined;
+    if (given?.startsWith(`${name}:`)) value = given.slice(name.length + 1);
+  });
+  return value;
+}
+
 /** What npm start prints once it answers: where each upstream is, and where to go next. */
-export function banner(base: string, region: string, admin?: boolean, quiet = false): string {
+export function banner(base: string, region: string, admin?: boolean, quiet = false, agentServerOrigin?: string): string {
   const mount = (name: string) => LOCAL_MOUNTS.find((m) => m.upstream === name)!;
   const agentServer = mount("agent-server");
+  const own = agentServerOrigin !== undefined && agentServerOrigin !== "service";
   return [
     ``,
     `tollgate is ready on ${base}, enforcing the ${region.toUpperCase()} limits (rules/*.json).`,
     `  hosted API     ${base}/...   (echo Worker, bound as a service; the published table applies)`,
     `  control plane  ${base}${mount("control-plane").prefix}/...   (emulator Worker, bound as a service; client base URL ${base})`,
-    `  agent server   ${base}${agentServer.prefix}/...   (emulator Worker, bound as a service; client base URL ${base}${agentServer.prefix})`,
-    `  your own       npm start -- --var AGENT_SERVER_ORIGIN:http://127.0.0.1:2024 puts your agent server there instead of the emulator (docs/real-agent-server.md)`,
+    own
+      ? `  agent server   ${base}${agentServer.prefix}/...   (yours, at ${agentServerOrigin}; client base URL ${base}${agentServer.prefix})`
+      : `  agent server   ${base}${agentServer.prefix}/...   (emulator Worker, bound as a service; client base URL ${base}${agentServer.prefix})`,
+    ...(own
+      ? []
+      : [
+          `  your own       npm start -- --var AGENT_SERVER_ORIGIN:http://127.0.0.1:2024 puts your agent server there instead of the emulator (docs/real-agent-server.md)`,
+        ]),
     `  deployments    ${base}/deployments/<id>/...   (each deployed control-plane deployment's own agent server: its source_config.custom_url)`,
     `  try            curl -si ${base}/runs/stats -H 'x-api-key: demo'`,
     `  which rule     npm run explain -- GET /runs/stats -H 'x-api-key: demo'`,
@@ -224,7 +241,7 @@ async function main(): Promise<void> {
   const admin = await adminApiIsOn(new URL(`http://127.0.0.1:${internal}`), edgeSecret);
   edge.listen(options.port, options.ip, () => {
     const host = options.ip.includes(":") ? `[${options.ip}]` : options.ip;
-    console.log(banner(`http://${host}:${options.port}`, regionOf(options.wrangler), admin, quiet));
+    console.log(banner(`http://${host}:${options.port}`, regionOf(options.wrangler), admin, quiet, varOf(options.wrangler, "AGENT_SERVER_ORIGIN")));
   });
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { banner, regionOf } from "../../../../tools/local-edge/main.ts";
+import { banner, regionOf, varOf } from "../../../../tools/local-edge/main.ts";
 import { WranglerOutputFilter } from "../../../../tools/local-edge/wrangler-output.ts";
 
 // As wrangler 4.156 prints it at start-up of npm start's session (the gateway and the emulator
@@ -50,5 +50,18 @@ describe("npm start's output", () => {
     // Quiet (the default log level): the banner says how to see each request.
     expect(text).not.toContain("--log-level info");
     expect(banner("http://127.0.0.1:8787", "eu", undefined, true)).toContain("logs           warnings only; npm start -- --log-level info");
+  });
+
+  it("names the user's own agent server when AGENT_SERVER_ORIGIN points at one (the last --var wins, as in wrangler)", () => {
+    const args = ["--var", "AGENT_SERVER_ORIGIN:service", "--var", "AGENT_SERVER_ORIGIN:http://127.0.0.1:2024"];
+    expect(varOf(args, "AGENT_SERVER_ORIGIN")).toBe("http://127.0.0.1:2024");
+    expect(varOf(["--var=AGENT_SERVER_ORIGIN:http://x:1"], "AGENT_SERVER_ORIGIN")).toBe("http://x:1");
+    expect(varOf(["--port", "1"], "AGENT_SERVER_ORIGIN")).toBeUndefined();
+    const text = banner("http://127.0.0.1:8787", "us", undefined, false, "http://127.0.0.1:2024");
+    expect(text).toContain("(yours, at http://127.0.0.1:2024; client base URL http://127.0.0.1:8787/agent-server)");
+    expect(text).not.toContain("your own ");
+    expect(banner("http://127.0.0.1:8787", "us", undefined, false, "service")).toContain(
+      "agent server   http://127.0.0.1:8787/agent-server/...   (emulator Worker",
+    );
   });
 });
