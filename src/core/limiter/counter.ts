@@ -133,7 +133,9 @@ export class Counter {
     const caller = typeof lease?.caller === "string" && lease.caller !== "" ? lease.caller : undefined;
     let tookBack = false;
     for (const returned of returnsOf(lease)) if (this.#desk.takeBack(returned, window)) tookBack = true;
-    if (caller && this.#desk.forgetUnheard(caller, lease?.heard, window, now, limit.intervalMs)) tookBack = true;
+    // A call the caller gave up on, overtaken by its next one, neither releases nor gets a lease.
+    const fresh = caller !== undefined && this.#desk.hear(caller, lease?.call);
+    if (fresh && this.#desk.forgetUnheard(caller, lease?.heard, lease?.call, window, now, limit.intervalMs)) tookBack = true;
     if (tookBack) this.#takenBack = true;
     const { times: elsewhere, released } = this.#inbox.take(recorded, limit, now, window);
     // Storage still holds the released ones, as reservations: a snapshot once idle makes it exact.
@@ -151,8 +153,8 @@ export class Counter {
     }
     if (typeof call === "string") this.#inbox.noteCall(call, verdicts, now, limit);
     let granted: LeaseGrant | undefined;
-    if (lease && caller && lease.want > 0 && verdicts.every((v) => v.allowed)) {
-      const plan = this.#desk.grant(limit, window, now, caller, lease.want, lease.short === true);
+    if (lease && caller && fresh && lease.want > 0 && verdicts.every((v) => v.allowed)) {
+      const plan = this.#desk.grant(limit, window, now, caller, lease.want, lease.short === true, lease.call);
       if (plan) {
         ledger.lease(plan.until, plan.grant.units, now);
         reserved = true;

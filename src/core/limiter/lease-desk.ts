@@ -26,6 +26,8 @@ const MAX_EXPIRING = 1_024;
  * isolates hold one, and one left out is counted in full after a restart (safe, as before).
  */
 const MAX_STORED_LENT = 256;
+/** Callers whose newest call number a desk remembers (the leases out remember theirs beyond it). */
+const MAX_CALLERS = 1_024;
 /** Of the room not taken by real admissions, the share lent at once (the rest stays for callers without a lease). */
 const LENT_SHARE = 1 / 2;
 
@@ -36,6 +38,8 @@ interface Lent {
   readonly units: number;
   readonly spanMs: number;
   readonly caller: string;
+  /** The number of the call it was granted to (`LeaseRequest.call`), when the caller numbers its calls. */
+  readonly call?: number;
 }
 
 /**
@@ -61,6 +65,8 @@ export class LeaseDesk {
   #seq = 0;
   /** When a request was last told to wait for lent units: no new lease for an interval after. */
   #waitedAt = Number.NEGATIVE_INFINITY;
+  /** The newest call number heard from each caller (memory only: the leases out carry theirs too). */
+  readonly #newestCall = new Map<string, number>();
 
   /**
    * A lease given back: its units leave the window and the uses it reports take their place, at
@@ -79,16 +85,37 @@ export class LeaseDesk {
   }
 
   /**
-   * Takes back whole the leases of `caller` it never heard of: granted after `heard` (the newest it
-   * accepted), by answers it never got or gave up on, so never used. A caller has one call in
-   * flight per counter, so a lease granted before this call and not heard of never will be.
+   * Notes call number `call` from `caller`; false when the call is stale: the caller has sent a
+   * later one that reached this desk first (it gave up on this one), so this one's word on leases
+   * is out of date and a lease granted to it would never be heard of. A caller that does not
+   * number its calls is always taken at its word.
    */
-  forgetUnheard(caller: string, heard: string | undefined, window: SlidingWindow, now: number, intervalMs: number): boolean {
+  hear(caller: string, call: number | undefined): boolean {
+    if (typeof call !== "number" || !Number.isSafeInteger(call)) return true;
+    let newest = this.#newestCall.get(caller) ?? Number.NEGATIVE_INFINITY;
+    // After a restart the map is empty, but the leases out still name their calls.
+    for (const held of this.#lent.values()) if (held.caller === caller && held.call !== undefined) newest = Math.max(newest, held.call);
+    if (call <= newest) return false;
+    this.#newestCall.delete(caller);
+    this.#newestCall.set(caller, call);
+    if (this.#newestCall.size > MAX_CALLERS) this.#newestCall.delete(this.#newestCall.keys().next().value!);
+    return true;
+  }
+
+  /**
+   * Takes back whole the leases of `caller` it never heard of: granted after `heard` (the newest it
+   * accepted when it sent call number `call`) to an earlier call, by answers it never got or gave
+   * up on, so never used. A caller has one call in flight per counter, so a lease granted to a call
+   * sent before this one and not heard of by then never will be. One granted to a later call (that
+   * call overtook this one on the way) is not this call's to judge.
+   */
+  forgetUnheard(caller: string, heard: string | undefined, call: number | undefined, window: SlidingWindow, now: number, intervalMs: number): boolean {
     const [prefix, seq] = typeof heard === "string" ? heard.split("-") : [];
     const heardSeq = prefix === this.#prefix ? Number(seq) : 0;
+    const sentBefore = (held: Lent) => typeof call !== "number" || held.call === undefined || held.call < call;
     let forgot = false;
     for (const [id, held] of this.#lent) {
-      if (held.caller !== caller || held.seq <= heardSeq) continue;
+      if (held.caller !== caller || held.seq <= heardSeq || !sentBefore(held)) continue;
       this.#lent.delete(id);
       // One whose units have left the window changes nothing any more.
       if (held.until + intervalMs <= now) continue;
@@ -103,7 +130,15 @@ export class LeaseDesk {
    * what keeps every unit lent at once within LENT_SHARE of the room real admissions leave. Its
    * units are reserved in `window` (the caller records them in storage). Undefined when none.
    */
-  grant(limit: Limit, window: SlidingWindow, now: number, caller: string, want: number, short = false): { until: number; grant: LeaseGrant } | undefined {
+  grant(
+    limit: Limit,
+    window: SlidingWindow,
+    now: number,
+    caller: string,
+    want: number,
+    short = false,
+    call?: number,
+  ): { until: number; grant: LeaseGrant } | undefined {
     const { count, intervalMs } = limit;
     if (count < LEASE_MIN_COUNT || !(want >= 1)) return undefined;
     // Requests wait for lent units to come back: room they free goes to them, not to new leases
@@ -130,7 +165,7 @@ export class LeaseDesk {
     while (leaving < times.length && times[leaving]! + intervalMs <= until) leaving++;
     const id = `${this.#prefix}-${++this.#seq}`;
     window.reserve(until, units, now);
-    this.#lent.set(id, { seq: this.#seq, until, units, spanMs, caller });
+    this.#lent.set(id, { seq: this.#seq, until, units, spanMs, caller, ...(typeof call === "number" && { call }) });
     return {
       until,
       grant: {
@@ -185,9 +220,9 @@ export class LeaseDesk {
     this.#prefix = stored.prefix;
     this.#seq = Math.max(this.#seq, stored.seq);
     for (const lent of stored.lent) {
-      const { id, seq, until, units, spanMs, caller } = lent ?? ({} as Partial<StoredDesk["lent"][number]>);
+      const { id, seq, until, units, spanMs, caller, call } = lent ?? ({} as Partial<StoredDesk["lent"][number]>);
       if (typeof id !== "string" || typeof caller !== "string" || ![seq, until, units, spanMs].every(Number.isFinite)) continue;
-      this.#lent.set(id, { seq: seq!, until: until!, units: units!, spanMs: spanMs!, caller });
+      this.#lent.set(id, { seq: seq!, until: until!, units: units!, spanMs: spanMs!, caller, ...(Number.isSafeInteger(call) && { call }) });
     }
   }
 

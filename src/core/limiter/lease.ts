@@ -56,6 +56,13 @@ export interface LeaseRequest {
    */
   readonly heard?: string;
   /**
+   * This isolate's number for the call, rising with every call it sends. A call the isolate gave
+   * up on may reach the object after the isolate's next one: the object then takes nothing it says
+   * about leases as the isolate's newest word (`heard` is older than what the isolate has heard
+   * since), and lends it nothing (it will never hear of it).
+   */
+  readonly call?: number;
+  /**
    * Lend for a short while: no sign yet that this isolate keeps receiving the client's requests
    * (its first lease of the counter, or its last one was hardly used), so units it may leave
    * unused come back soon.
@@ -157,6 +164,8 @@ export class LeaseBook {
    */
   #firstLeasesUsed = 1;
   #firstCalls = 0;
+  /** Calls sent so far (`LeaseRequest.call`). */
+  #calls = 0;
   readonly #max: number;
   /** This isolate, as the objects know it (`LeaseRequest.caller`). */
   readonly caller: string;
@@ -271,6 +280,7 @@ export class LeaseBook {
     const short = kind === "hits" && !(leases && leases.lastUses > 0);
     return {
       caller: this.caller,
+      call: ++this.#calls,
       want,
       ...(returned.length > 0 && { returned: [...returned] }),
       ...(heard !== undefined && { heard }),

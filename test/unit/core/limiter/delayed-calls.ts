@@ -2,6 +2,7 @@ import {
   Counter,
   LeaseBook,
   MemoryCounterStore,
+  SETTLE_MS,
   type CounterAnswer,
   type LeaseCall,
   type LeaseRequest,
@@ -68,8 +69,16 @@ export interface SimOptions {
   readonly faults: readonly CallFault[];
   /** Object restarts (global times): memory lost, storage kept. */
   readonly restarts?: readonly number[];
+  /**
+   * Only the usual restart: an eviction after the object idled for SETTLE_MS (its alarm settled
+   * it first, so storage is exact); a restart due at a busier moment is skipped. Otherwise any
+   * moment (a crash), after which storage may count more than happened (never less).
+   */
+  readonly restartsWhenIdle?: boolean;
   /** How a request told to wait is handled: the isolate's own logic (a function of the verdict). */
   readonly maxWaitMs: number;
+  /** Told each decision, answer and timeout, to debug a counterexample. */
+  readonly trace?: (line: string) => void;
 }
 
 /** What happened to the client's requests. */
@@ -125,14 +134,16 @@ export function simulate(options: SimOptions, arrivals: readonly { at: number; i
     isolate.inFlight = call;
     if (Number.isFinite(fault.out))
       at(now + fault.out, () => {
-        call.decidedAt = now;
+        call.decidedAt = lastDecided = now;
         call.answer = counter.decide(limit, hits.length, now, { lease: call.request });
+        options.trace?.(`${now} i${isolate.index} decides ${kind} ${JSON.stringify(call.request)} ${JSON.stringify(call.answer)}`);
         if (Number.isFinite(fault.back)) at(now + fault.back, () => answered(call));
       });
     at(now + timeoutMs, () => timedOut(call));
   };
 
   const answered = (call: Call) => {
+    options.trace?.(`${now} i${call.isolate.index} ${call.done ? "drops a late answer" : "hears"}`);
     if (call.done) return; // abandoned: the isolate never hears it
     call.done = true;
     const { isolate, answer } = call;
@@ -159,6 +170,7 @@ export function simulate(options: SimOptions, arrivals: readonly { at: number; i
 
   const timedOut = (call: Call) => {
     if (call.done) return;
+    options.trace?.(`${now} i${call.isolate.index} gives up on a call`);
     call.done = true;
     const { isolate } = call;
     isolate.inFlight = undefined;
@@ -204,7 +216,15 @@ export function simulate(options: SimOptions, arrivals: readonly { at: number; i
   };
 
   for (const arrival of arrivals) at(arrival.at, () => request(isolates[arrival.isolate]!, { sentAt: arrival.at, waited: 0, keep: arrival.keep }));
-  for (const restart of options.restarts ?? []) at(restart, () => (counter = new Counter(store, NAME)));
+  let lastDecided = Number.NEGATIVE_INFINITY;
+  for (const restart of options.restarts ?? [])
+    at(restart, () => {
+      if (!options.restartsWhenIdle) counter = new Counter(store, NAME);
+      else if (now - lastDecided >= SETTLE_MS) {
+        counter.settle(now);
+        counter = new Counter(store, NAME);
+      }
+    });
   while (events.length > 0) {
     const event = events.shift()!;
     now = event.at;
