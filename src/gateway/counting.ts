@@ -4,7 +4,6 @@ import {
   DenyCache,
   GIVE_BACK_GRACE_MS,
   GiveBackRoster,
-  setBounded,
   LeaseBook,
   LocalFallback,
   MAX_LEASE_MS,
@@ -65,8 +64,6 @@ export interface CountRequest {
 const MAX_WAIT_MS = MAX_LEASE_MS + 2 * GIVE_BACK_GRACE_MS;
 /** Tries at giving a lease back at its end, spread over half the object's grace for it. */
 const GIVE_BACK_ATTEMPTS = 3;
-/** Counters an isolate remembers to ask again later, at most. */
-const MAX_WAITING = 10_000;
 
 /**
  * Calls one counter object may have in flight from this isolate, each for other identities (a
@@ -105,11 +102,6 @@ export class Counting {
   /** `#leased`, bound once: the coalescer asks it for queued requests. */
   readonly #leasedFn = (queued: Queued) => this.#leased(queued);
   #failures = 0;
-  /**
-   * Counters the object said to ask again later (units lent elsewhere fill them), until when: a
-   * request for one meanwhile waits without a call, so a flood is not a call per request.
-   */
-  readonly #waits = new Map<string, number>();
   /** Counters with a renewal on its way, so a lease is renewed once. */
   readonly #renewing = new Set<string>();
   /** The counters holding leases, by object: a call to an object carries the give-backs due there. */
@@ -161,8 +153,10 @@ export class Counting {
    * @throws CounterUnavailable when the call failed and the gateway fails closed.
    */
   async count(env: Env, request: CountRequest): Promise<AttributedVerdict> {
-    // A refusal only because units lent to other isolates fill the window is no 429: those units
-    // come back by their lease's end (lease-desk.ts), so the request asks again then.
+    // A refusal only because units lent to other isolates fill the window need not be a 429: those
+    // units come back by their lease's end, so the object keeps a place for as many requests as
+    // they could admit (lease-desk.ts), and each asks again then. Every other request gets its
+    // answer at once: a refusal the deny cache holds until the first of them is due back.
     let waited = 0;
     for (;;) {
       const verdict = await this.#countOnce(env, request);
@@ -181,20 +175,6 @@ export class Counting {
     if (until !== undefined) {
       const wait = until - now;
       return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: wait, retryInMs: wait };
-    }
-    const askAt = this.#waits.get(name);
-    if (askAt !== undefined) {
-      if (askAt > now)
-        return {
-          decidedBy: "deny-cache",
-          allowed: false,
-          limit: limit.count,
-          remaining: 0,
-          resetInMs: askAt - now,
-          retryInMs: askAt - now,
-          waitMs: askAt - now,
-        };
-      this.#waits.delete(name);
     }
     const item: Queued = { counter: name, key: address.key, limit, algorithm, cacheDenials, kind: "hits", background: request.background };
     const local = this.#leased(item);
@@ -374,8 +354,6 @@ export class Counting {
       // refusal that says to wait for lent units is asked again, never cached.
       if (!last.allowed && last.waitMs === undefined && part.cacheDenials)
         this.#denied.remember(counter, answeredAt + last.retryInMs, sentAt + (last.cacheForMs ?? last.retryInMs));
-      // Asked again no earlier than the object said, measured from the send (never later than it meant).
-      if (last.waitMs !== undefined) setBounded(this.#waits, counter, sentAt + last.waitMs, MAX_WAITING);
     });
     return queued.map(({ counter, kind }) => {
       if (kind !== "hits") return undefined;

@@ -1,3 +1,4 @@
+import TinyQueue from "tinyqueue";
 import { LEASE_MIN_COUNT, MAX_LEASE_MS, type LeaseGrant, type LeaseReturn } from "./lease.ts";
 import type { SlidingWindow } from "./sliding-window.ts";
 import type { Limit, Verdict } from "./types.ts";
@@ -65,6 +66,8 @@ export class LeaseDesk {
   #seq = 0;
   /** When a request was last told to wait for lent units: no new lease for an interval after. */
   #waitedAt = Number.NEGATIVE_INFINITY;
+  /** When each request told to wait asks again (its place among the waiters frees then). */
+  readonly #waiting = new TinyQueue<number>([], (a, b) => a - b);
   /** The newest call number heard from each caller (memory only: the leases out carry theirs too). */
   readonly #newestCall = new Map<string, number>();
 
@@ -180,10 +183,14 @@ export class LeaseDesk {
   }
 
   /**
-   * A refusal of `caller` at `now` as it should be answered: when units lent to other isolates and
-   * still expected back would make room (`inWindow` minus them is below `count`), "ask again"
-   * once the first of them is due back (`waitMs`); otherwise the refusal, cacheable only until
-   * the first such lease could come back unused.
+   * A refusal of `caller` at `now` as it should be answered. When units lent to other isolates and
+   * still expected back would make room (`inWindow` minus them is below `count`), "ask again" once
+   * the first of them is due back (`waitMs`), but only while fewer requests wait than those units:
+   * each unit that comes back unused admits one waiting request at most, so a request past that
+   * could only wait to be refused. It is refused at once, told to retry when the first of them is
+   * due back (the soonest room may appear), cacheable until then. A client whose own admissions
+   * fill the window waits for nothing. Otherwise the refusal, cacheable only until the first such
+   * lease could come back unused.
    */
   refusal(verdict: Verdict, caller: string | undefined, inWindow: number, limit: Limit, now: number): Verdict {
     let back = 0;
@@ -198,8 +205,14 @@ export class LeaseDesk {
       dueAt = Math.min(dueAt, held.until > now ? held.until + 1 : held.until + GIVE_BACK_GRACE_MS);
     }
     if (back > 0 && inWindow - back < limit.count) {
-      this.#waitedAt = now;
       const waitMs = Math.max(1, dueAt - now);
+      // Waits promised and not yet due: each ends when its request asks again.
+      while (this.#waiting.length > 0 && this.#waiting.peek()! <= now) this.#waiting.pop();
+      if (this.#waiting.length >= Math.min(back, limit.count - (inWindow - back))) {
+        return { ...verdict, retryInMs: Math.min(verdict.retryInMs, waitMs), cacheForMs: Math.min(verdict.cacheForMs ?? verdict.retryInMs, waitMs) };
+      }
+      this.#waitedAt = now;
+      this.#waiting.push(now + waitMs);
       return { ...verdict, retryInMs: Math.min(verdict.retryInMs, waitMs), cacheForMs: 0, waitMs };
     }
     return endsAt < now + verdict.retryInMs ? { ...verdict, cacheForMs: Math.max(0, endsAt - now) } : verdict;
