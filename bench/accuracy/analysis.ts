@@ -5,6 +5,7 @@
 // - an admission is over only if `count` other admissions were certainly decided before it and
 //   certainly lie in its window;
 // - a 429 is early only if fewer than `count` admissions could possibly lie in its window.
+import { percentiles } from "../../tools/loadtest/analysis.ts";
 
 /** One request as the client saw it (client clock, milliseconds). */
 export interface Observation {
@@ -73,6 +74,8 @@ export interface Figures {
   readonly localFullestPerIsolate: number;
   /** ...and the most admissions of any kind certainly in one window (bound: isolates x count). */
   readonly outageFullestWindow: number;
+  /** Client-observed latency of the 429s, p95 (ms); undefined without 429s. */
+  readonly refusalP95Ms?: number;
 }
 
 /** Slack for the counter's millisecond clock against the client's sub-millisecond one. */
@@ -158,7 +161,9 @@ export function analyze(timeline: Timeline): Figures {
   const start = Math.min(...observations.map((o) => o.sentAt));
   const retries = observations.filter((o) => o.retryOf !== undefined && o.cleanRetry && observations[o.retryOf]?.status === 429);
   const perIsolate = Array.from({ length: timeline.isolates }, (_, i) => local.filter((o) => o.isolate === i));
+  const refusalP95 = percentiles(denials.map((d) => d.receivedAt - d.sentAt)).p95;
   return {
+    ...(refusalP95 !== null && { refusalP95Ms: refusalP95 }),
     requests: observations.length,
     admitted: admissions.length,
     admittedInFirstWindow: admissions.filter((a) => a.receivedAt - start < limit.intervalMs - CLOCK_SLACK_MS).length,

@@ -9,7 +9,8 @@ export { BadArgument };
 
 export const BASIC_NAMES = ["sequential", "concurrent", "steady", "warm-many"] as const;
 export const FAULT_NAMES = ["slow-object", "failing-object", "object-restart", "eviction", "limit-raise", "limit-lower", "clock-skew"] as const;
-export const SCENARIO_NAMES = [...BASIC_NAMES, ...FAULT_NAMES] as const;
+export const PAST_LIMIT_NAMES = ["past-150", "past-200", "in-flight-400"] as const;
+export const SCENARIO_NAMES = [...BASIC_NAMES, ...PAST_LIMIT_NAMES, ...FAULT_NAMES] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export const DEFAULT_KS = [1, 4, 16, 64] as const;
@@ -63,7 +64,7 @@ export interface AccuracyOptions {
   readonly help: boolean;
 }
 
-export const USAGE = `usage: npm run bench:accuracy -- [--k 1,4,16,64] [--scenarios a,b|basic|faults|all]
+export const USAGE = `usage: npm run bench:accuracy -- [--k 1,4,16,64] [--scenarios a,b|basic|past-limit|faults|all]
                               [--time-scale N] [--row N] [--limiter-timeout-ms N] [--rtt MS|lognormal:MEDIAN,SIGMA]
                               [--json FILE]
 
@@ -96,8 +97,9 @@ export function parseScenarios(raw: string): ScenarioName[] {
     if (part === "all") names.push(...SCENARIO_NAMES);
     else if (part === "basic") names.push(...BASIC_NAMES);
     else if (part === "faults") names.push(...FAULT_NAMES);
+    else if (part === "past-limit") names.push(...PAST_LIMIT_NAMES);
     else if ((SCENARIO_NAMES as readonly string[]).includes(part)) names.push(part as ScenarioName);
-    else throw new BadArgument(`--scenarios: unknown scenario "${part}" (known: ${SCENARIO_NAMES.join(", ")}, basic, faults, all)`);
+    else throw new BadArgument(`--scenarios: unknown scenario "${part}" (known: ${SCENARIO_NAMES.join(", ")}, basic, past-limit, faults, all)`);
   }
   // In the table's order, each once.
   return SCENARIO_NAMES.filter((name) => names.includes(name));

@@ -37,6 +37,7 @@ function row(r: ScenarioResult, count: number): string[] {
     local,
     latencies(r).p50,
     latencies(r).p99,
+    f.refusalP95Ms === undefined ? "-" : String(+f.refusalP95Ms.toFixed(1)),
     r.problems.length === 0 ? "ok" : r.problems.join("; "),
   ];
 }
@@ -56,6 +57,7 @@ const HEAD = [
   "local (outage)",
   "p50 ms",
   "p99 ms",
+  "429 p95",
   "verdict",
 ];
 
@@ -66,7 +68,7 @@ export function renderScenario(run: AccuracyRun, name: string): string {
     head: HEAD,
     rows: results.map((r) => row(r, run.limit.count)),
     wrap: true,
-    widths: [4, 6, 11, 10, 6, 17, 9, 6, 7, 9, 20, 8, 8, 32],
+    widths: [4, 6, 11, 10, 6, 17, 9, 6, 7, 9, 20, 8, 8, 8, 32],
   });
   const notes = results.flatMap((r) => r.notes.map((note) => `  K=${r.isolates}: ${note}`));
   return [`${name}: ${scenario.does}`, `  expected: ${scenario.expects}`, table, ...notes].join("\n");

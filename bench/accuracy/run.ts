@@ -7,11 +7,12 @@ import { buildGateway, startCluster, type Cluster } from "./cluster.ts";
 import { FAULT_SCENARIOS } from "./faults.ts";
 import type { Scenario } from "./scenario.ts";
 import { BASIC_SCENARIOS } from "./scenarios.ts";
+import { PAST_LIMIT_SCENARIOS } from "./past-limit.ts";
 import { scaledIntervalMs, targetFor, type Target } from "./target.ts";
 import { seededRandom } from "./traffic.ts";
 import type { Rtt } from "../edge/rtt.ts";
 
-export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([...BASIC_SCENARIOS, ...FAULT_SCENARIOS].map((s) => [s.name, s]));
+export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([...BASIC_SCENARIOS, ...PAST_LIMIT_SCENARIOS, ...FAULT_SCENARIOS].map((s) => [s.name, s]));
 
 export interface ScenarioResult {
   readonly scenario: ScenarioName;
@@ -86,7 +87,8 @@ export async function runAccuracy(options: AccuracyOptions, log: (line: string) 
           const random = seededRandom(k * 1000 + name.length);
           const { timeline, notes } = await scenario.run({ cluster, client, target, limit, random, ...settings });
           const figures = analyze(timeline);
-          const problems = scenario.problems(figures, limit, k);
+          const roundTripMs = options.rtt ? (options.rtt.kind === "fixed" ? options.rtt.ms : options.rtt.median) : 0;
+          const problems = scenario.problems(figures, limit, k, { roundTripMs });
           const durationMs = performance.now() - begun;
           results.push({ scenario: name, isolates: k, apiKey, figures, problems, notes, durationMs, timeline });
           log(

@@ -33,7 +33,7 @@ export interface Scenario {
   readonly expects: string;
   run(context: ScenarioContext): Promise<ScenarioRun>;
   /** Where the figures fall short of `expects`, each in a few words; empty when they meet it. */
-  problems(figures: Figures, limit: Limit, isolates: number): string[];
+  problems(figures: Figures, limit: Limit, isolates: number, context?: { readonly roundTripMs: number }): string[];
 }
 
 /** The judgements every scenario shares (over-admissions, early 429s, Retry-After). */
