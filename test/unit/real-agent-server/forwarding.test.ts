@@ -21,7 +21,11 @@ const MARGIN_MS = 100;
 const UPSTREAM_TIMEOUT_MS = 2_000;
 
 // This file's ports, in the real-agent-server range (19700-19799).
-const both = realServerAndGateway({ server: 19710, edge: 19711, private: 19712 }, { vars: { UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS) } });
+// AGENT_SERVER_HOST=public: the server is sent the host the client called (docs/identity-data.md).
+const both = realServerAndGateway(
+  { server: 19710, edge: 19711, private: 19712 },
+  { vars: { UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS), AGENT_SERVER_HOST: "public" } },
+);
 
 /** The same request direct and through the gateway at once, each timed. */
 async function eachWay(path: string, request: Parameters<typeof timedRequest>[1] = {}): Promise<{ direct: TimedAnswer; through: TimedAnswer }> {
@@ -212,15 +216,25 @@ describe.concurrent("what the server receives and keeps", () => {
     expect(through).toEqual(direct);
   });
 
-  // Issue 43, "Transparent forwarding": the public host reaches the upstream (finding 5: the
-  // server's script URL names the origin's host, which bypasses the gateway).
-  it.fails("POST /ui/agent: the script URLs it builds name the host the client called", async () => {
+  // Issue 43, "Transparent forwarding": the public host reaches the upstream (finding 5, fixed with
+  // AGENT_SERVER_HOST=public: the server's script URL named the origin's host, which bypasses the gateway).
+  it("POST /ui/agent: the script URLs it builds name the host the client called", async () => {
     for (const base of [both().direct, both().through]) {
       const res = await fetch(`${base}/ui/agent`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "card" }) });
       expect(res.status).toBe(200);
       const src = /src="([^"]+)"/.exec(await res.text())?.[1];
       expect(new URL(src!).host).toBe(new URL(base).host);
     }
+  });
+
+  it("what the server receives through the gateway: the public Host, the client's own headers, none of the gateway's", async () => {
+    const res = await fetch(`${both().through}/echo-request/here?x=1`, { headers: { "x-api-key": "forwarding-test", "x-custom": "kept" } });
+    expect(res.status).toBe(200);
+    const seen = (await res.json()) as { path: string; query: string; headers: Record<string, string> };
+    expect([seen.path, seen.query]).toEqual(["/echo-request/here", "?x=1"]);
+    expect(seen.headers.host).toBe(new URL(both().through).host);
+    expect(seen.headers["x-custom"]).toBe("kept");
+    expect(Object.keys(seen.headers).filter((name) => /^(x-(forwarded|real-ip|tollgate)|true-client-ip)/.test(name))).toEqual([]);
   });
 
   // Issue 43, "Transparent forwarding": the path forwarded as the client sent it, or refused
