@@ -43,6 +43,22 @@ export function pathReadingOf(tableName: string): PathReading {
   return PATH_READINGS[tableName as UpstreamName] ?? "starlette-or-hono";
 }
 
+/**
+ * Routes an upstream's description spells with a trailing "/" (the agent server's `/mcp/`): there
+ * the "/" is the route's own spelling, forwarded as sent, and the request is counted on the path
+ * without it as every other is. No rule names such a path, so both spellings meet the same rule.
+ */
+export const SLASH_ROUTES: Readonly<Record<UpstreamName, readonly string[]>> = {
+  "hosted-api": [],
+  "control-plane": [],
+  "agent-server": ["/mcp/"],
+};
+
+/** Whether `upstreamPath` (the upstream's own path, below any mount, with its trailing slash) is one of the table's upstream's SLASH_ROUTES. */
+export function isSlashRoute(tableName: string, upstreamPath: string): boolean {
+  return SLASH_ROUTES[tableName as UpstreamName]?.includes(upstreamPath) ?? false;
+}
+
 /** Longest stretch of a client's path echoed in a refusal. */
 const ECHO_LIMIT = 120;
 
@@ -60,7 +76,7 @@ const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
  * spellingRefusal("/ok/", "starlette-or-hono", "/ok")  // "Path \"/ok/\" ends in \"/\": ... Send \"/ok\" instead."
  * spellingRefusal("/in%66o", "starlette-or-hono", "/info") // undefined: every reader decodes %66
  */
-export function spellingRefusal(sentPath: string, reading: PathReading, canonical: string): string | undefined {
+export function spellingRefusal(sentPath: string, reading: PathReading, canonical: string, slashRoute = false): string | undefined {
   if (!sentPath.startsWith("/")) return `Path ${quote(sentPath)} does not start with "/". Send ${quote(canonical)} instead.`;
   const encodedSlash = /%2f/i.test(sentPath);
   if (encodedSlash && reading === "starlette-or-hono") {
@@ -75,10 +91,11 @@ export function spellingRefusal(sentPath: string, reading: PathReading, canonica
   // is a separator to it; otherwise on the raw path (every escape stays within its segment).
   const read = encodedSlash ? decodeURIComponent(sentPath) : sentPath;
   const segments = read.slice(1).split("/");
-  if (segments.at(-1) === "") {
+  const trailing = segments.at(-1) === "";
+  if (trailing && !slashRoute) {
     return `Path ${quote(sentPath)} ends in "/": the upstream routes it as another path than ${quote(canonical)} (a redirect or a 404), while the gateway would count it as that one. Send ${quote(canonical)} instead.`;
   }
-  if (segments.includes("")) {
+  if (segments.slice(0, trailing ? -1 : undefined).includes("")) {
     return `Path ${quote(sentPath)} holds an empty segment ("//"): the upstream routes it as another path than ${quote(canonical)}, while the gateway would count it as that one. Send ${quote(canonical)} instead.`;
   }
   // A decoded `%2e` is the three characters to Starlette, not a dot.

@@ -17,7 +17,7 @@
  */
 import type { RuleTable } from "./load.ts";
 import { normalizePath } from "./normalize.ts";
-import { pathReadingOf, spellingRefusal } from "./path-spelling.ts";
+import { isSlashRoute, pathReadingOf, spellingRefusal } from "./path-spelling.ts";
 import { pathSegments } from "./request-facts.ts";
 import { canonicalUuid } from "./uuid.ts";
 import { readUpgrade } from "./websocket-upgrade.ts";
@@ -105,7 +105,12 @@ export function readRequest(table: RuleTable, raw: RawRequest): RequestReading {
   if (sent && !sent.ok) return refuse(`Malformed request path: ${sent.detail}`);
   const normalized = normalizePath(raw.rawPath);
   if (!normalized.ok) return refuse(`Malformed request path: ${normalized.detail}`);
-  const misread = spellingRefusal(sentPath, pathReadingOf(table.name), (sent ?? normalized).upstreamPath);
+  const misread = spellingRefusal(
+    sentPath,
+    pathReadingOf(table.name),
+    (sent ?? normalized).upstreamPath,
+    sentPath.endsWith("/") && isSlashRoute(table.name, `${normalized.upstreamPath}/`),
+  );
   if (misread !== undefined) return refuse(misread);
   return {
     ok: true,

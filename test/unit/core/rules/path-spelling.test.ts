@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { normalizePath } from "../../../../src/core/rules/normalize.ts";
-import { PATH_READINGS, pathReadingOf, spellingRefusal, type PathReading } from "../../../../src/core/rules/path-spelling.ts";
+import { isSlashRoute, PATH_READINGS, pathReadingOf, spellingRefusal, type PathReading } from "../../../../src/core/rules/path-spelling.ts";
 
 /** The refusal for `sent`, or "forwarded" when the upstream reads it as the gateway does. */
 function outcome(sent: string, reading: PathReading): string {
@@ -11,6 +11,18 @@ function outcome(sent: string, reading: PathReading): string {
   if (!normalized.ok) throw new Error(`${sent} is malformed`);
   return spellingRefusal(sent, reading, normalized.upstreamPath) ?? "forwarded";
 }
+
+describe("a route its upstream spells with a trailing slash (SLASH_ROUTES)", () => {
+  it("is forwarded as sent on that upstream only, and only with its one trailing slash", () => {
+    expect(isSlashRoute("agent-server", "/mcp/")).toBe(true);
+    expect(isSlashRoute("hosted-api", "/mcp/")).toBe(false);
+    expect(isSlashRoute("agent-server", "/mcp")).toBe(false);
+    expect(spellingRefusal("/agent-server/mcp/", "starlette-or-hono", "/agent-server/mcp", true)).toBeUndefined();
+    expect(spellingRefusal("/agent-server/mcp//", "starlette-or-hono", "/agent-server/mcp", true)).toMatch(/empty segment/);
+    expect(spellingRefusal("/agent-server//mcp/", "starlette-or-hono", "/agent-server/mcp", true)).toMatch(/empty segment/);
+    expect(spellingRefusal("/agent-server/mcp/", "starlette-or-hono", "/agent-server/mcp", false)).toMatch(/ends in "\/"/);
+  });
+});
 
 describe("spellingRefusal: the table of docs/rules.md", () => {
   // [spelling, Starlette's outcome, the agent server's (Starlette or Hono)]
