@@ -77,7 +77,7 @@ export async function explainReport(q: ExplainQuestion): Promise<ExplainAnswer> 
   // Below /deployments/<id> the agent server is read as the gateway reads it (routes.ts, scopedRoute).
   const { upstream, rawPath, forwardPrefix = "" } = scopedRoute(q.upstream ? { upstream: q.upstream, rawPath: sentPath } : localRoute(sentPath));
   const table = q.tables[upstream];
-  const reading = readRequest(table, { method: q.method, rawPath, headers });
+  const reading = readRequest(table, { method: q.method, rawPath, sentPath, headers });
   if (!reading.ok) return reading;
 
   const clientIp = clientIpKey(headers.get("cf-connecting-ip") ?? q.ip);

@@ -15,7 +15,7 @@ import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
 
 /**
- * Forwards the request to its upstream on the canonical path and returns the upstream's response
+ * Forwards the request to its upstream on the path as the client sent it and returns the upstream's response
  * with bodies streamed both ways (no buffering, so server-sent events flow as they are written).
  * The upstream request is built once (forwarded-headers.ts) and the response once, with `headers`
  * (the rate-limit headers) among its own. The timeout covers the wait for response headers only

@@ -53,6 +53,10 @@ describe("npm run explain", () => {
     const mounted = JSON.parse((await explain("POST", "/agent-server/runs/wait", "-H", "x-api-key: k", "--json")).stdout);
     expect(mounted).toMatchObject({ upstream: "agent-server", table: "agent-server", rule: { id: 201, name: "agent-server-default-key" } });
     expect(mounted.request.upstreamPath).toBe("/runs/wait");
+    // Refused below the mount as the gateway refuses it: the spelling reaches the upstream as sent.
+    await expect(explain("GET", "/agent-server//info", "-H", "x-api-key: k")).rejects.toMatchObject({
+      stderr: expect.stringContaining("empty segment"),
+    });
     // The same path at the root is the hosted API's.
     const root = JSON.parse((await explain("POST", "/runs/wait", "-H", "x-api-key: k", "--json")).stdout);
     expect(root).toMatchObject({ upstream: "hosted-api", rule: { id: 25 } });
