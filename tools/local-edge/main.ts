@@ -77,6 +77,17 @@ export function withLogLevel(wranglerArgs: readonly string[], env: NodeJS.Proces
   return chosen ? [...wranglerArgs] : [...wranglerArgs, "--log-level", "warn"];
 }
 
+/**
+ * An agent server of the user's own (AGENT_SERVER_ORIGIN a URL) gets the host its clients called,
+ * so the URLs it builds name the gateway (AGENT_SERVER_HOST=public; under npm start the local edge
+ * plays Cloudflare's resolveOverride), unless the user chose AGENT_SERVER_HOST themselves.
+ */
+export function withPublicHost(wranglerArgs: readonly string[]): string[] {
+  const origin = varOf(wranglerArgs, "AGENT_SERVER_ORIGIN");
+  if (origin === undefined || origin === "service" || varOf(wranglerArgs, "AGENT_SERVER_HOST") !== undefined) return [...wranglerArgs];
+  return [...wranglerArgs, "--var", "AGENT_SERVER_HOST:public"];
+}
+
 /** The region npm start runs (`--env us|eu`, as package.json passes it). */
 export function regionOf(wranglerArgs: readonly string[]): string {
   const at = wranglerArgs.findIndex((a) => a === "--env" || a.startsWith("--env="));
@@ -190,8 +201,8 @@ async function main(): Promise<void> {
   // The session's secret: the gateway answers only requests the edge stamps with it (the private
   // port would otherwise take a client-chosen CF-Connecting-IP: local-edge-guard.ts).
   const edgeSecret = randomBytes(32).toString("base64url");
-  const wranglerArgs = withLogLevel(options.wrangler);
-  const quiet = wranglerArgs.length > options.wrangler.length;
+  const wranglerArgs = withPublicHost(withLogLevel(options.wrangler));
+  const quiet = wranglerArgs.some((a) => a === "--log-level") && !options.wrangler.some((a) => a === "--log-level" || a.startsWith("--log-level="));
   // wrangler exports only its API; its CLI is the package's declared bin, beside package.json.
   const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
   // The gateway serves nothing without an identity secret: this checkout's own, made on first run

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { banner, regionOf, varOf } from "../../../../tools/local-edge/main.ts";
+import { banner, regionOf, varOf, withPublicHost } from "../../../../tools/local-edge/main.ts";
 import { WranglerOutputFilter } from "../../../../tools/local-edge/wrangler-output.ts";
 
 // As wrangler 4.156 prints it at start-up of npm start's session (the gateway and the emulator
@@ -63,5 +63,12 @@ describe("npm start's output", () => {
     expect(banner("http://127.0.0.1:8787", "us", undefined, false, "service")).toContain(
       "agent server   http://127.0.0.1:8787/agent-server/...   (emulator Worker",
     );
+  });
+
+  it("gives the user's own agent server the public host, unless AGENT_SERVER_HOST was chosen", () => {
+    const own = ["--var", "AGENT_SERVER_ORIGIN:service", "--var", "AGENT_SERVER_ORIGIN:http://127.0.0.1:2024"];
+    expect(varOf(withPublicHost(own), "AGENT_SERVER_HOST")).toBe("public");
+    expect(varOf(withPublicHost([...own, "--var", "AGENT_SERVER_HOST:origin"]), "AGENT_SERVER_HOST")).toBe("origin");
+    expect(withPublicHost(["--var", "AGENT_SERVER_ORIGIN:service"])).toEqual(["--var", "AGENT_SERVER_ORIGIN:service"]);
   });
 });
