@@ -171,7 +171,7 @@ export const VarsSchema = z.object({
     type: "upstream list, or `none`",
     default: "`hosted-api, control-plane`",
     meaning:
-      "the upstreams told the client's IP address (`X-Forwarded-For`, `X-Real-IP`, `True-Client-IP`, `Forwarded: for=`); any other gets none of them. The agent server copies a request's `x-*` headers into every run it stores, so it gets the address only when listed here ([docs/identity-data.md](identity-data.md#what-each-upstream-receives))",
+      "the upstreams told the client's IP address (`X-Forwarded-For`, `X-Real-IP`, `True-Client-IP`, `Forwarded: for=`); any other gets none of them. The agent server copies a request's `x-*` headers into every run it stores, so it gets the address only when listed here. `us` leaves it unset; `eu` sets `none`: no upstream is told an EU client's address unless the operator lists it there, so EU identity data stays under the gateway's control ([docs/identity-data.md](identity-data.md#what-each-upstream-receives))",
   }),
   IDENTITY_HMAC_SECRET: text({
     type: "secret, at least 32 bytes",

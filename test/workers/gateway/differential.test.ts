@@ -174,7 +174,9 @@ function spelledWire(m: Meaning, s: Spelling): WireRequest {
  */
 const limiter = recordingLimiter("allow");
 const upstreams = recordingUpstreams();
-const send = gatewayWith({ COUNTERS: limiter.namespace, ...upstreams.bindings });
+// The upstreams told the client's address pinned: the environments set it differently, and this
+// file runs in one project only (test/setup/region-blind.ts).
+const send = gatewayWith({ COUNTERS: limiter.namespace, ...upstreams.bindings, FORWARD_CLIENT_ADDRESS: "hosted-api, control-plane" });
 
 /** Sends one request through the recording gateway: its answer, the counters it met, what it forwarded. */
 async function through(wire: WireRequest) {

@@ -10,6 +10,8 @@ import { nestedJson } from "../../support/nested-json.ts";
 import { publishedRow } from "../../support/rows.ts";
 
 const region = env.REGION as Region;
+/** The EU environment tells no upstream the client's address (wrangler.toml FORWARD_CLIENT_ADDRESS = "none"). */
+const addressTold = region !== "eu";
 const limitOf = (id: number) => publishedRow(id).limits[region];
 const RUN = "67e55044-10b1-426f-9247-bb680e5fe0c8";
 
@@ -155,7 +157,7 @@ describe("headers that change the request behind the gateway's back", () => {
     expect(limiter.calls.hits).toBe(0);
   });
 
-  it("rebuilds every client-address header from CF-Connecting-IP and drops the client's", async () => {
+  it("rebuilds every client-address header from CF-Connecting-IP and drops the client's (in the EU, sends none)", async () => {
     const upstream = recordingUpstream();
     const send = gatewayWith({ HOSTED_API: upstream.fetcher });
     const who = freshIdentity();
@@ -172,18 +174,36 @@ describe("headers that change the request behind the gateway's back", () => {
       },
     });
     const seen = upstream.seen[0]!.headers;
-    expect(seen.get("x-forwarded-for")).toBe(who.ip);
-    expect(seen.get("x-real-ip")).toBe(who.ip);
-    expect(seen.get("true-client-ip")).toBe(who.ip);
-    expect(seen.get("forwarded")).toBe(`for=${who.ip};host=gateway.test;proto=https`);
+    const address = addressTold ? who.ip : null;
+    expect(seen.get("x-forwarded-for")).toBe(address);
+    expect(seen.get("x-real-ip")).toBe(address);
+    expect(seen.get("true-client-ip")).toBe(address);
+    expect(seen.get("forwarded")).toBe(`${addressTold ? `for=${who.ip};` : ""}host=gateway.test;proto=https`);
     expect(seen.get("x-client-ip")).toBeNull();
     expect(seen.get("x-original-url")).toBeNull();
     expect(seen.get("x-forwarded-prefix")).toBeNull();
   });
 
+  it("tells the hosted API the client's address when FORWARD_CLIENT_ADDRESS lists it, in the EU too, and no upstream it leaves out", async () => {
+    const hostedApi = recordingUpstream();
+    const controlPlane = recordingUpstream();
+    const send = gatewayWith({ FORWARD_CLIENT_ADDRESS: "hosted-api", HOSTED_API: hostedApi.fetcher, CONTROL_PLANE: controlPlane.fetcher });
+    const who = freshIdentity();
+    const clientSent = { "x-forwarded-for": "10.0.0.5", "x-real-ip": "10.0.0.2" };
+    await send("/anything", { headers: keyed(who, clientSent) });
+    await send("/v2/deployments", { headers: keyed(who, clientSent) });
+    const told = hostedApi.seen[0]!.headers;
+    expect([told.get("x-forwarded-for"), told.get("x-real-ip"), told.get("true-client-ip")]).toEqual([who.ip, who.ip, who.ip]);
+    expect(told.get("forwarded")).toBe(`for=${who.ip};host=gateway.test;proto=https`);
+    const untold = controlPlane.seen[0]!.headers;
+    expect([untold.get("x-forwarded-for"), untold.get("x-real-ip"), untold.get("true-client-ip")]).toEqual([null, null, null]);
+    expect(untold.get("forwarded")).toBe("host=gateway.test;proto=https");
+  });
+
   it("quotes an IPv6 client in Forwarded and sends no address when the edge gave none", async () => {
     const upstream = recordingUpstream();
-    const send = gatewayWith({ HOSTED_API: upstream.fetcher });
+    // The address's format, wherever it is told: listed, so the EU tells it too.
+    const send = gatewayWith({ FORWARD_CLIENT_ADDRESS: "hosted-api", HOSTED_API: upstream.fetcher });
     await send("/anything", { headers: { "x-api-key": freshIdentity().apiKey, "cf-connecting-ip": "2001:db8::7" } });
     await send("/anything", { headers: { "x-api-key": freshIdentity().apiKey, "x-real-ip": "10.0.0.2", forwarded: "for=10.0.0.1" } });
     expect(upstream.seen[0]!.headers.get("forwarded")).toBe(`for="[2001:db8::7]";host=gateway.test;proto=https`);

@@ -13,6 +13,8 @@ import { burst, freshIdentity, gateway, inProcess, keyed } from "../support/requ
 import { gatewayWith, recordingLimiter, recordingUpstream } from "../support/custom-gateway.ts";
 
 const region = env.REGION;
+/** The EU environment tells no upstream the client's address (wrangler.toml FORWARD_CLIENT_ADDRESS = "none"). */
+const addressTold = region !== "eu";
 afterEach(() => {
   vi.restoreAllMocks();
   vi.useRealTimers();
@@ -133,7 +135,7 @@ describe("proxying", () => {
     expect(controlPlane.seen.map((r) => r.headers.get("x-forwarded-prefix"))).toEqual([null]);
   });
 
-  it("strips hop-by-hop headers and never passes a client's X-Forwarded-For on", async () => {
+  it("strips hop-by-hop headers and never passes a client's X-Forwarded-For on (the EU's upstream gets no address at all)", async () => {
     const who = freshIdentity();
     const res = await gateway("/anything", {
       headers: keyed(who, {
@@ -147,7 +149,10 @@ describe("proxying", () => {
     const { headers } = (await res.json()) as { headers: Record<string, string> };
     expect(headers["x-private-hop"]).toBeUndefined();
     expect(headers["proxy-authorization"]).toBeUndefined();
-    expect(headers["x-forwarded-for"]).toBe(who.ip);
+    // The edge's address where the region tells it; in the EU neither the edge's nor the client's.
+    const address = addressTold ? who.ip : undefined;
+    expect([headers["x-forwarded-for"], headers["x-real-ip"], headers["true-client-ip"]]).toEqual([address, address, address]);
+    expect(headers["forwarded"]).toBe(`${addressTold ? `for=${who.ip};` : ""}host=gateway.test;proto=https`);
     expect(headers["x-api-key"]).toBe(who.apiKey); // the upstream still authenticates the caller
   });
 

@@ -84,8 +84,10 @@ describe("gatewaySettings", () => {
     }
   };
 
-  it("tells the client's address to the hosted API and the control plane unless FORWARD_CLIENT_ADDRESS says otherwise", () => {
-    expect([...gatewaySettings({ ...env } as Env).forwardClientAddress].sort()).toEqual(["control-plane", "hosted-api"]);
+  it("tells the client's address to the hosted API and the control plane unless FORWARD_CLIENT_ADDRESS says otherwise, as the EU environment does", () => {
+    // Unset, the default; the EU environment sets "none" (wrangler.toml), the US leaves it unset.
+    expect([...gatewaySettings({ ...env, FORWARD_CLIENT_ADDRESS: undefined } as Env).forwardClientAddress].sort()).toEqual(["control-plane", "hosted-api"]);
+    expect([...gatewaySettings({ ...env } as Env).forwardClientAddress].sort()).toEqual(env.REGION === "eu" ? [] : ["control-plane", "hosted-api"]);
     expect([...gatewaySettings({ ...env, FORWARD_CLIENT_ADDRESS: "none" } as Env).forwardClientAddress]).toEqual([]);
     expect([...gatewaySettings({ ...env, FORWARD_CLIENT_ADDRESS: " agent-server " } as Env).forwardClientAddress]).toEqual(["agent-server"]);
     expect(mistake({ FORWARD_CLIENT_ADDRESS: "agent-server, agents" })).toBe("FORWARD_CLIENT_ADDRESS");
