@@ -81,7 +81,7 @@ export async function forward(
   if (request.strippedPrefix !== undefined && policy.forwardedHost) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
   // Under npm start the public host is the local edge, which sends the request on to the origin
   // the session's secret vouches for (Cloudflare's resolveOverride is not emulated locally).
-  const localEdgeSecret = c.env.LOCAL_EDGE_SECRET;
+  const { localEdgeSecret } = runtime.settings;
   if (publicHost && localEdgeSecret) {
     outgoing.headers.set(LOCAL_RESOLVE_OVERRIDE_HEADER, publicHost.localOrigin);
     outgoing.headers.set(LOCAL_EDGE_HEADER, localEdgeSecret);

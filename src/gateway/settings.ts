@@ -133,6 +133,8 @@ function parseSettings(env: Env) {
     /** FORWARD_CLIENT_ADDRESS: the upstreams told the client's address (forwarded-headers.ts). */
     forwardClientAddress: clientAddressUpstreams(vars.FORWARD_CLIENT_ADDRESS),
     socketIdleMs: vars.SOCKET_IDLE_SECONDS * 1000,
+    /** npm start's session secret (local-edge-guard.ts); unset deployed. */
+    localEdgeSecret: vars.LOCAL_EDGE_SECRET || undefined,
     /** IDENTITY_HMAC_SECRET: every identity digest is keyed with it. */
     hmacSecret: identitySecret(vars.IDENTITY_HMAC_SECRET),
     upstreams,
