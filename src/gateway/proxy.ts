@@ -9,7 +9,7 @@ import { GatewayError } from "../http/gateway-error.ts";
 import { renderError } from "../http/render-error.ts";
 import { isBodiless } from "../core/rules/body-framing.ts";
 import { firstByteTimeoutMs } from "./upstream-timeout.ts";
-import { LOCAL_RESOLVE_OVERRIDE_HEADER, publicHostTarget } from "./public-host.ts";
+import { LOCAL_PUBLIC_HOST_HEADER, LOCAL_RESOLVE_OVERRIDE_HEADER, publicHostTarget } from "./public-host.ts";
 import { LOCAL_EDGE_HEADER } from "./local-edge-header.ts";
 import type { UpstreamName } from "./routes.ts";
 import type { GatewayEnv, GatewayRequest } from "./types.ts";
@@ -60,14 +60,19 @@ export async function forward(
     name === "agent-server" && upstream.kind === "origin" && runtime.settings.agentServerPublicHost && !request.socket
       ? publicHostTarget(upstreamUrl, upstream.origin, request.url)
       : undefined;
-  const outgoing = new Request(publicHost?.url ?? upstreamUrl, {
+  // Under npm start the local edge plays resolveOverride (Cloudflare's is not emulated locally):
+  // the request goes to the edge's own address, which sends it on to the origin with the public
+  // host the session's secret vouches for.
+  const { localEdgeSecret, localEdgeOrigin } = runtime.settings;
+  const viaEdge = publicHost && localEdgeSecret && localEdgeOrigin ? localEdgeOrigin + publicHost.url.slice(new URL(publicHost.url).origin.length) : undefined;
+  const outgoing = new Request(viaEdge ?? publicHost?.url ?? upstreamUrl, {
     method: incoming.method,
     headers: incoming.headers,
     body: isBodiless(incoming.method) ? null : incoming.body,
     signal: AbortSignal.any([incoming.signal, cut.signal]),
     redirect: "manual",
     encodeResponseBody: "manual",
-    ...(publicHost && { cf: { resolveOverride: publicHost.resolveOverride } }),
+    ...(publicHost && !viaEdge && { cf: { resolveOverride: publicHost.resolveOverride } }),
   });
   const policy = forwardingPolicy(name, upstream, runtime.settings.forwardClientAddress);
   const refused = prepareUpstreamHeaders(outgoing.headers, incoming.headers, request.url, request.edgeAddress, policy);
@@ -79,12 +84,10 @@ export async function forward(
   // so an upstream building its own URLs (an A2A agent card) gives ones that reach it again. Not
   // to an agent server at an origin: it reads no prefix and would store the header in every run.
   if (request.strippedPrefix !== undefined && policy.forwardedHost) outgoing.headers.set("x-forwarded-prefix", request.strippedPrefix);
-  // Under npm start the public host is the local edge, which sends the request on to the origin
-  // the session's secret vouches for (Cloudflare's resolveOverride is not emulated locally).
-  const { localEdgeSecret } = runtime.settings;
-  if (publicHost && localEdgeSecret) {
+  if (publicHost && viaEdge) {
     outgoing.headers.set(LOCAL_RESOLVE_OVERRIDE_HEADER, publicHost.localOrigin);
-    outgoing.headers.set(LOCAL_EDGE_HEADER, localEdgeSecret);
+    outgoing.headers.set(LOCAL_PUBLIC_HOST_HEADER, request.url.host);
+    outgoing.headers.set(LOCAL_EDGE_HEADER, localEdgeSecret!);
   }
   // A WebSocket upgrade (websocket.ts) asks the upstream for the socket in the one spelling it reads.
   if (request.socket) asWebSocketUpgrade(outgoing.headers);

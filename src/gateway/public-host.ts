@@ -12,6 +12,13 @@
 /** Where npm start's local edge reads the origin a request for the public URL is meant for. */
 export const LOCAL_RESOLVE_OVERRIDE_HEADER = "x-tollgate-resolve-override";
 
+/**
+ * Where it reads the public host that request carries to the origin as `Host`: the request itself
+ * goes to the edge's own address (LOCAL_EDGE_ORIGIN), so the public hostname (`agents.example.com`
+ * sent to a local port) need not resolve on the machine.
+ */
+export const LOCAL_PUBLIC_HOST_HEADER = "x-tollgate-public-host";
+
 /** The public URL the upstream request is made for, and what sends it to the origin instead. */
 export interface PublicHostTarget {
   readonly url: string;

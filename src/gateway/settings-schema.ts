@@ -221,6 +221,12 @@ export const VarsSchema = z.object({
     default: "unset",
     meaning: "`npm start` only: the session's secret its local edge sends; set, a request without it is refused (src/gateway/local-edge-guard.ts)",
   }),
+  LOCAL_EDGE_ORIGIN: text({
+    type: "http URL",
+    default: "unset",
+    meaning:
+      "`npm start` only: where its local edge listens. A request for an agent server's public host (`AGENT_SERVER_HOST=public`) goes there, and the edge sends it on to the origin with that host, as Cloudflare's `resolveOverride` does deployed: so no public hostname needs to resolve on the machine",
+  }),
 });
 
 /** The variables and secrets of an environment, as wrangler hands them over (strings). */

@@ -135,6 +135,8 @@ function parseSettings(env: Env) {
     socketIdleMs: vars.SOCKET_IDLE_SECONDS * 1000,
     /** npm start's session secret (local-edge-guard.ts); unset deployed. */
     localEdgeSecret: vars.LOCAL_EDGE_SECRET || undefined,
+    /** npm start's local edge, which plays resolveOverride for a public-host request (public-host.ts); unset deployed. */
+    localEdgeOrigin: vars.LOCAL_EDGE_ORIGIN || undefined,
     /** IDENTITY_HMAC_SECRET: every identity digest is keyed with it. */
     hmacSecret: identitySecret(vars.IDENTITY_HMAC_SECRET),
     upstreams,

@@ -209,7 +209,9 @@ async function main(): Promise<void> {
   // in the .dev.vars file wrangler dev reads.
   localSecret(regionOf(options.wrangler));
   // The gateway and, in the same session, each emulator Worker it binds as a service.
-  const configs = await localDevConfigs(regionOf(options.wrangler), { LOCAL_EDGE_SECRET: edgeSecret });
+  // Where the gateway reaches this edge, to send a request for an agent server's public host on to its origin.
+  const edgeHost = options.ip === "0.0.0.0" || options.ip === "::" ? "127.0.0.1" : options.ip.includes(":") ? `[${options.ip}]` : options.ip;
+  const configs = await localDevConfigs(regionOf(options.wrangler), { LOCAL_EDGE_SECRET: edgeSecret, LOCAL_EDGE_ORIGIN: `http://${edgeHost}:${options.port}` });
   const child = spawn(
     process.execPath,
     [

@@ -5,11 +5,14 @@ import http from "node:http";
 import { timingSafeEqual } from "node:crypto";
 import { createProxyServer } from "http-proxy-3";
 import { LOCAL_EDGE_HEADER } from "../../src/gateway/local-edge-header.ts";
-import { LOCAL_RESOLVE_OVERRIDE_HEADER } from "../../src/gateway/public-host.ts";
+import { LOCAL_PUBLIC_HOST_HEADER, LOCAL_RESOLVE_OVERRIDE_HEADER } from "../../src/gateway/public-host.ts";
 import { sendHeadEarly } from "./early-head.ts";
 
 /** An origin the override may name: scheme, host and port, nothing else. */
 const ORIGIN = /^https?:\/\/[^/?#@\s]+$/;
+
+/** A public host the gateway may name: a hostname or address, and a port. */
+const HOST = /^[A-Za-z0-9.\-:[\]]+$/;
 
 /**
  * Handles a request the gateway sent to the public host for an origin (it names the origin in
@@ -20,7 +23,11 @@ const ORIGIN = /^https?:\/\/[^/?#@\s]+$/;
 export function createOriginConnector(secret: string | undefined): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
   const agent = new http.Agent({ keepAlive: true });
   const proxy = createProxyServer({ xfwd: false, agent });
-  proxy.on("proxyReq", (proxyReq) => {
+  proxy.on("proxyReq", (proxyReq, req) => {
+    // The host the client called: the request reached the edge by the edge's own address.
+    const host = req.headers[LOCAL_PUBLIC_HOST_HEADER];
+    if (typeof host === "string" && HOST.test(host)) proxyReq.setHeader("host", host);
+    proxyReq.removeHeader(LOCAL_PUBLIC_HOST_HEADER);
     proxyReq.removeHeader(LOCAL_RESOLVE_OVERRIDE_HEADER);
     proxyReq.removeHeader(LOCAL_EDGE_HEADER);
   });

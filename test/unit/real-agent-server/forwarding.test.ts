@@ -4,6 +4,7 @@
 // the path it routes, and how long a long poll may take. Each difference issue 43 lists is an
 // it.fails naming the item of issue 43 ("Transparent forwarding") that removes it: a fix turns
 // the test green, and its it.fails red, to be flipped to it.
+import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { comparableHeaders, realServerAndGateway, say } from "./support.ts";
 import { timedRequest, within, type TimedAnswer } from "./timed.ts";
@@ -225,6 +226,30 @@ describe.concurrent("what the server receives and keeps", () => {
       const src = /src="([^"]+)"/.exec(await res.text())?.[1];
       expect(new URL(src!).host).toBe(new URL(base).host);
     }
+  });
+
+  it("a public host no resolver knows (a deployed name sent to the local port) reaches the server as Host, and its URLs name it", async () => {
+    const through = new URL(both().through);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: through.hostname,
+          port: through.port,
+          path: `${through.pathname}/ui/agent`,
+          method: "POST",
+          headers: { host: "agents.example.test", "content-type": "application/json" },
+        },
+        (res) => {
+          let body = "";
+          res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+          res.on("end", () => resolve({ status: res.statusCode!, body }));
+        },
+      );
+      req.on("error", reject);
+      req.end(JSON.stringify({ name: "card" }));
+    });
+    expect(answer.status).toBe(200);
+    expect(new URL(/src="([^"]+)"/.exec(answer.body)![1]!, "http://base.invalid").host).toBe("agents.example.test");
   });
 
   it("what the server receives through the gateway: the public Host, the client's own headers, none of the gateway's", async () => {
