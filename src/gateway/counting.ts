@@ -62,6 +62,17 @@ export interface CountRequest {
  * span and the object's grace for it, twice over) before it is answered with the refusal.
  */
 const MAX_WAIT_MS = MAX_LEASE_MS + 2 * GIVE_BACK_GRACE_MS;
+
+/**
+ * The shortest a request waits for lent units before asking again: a waiting request asks again
+ * after a round trip to its object, or this when round trips are shorter, so that waiting on an
+ * idle holder's unused lease costs at most one call per this span per isolate (concurrent waiters
+ * of one isolate share a call).
+ */
+const MIN_REASK_MS = 20;
+
+/** The longest a waiting request's backoff grows to before it asks again. */
+const MAX_REASK_MS = 1_000;
 /** Tries at giving a lease back at its end, spread over half the object's grace for it. */
 const GIVE_BACK_ATTEMPTS = 3;
 
@@ -87,6 +98,8 @@ interface Queued {
   readonly background: ((work: Promise<unknown>) => void) | undefined;
   /** The call it went out in, once sent: should that fail, the local fallback's report names it. */
   call?: string;
+  /** A request waiting for lent units: how soon it asks again at the latest (its backoff, count()). */
+  readonly reaskMs?: number;
 }
 
 /**
@@ -157,17 +170,22 @@ export class Counting {
     // units come back by their lease's end, so the object keeps a place for as many requests as
     // they could admit (lease-desk.ts), and each asks again then. Every other request gets its
     // answer at once: a refusal the deny cache holds until the first of them is due back.
+    // A waiting request asks again after a round trip, then twice as long each time (up to
+    // MAX_REASK_MS): a lease used or given back meanwhile ends the wait within round trips, and one
+    // left unused till its end costs a few calls, not one per round trip.
     let waited = 0;
+    let reaskMs: number | undefined;
     for (;;) {
-      const verdict = await this.#countOnce(env, request);
+      const verdict = await this.#countOnce(env, request, reaskMs);
       const wait = verdict.waitMs;
       if (wait === undefined || waited + wait > MAX_WAIT_MS) return verdict;
       waited += wait;
       await sleepOn(this.#clock, wait, "request");
+      reaskMs = Math.min(MAX_REASK_MS, 2 * (reaskMs ?? Math.max(MIN_REASK_MS, this.#roundTripMs)));
     }
   }
 
-  async #countOnce(env: Env, request: CountRequest): Promise<AttributedVerdict> {
+  async #countOnce(env: Env, request: CountRequest, reaskMs?: number): Promise<AttributedVerdict> {
     const { address, limit, cacheDenials, algorithm } = request;
     const { name } = address;
     const now = this.#clock.now();
@@ -176,7 +194,16 @@ export class Counting {
       const wait = until - now;
       return { decidedBy: "deny-cache", allowed: false, limit: limit.count, remaining: 0, resetInMs: wait, retryInMs: wait };
     }
-    const item: Queued = { counter: name, key: address.key, limit, algorithm, cacheDenials, kind: "hits", background: request.background };
+    const item: Queued = {
+      counter: name,
+      key: address.key,
+      limit,
+      algorithm,
+      cacheDenials,
+      kind: "hits",
+      background: request.background,
+      ...(reaskMs !== undefined && { reaskMs }),
+    };
     const local = this.#leased(item);
     if (local) {
       this.#renewIfDue(env, request, now);
@@ -314,8 +341,13 @@ export class Counting {
       const background = items.find((item) => item.background)?.background ?? request.background;
       const recorded = this.#fallback.reports(counter, limit, sentAt);
       const lease = algorithm === "sliding-window" ? this.#leases.request(counter, sentAt, kind) : undefined;
-      // An isolate that cannot give a lease back at its end (no background work) asks for none.
-      const asked = lease && !background && lease.want > 0 ? { ...lease, want: 0 } : lease;
+      // An isolate that cannot give a lease back at its end (no background work) asks for none. A
+      // request told to wait for lent units is told to ask again by its backoff at the latest (the
+      // soonest among this call's requests; a round trip for a first ask), so a lease taken back
+      // meanwhile ends its wait then, not at the lease's end.
+      const firstAsk = Math.max(MIN_REASK_MS, this.#roundTripMs);
+      const reaskMs = Math.min(...items.map((item) => item.reaskMs ?? firstAsk));
+      const asked = lease && { ...lease, ...(!background && lease.want > 0 && { want: 0 }), reaskMs };
       if (asked && asked.want > 0) this.#asking.add(counter);
       const cacheDenials = items.every((item) => item.cacheDenials);
       parts.set(counter, {

@@ -149,7 +149,7 @@ export class Counter {
     for (let i = 0; i < hits; i++) {
       const answer = window.hit(now);
       if (answer.allowed && ledger.onAdmit(now)) reserved = true;
-      verdicts.push(this.#verdict(answer, now, caller, limit, window));
+      verdicts.push(this.#verdict(answer, now, caller, limit, window, reaskMsOf(lease)));
     }
     if (typeof call === "string") this.#inbox.noteCall(call, verdicts, now, limit);
     let granted: LeaseGrant | undefined;
@@ -183,10 +183,10 @@ export class Counter {
    * isolates' reports of the same outage may still arrive and push the retry time back, so each
    * denial must ask again to tell a true Retry-After).
    */
-  #verdict(answer: WindowAnswer, now: number, caller: string | undefined, limit: Limit, window: SlidingWindow): Verdict {
+  #verdict(answer: WindowAnswer, now: number, caller: string | undefined, limit: Limit, window: SlidingWindow, reaskMs: number | undefined): Verdict {
     const verdict = verdictOf(answer, now);
     if (verdict.allowed) return verdict;
-    const refusal = this.#desk.refusal(verdict, caller, window.size(now), limit, now);
+    const refusal = this.#desk.refusal(verdict, caller, window.size(now), limit, now, reaskMs);
     if (refusal.waitMs === undefined && this.#inbox.recent(now, limit)) return { ...refusal, cacheForMs: 0 };
     return refusal;
   }
@@ -341,4 +341,10 @@ export class MemoryCounterStore implements CounterStore {
   keys(): string[] {
     return [...this.#values.keys()];
   }
+}
+
+/** A lease request's `reaskMs` when it is a positive finite number (what a caller sends is not trusted further). */
+function reaskMsOf(lease: LeaseRequest | undefined): number | undefined {
+  const reask = lease?.reaskMs;
+  return typeof reask === "number" && Number.isFinite(reask) && reask >= 1 ? reask : undefined;
 }

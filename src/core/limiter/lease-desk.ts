@@ -192,7 +192,7 @@ export class LeaseDesk {
    * fill the window waits for nothing. Otherwise the refusal, cacheable only until the first such
    * lease could come back unused.
    */
-  refusal(verdict: Verdict, caller: string | undefined, inWindow: number, limit: Limit, now: number): Verdict {
+  refusal(verdict: Verdict, caller: string | undefined, inWindow: number, limit: Limit, now: number, reaskMs?: number): Verdict {
     let back = 0;
     let dueAt = Number.POSITIVE_INFINITY;
     let endsAt = Number.POSITIVE_INFINITY;
@@ -205,7 +205,9 @@ export class LeaseDesk {
       dueAt = Math.min(dueAt, held.until > now ? held.until + 1 : held.until + GIVE_BACK_GRACE_MS);
     }
     if (back > 0 && inWindow - back < limit.count) {
-      const waitMs = Math.max(1, dueAt - now);
+      // Until the first lent unit is due back, or sooner when the caller asks again sooner (its
+      // `reaskMs`): a lease taken back before its end (used, or given back) then ends the wait.
+      const waitMs = Math.max(1, Math.min(dueAt - now, reaskMs ?? Number.POSITIVE_INFINITY));
       // Waits promised and not yet due: each ends when its request asks again.
       while (this.#waiting.length > 0 && this.#waiting.peek()! <= now) this.#waiting.pop();
       if (this.#waiting.length >= Math.min(back, limit.count - (inWindow - back))) {

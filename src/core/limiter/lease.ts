@@ -68,6 +68,13 @@ export interface LeaseRequest {
    * unused come back soon.
    */
   readonly short?: boolean;
+  /**
+   * The longest this isolate has a request wait before it asks again (a few of its round trips to
+   * the object): a request told to wait for lent units is told to ask again by then, so a lease
+   * taken back in the meantime (used, or given back) ends its wait within round trips, not at the
+   * lease's end.
+   */
+  readonly reaskMs?: number;
 }
 
 /** The leases a request gives back (an isolate of an older version sent one, not a list). */

@@ -54,6 +54,21 @@ describe("waits for lent units", () => {
     expect(again.verdicts.at(-1)!.waitMs).toBeUndefined();
   });
 
+  it("asks a waiter back within the round trip it gave (reaskMs), and a lease used meanwhile ends the wait with a refusal then", () => {
+    const { counter, lent, endsAt, id } = lentAndFull();
+    const asked = counter.decide(ROW_5, lent, T0 + 10, { lease: { caller: "b", call: 2, want: 0, reaskMs: 40 } });
+    for (const v of asked.verdicts) expect(v.waitMs).toBe(40);
+    // Asking again when told, each is a waiter again (its own earlier wait has ended): none refused by it.
+    const again = counter.decide(ROW_5, lent, T0 + 50, { lease: { caller: "b", call: 3, want: 0, reaskMs: 40 } });
+    expect(again.verdicts.every((v) => v.waitMs === 40)).toBe(true);
+    // The holder used its lease in full and says so on its next call: the waiters are refused when they ask again.
+    counter.decide(ROW_5, 0, T0 + 60, {
+      lease: { caller: "a", call: 2, want: 0, returned: [{ id, units: lent, spanMs: endsAt - T0, usedAtMs: Array.from({ length: lent }, () => 5) }] },
+    });
+    const refused = counter.decide(ROW_5, lent, T0 + 90, { lease: { caller: "b", call: 4, want: 0, reaskMs: 40 } });
+    expect(refused.verdicts.every((v) => !v.allowed && v.waitMs === undefined)).toBe(true);
+  });
+
   it("a client whose own admissions fill the window is refused without a wait", () => {
     const counter = new Counter(new MemoryCounterStore(), "k");
     counter.decide(ROW_5, ROW_5.count, T0, { lease: { caller: "b", call: 1, want: 0 } });
