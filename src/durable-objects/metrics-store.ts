@@ -9,7 +9,7 @@ const seriesKey = (at: string) => `${SERIES}${at.padStart(15, "0")}`;
  * counts here in batches (src/gateway/metrics.ts), so the admin API's Prometheus endpoint and the
  * dashboard see the traffic of every isolate, not only their own. Durable in this object's
  * storage (an idle object is evicted; its totals must not be). Thin: adding is
- * src/admin/metrics/aggregate.ts.
+ * src/core/metrics/aggregate.ts.
  */
 export class MetricsStore extends DurableObject {
   #totals: MetricsBatch | undefined;
