@@ -4,22 +4,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/paths.ts";
+import { prose } from "./markdown.ts";
 
 const root = REPO_ROOT;
-
-/** The lines outside fenced code blocks (``` or ~~~), others blanked so line numbers hold. */
-function prose(text: string): string[] {
-  let fence: string | null = null;
-  return text.split("\n").map((line) => {
-    const m = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
-    if (m) {
-      if (fence === null) fence = m[1]![0]!.repeat(m[1]!.length);
-      else if (m[1]!.startsWith(fence)) fence = null;
-      return "";
-    }
-    return fence === null ? line : "";
-  });
-}
 
 /** GitHub's heading anchors: lowercase, punctuation other than - and _ dropped, spaces to -, repeats -1, -2. */
 export function anchorsOf(text: string): Set<string> {

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/paths.ts";
+import { prose } from "./markdown.ts";
 
 const root = REPO_ROOT;
 
@@ -25,20 +26,6 @@ const NOT_REPOSITORY_PATHS: Record<string, string> = {
   "openapi.json": "the document the agent server serves at GET /openapi.json",
   "agent-server.2026.openapi.json": "a vendored reference document named by its file name, held by reference-documents.test.ts",
 };
-
-/** The lines outside fenced code blocks, others blanked so line numbers hold. */
-function prose(text: string): string[] {
-  let fence: string | null = null;
-  return text.split("\n").map((line) => {
-    const m = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
-    if (m) {
-      if (fence === null) fence = m[1]![0]!.repeat(m[1]!.length);
-      else if (m[1]!.startsWith(fence)) fence = null;
-      return "";
-    }
-    return fence === null ? line : "";
-  });
-}
 
 /** Trims what prose puts around a path: quotes, brackets, closing punctuation, a `:line` or `#anchor`. */
 function trimToken(token: string): string {
