@@ -50,8 +50,13 @@ let rtt = ${JSON.stringify(rtt)};
 const objectCalls = { COUNTERS: 0, OVERRIDES: 0, METRICS: 0 };
 // The objects this isolate called, by binding and name (a deployed object is billed while active).
 const touched = new Set();
+// When each object was handling this isolate's calls, by binding and object id: [start, end] of the
+// call at the object (the round trip's halves outside it), by the real clock, which every worker
+// of the cluster shares. Deployed, an object bills duration while it handles a request
+// (docs/edge-cost.md, bench/edge/duration.ts).
+const busy = {};
 ${sampleRttSource()}
-function roundTripStub(stub, binding) {
+function roundTripStub(stub, binding, key) {
   return new Proxy(stub, {
     get(target, prop) {
       const value = target[prop];
@@ -61,8 +66,13 @@ function roundTripStub(stub, binding) {
         const trip = sampleRtt(rtt, Math.random);
         if (trip > 0) await sleep(trip / 2);
         try {
-          // Reflect.apply, not value.apply: on an RPC stub every property, "apply" too, is a remote method.
-          return await Reflect.apply(value, target, args);
+          const start = realNow();
+          try {
+            // Reflect.apply, not value.apply: on an RPC stub every property, "apply" too, is a remote method.
+            return await Reflect.apply(value, target, args);
+          } finally {
+            (busy[key] ??= []).push([start, realNow()]);
+          }
         } finally {
           if (trip > 0) await sleep(trip / 2);
         }
@@ -77,9 +87,9 @@ function roundTripNamespace(namespace, binding, inner = (stub) => stub) {
       if (prop === "getByName")
         return (n, o) => {
           touched.add(binding + ":" + n);
-          return roundTripStub(inner(target.getByName(n, o)), binding);
+          return roundTripStub(inner(target.getByName(n, o)), binding, binding + ":" + target.idFromName(n).toString());
         };
-      if (prop === "get") return (id, o) => roundTripStub(inner(target.get(id, o)), binding);
+      if (prop === "get") return (id, o) => roundTripStub(inner(target.get(id, o)), binding, binding + ":" + id.toString());
       if (prop === "jurisdiction") return (j) => roundTripNamespace(target.jurisdiction(j), binding, inner);
       const value = target[prop];
       return typeof value === "function" ? value.bind(target) : value;
@@ -131,7 +141,7 @@ function envFor(env) {
 }
 
 function state() {
-  return { worker: NAME, served, copy, calls, failed, mode, delayMs, skew, clockOffset: Date.now() - realNow(), rtt, objectCalls: { ...objectCalls }, touched: [...touched] };
+  return { worker: NAME, served, copy, calls, failed, mode, delayMs, skew, clockOffset: Date.now() - realNow(), rtt, objectCalls: { ...objectCalls }, touched: [...touched], busy };
 }
 
 async function control(request, path) {
@@ -147,6 +157,7 @@ async function control(request, path) {
     if (body.resetCalls) {
       for (const binding of Object.keys(objectCalls)) objectCalls[binding] = 0;
       touched.clear();
+      for (const key of Object.keys(busy)) delete busy[key];
     }
     return Response.json(state());
   }
@@ -219,6 +230,28 @@ function countStorage(ctx, cls) {
   }
 }
 
+// Alarm invocations per binding (each a billed object request) and when each ran, by binding and
+// object id as the isolates' wrappers key their calls; /duration reads them.
+const alarms = {};
+const alarmBusy = {};
+function timeAlarms(Cls, Base, binding) {
+  const alarm = Base.prototype.alarm;
+  if (typeof alarm !== "function") return;
+  Object.defineProperty(Cls.prototype, "alarm", {
+    configurable: true,
+    writable: true,
+    value: async function (...a) {
+      alarms[binding] = (alarms[binding] ?? 0) + 1;
+      const start = Date.now();
+      try {
+        return await Reflect.apply(alarm, this, a);
+      } finally {
+        (alarmBusy[binding + ":" + this.ctx.id.toString()] ??= []).push([start, Date.now()]);
+      }
+    },
+  });
+}
+
 export class CounterObject extends Base {
   constructor(ctx, env) {
     countStorage(ctx, "CounterObject");
@@ -241,11 +274,20 @@ export class MetricsStore extends MetricsBase {
   }
 }
 
+timeAlarms(CounterObject, Base, "COUNTERS");
+timeAlarms(OverridesStore, OverridesBase, "OVERRIDES");
+timeAlarms(MetricsStore, MetricsBase, "METRICS");
+
 const PREFIX = ${JSON.stringify(CONTROL_PREFIX)};
 
 export default {
   async fetch(request, env, ctx) {
     const { pathname } = new URL(request.url);
+    if (pathname === PREFIX + "/duration") {
+      const read = JSON.parse(JSON.stringify({ alarms, busy: alarmBusy }));
+      if (request.method === "POST") for (const t of [alarms, alarmBusy]) for (const key of Object.keys(t)) delete t[key];
+      return Response.json(read);
+    }
     if (pathname === PREFIX + "/storage") {
       const read = JSON.parse(JSON.stringify(storage));
       if (request.method === "POST") for (const t of Object.values(storage)) Object.assign(t, { rowsRead: 0, rowsWritten: 0, objects: 0 });

@@ -25,8 +25,15 @@ export interface Measured {
   readonly counterCalls: number;
   /** Distinct objects the isolates called. */
   readonly objectsTouched: number;
+  /** Alarm invocations of the objects during the run (each a billed object request). */
+  readonly alarms: number;
+  /** Billed object time, ms: per object the union of its calls and alarms (bench/edge/duration.ts). */
+  readonly busyMs: number;
   readonly rowsRead: number;
   readonly rowsWritten: number;
+  /** The calls by binding (COUNTERS, OVERRIDES, METRICS) and the rows by object class, for the JSON. */
+  readonly callsByBinding?: Readonly<Record<string, number>>;
+  readonly rowsByClass?: Readonly<Record<string, { readonly rowsRead: number; readonly rowsWritten: number }>>;
 }
 
 export interface Row {
@@ -41,8 +48,12 @@ export interface Row {
   readonly counterCallsPer1000: number;
   readonly rowsWrittenPer1000: number;
   readonly rowsReadPer1000: number;
+  readonly alarmsPer1000: number;
   readonly cpuMsPerRequest: number | undefined;
+  /** Object duration billed as the objects were busy (docs/edge-cost.md: the model the $ column uses). */
   readonly dollars: Dollars;
+  /** The same with every touched object active for the whole run: the upper bound. */
+  readonly dollarsUpper: Dollars;
 }
 
 const per1000 = (n: number, requests: number) => (requests === 0 ? 0 : (1000 * n) / requests);
@@ -56,19 +67,25 @@ export function objectActiveSecondsPerRequest(m: Pick<Measured, "objectsTouched"
   return requests === 0 ? 0 : (m.objectsTouched * m.wallMs) / 1000 / requests;
 }
 
+/** Object duration per request as billed: the objects' busy time (bench/edge/duration.ts) over the run's requests. */
+export function objectBusySecondsPerRequest(m: Pick<Measured, "busyMs">, requests: number): number {
+  return requests === 0 ? 0 : m.busyMs / 1000 / requests;
+}
+
 export function rowOf(m: Measured, bare: Measured | undefined): Row {
   const requests = m.admitted + m.denied + m.failed;
   const p = percentiles(m.latenciesMs);
   const b = bare ? percentiles(bare.latenciesMs) : { p50: null, p95: null, p99: null };
   const cpuMsPerRequest = m.cpuMs === undefined || requests === 0 ? undefined : m.cpuMs / requests;
-  const dollars = dollarsPerMillion({
+  const work = {
     workerRequests: 1,
     cpuMs: cpuMsPerRequest ?? 0,
-    objectCalls: requests === 0 ? 0 : m.objectCalls / requests,
-    objectActiveSeconds: objectActiveSecondsPerRequest(m, requests),
+    objectCalls: requests === 0 ? 0 : (m.objectCalls + m.alarms) / requests,
     rowsRead: requests === 0 ? 0 : m.rowsRead / requests,
     rowsWritten: requests === 0 ? 0 : m.rowsWritten / requests,
-  });
+  };
+  const dollars = dollarsPerMillion({ ...work, objectActiveSeconds: objectBusySecondsPerRequest(m, requests) });
+  const dollarsUpper = dollarsPerMillion({ ...work, objectActiveSeconds: objectActiveSecondsPerRequest(m, requests) });
   return {
     measured: m,
     requests,
@@ -80,8 +97,10 @@ export function rowOf(m: Measured, bare: Measured | undefined): Row {
     counterCallsPer1000: per1000(m.counterCalls, requests),
     rowsWrittenPer1000: per1000(m.rowsWritten, requests),
     rowsReadPer1000: per1000(m.rowsRead, requests),
+    alarmsPer1000: per1000(m.alarms, requests),
     cpuMsPerRequest,
     dollars,
+    dollarsUpper,
   };
 }
 
@@ -112,8 +131,10 @@ const HEAD = [
   "all calls/1k",
   "rows w/1k",
   "rows r/1k",
+  "alarms/1k",
   "CPU ms/req",
   "$/M",
+  "$/M upper",
 ];
 
 export function renderTable(rows: readonly Row[]): string {
@@ -137,8 +158,10 @@ export function renderTable(rows: readonly Row[]): string {
         r.callsPer1000.toFixed(0),
         r.rowsWrittenPer1000.toFixed(0),
         r.rowsReadPer1000.toFixed(0),
+        r.alarmsPer1000.toFixed(0),
         fixed(r.cpuMsPerRequest, 2),
         r.dollars.total.toFixed(2),
+        r.dollarsUpper.total.toFixed(2),
       ];
     }),
   });

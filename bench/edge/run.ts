@@ -15,6 +15,7 @@ import { GIVE_BACK_GRACE_MS, MAX_LEASE_MS } from "../../src/core/limiter/index.t
 import type { EdgeOptions } from "./args.ts";
 import { cpuMsOf, workerdPids } from "./cpu.ts";
 import type { Mix, Send } from "./mixes.ts";
+import { busyMs, type SpellsByObject } from "./duration.ts";
 import type { Measured } from "./report.ts";
 import type { Rtt } from "./rtt.ts";
 
@@ -74,6 +75,7 @@ async function gatewayRun(cluster: Cluster, pids: number[], mix: Mix, target: Ta
   await sleepUntil(clientNow() + MAX_LEASE_MS / options.timeScale + 2 * GIVE_BACK_GRACE_MS);
   await Promise.all(Array.from({ length: k }, (_, i) => cluster.control(i, "/rtt", { rtt, resetCalls: true })));
   await (await cluster.owner("/__accuracy/storage", { method: "POST" })).arrayBuffer();
+  await (await cluster.owner("/__accuracy/duration", { method: "POST" })).arrayBuffer();
   const intervalMs = (target.intervalS * 1000) / options.timeScale;
   const schedule = mix.schedule(k, target.count, intervalMs, options.requests);
   const tag = `k${k}-${JSON.stringify(rtt).replace(/\W/g, "")}`;
@@ -84,10 +86,13 @@ async function gatewayRun(cluster: Cluster, pids: number[], mix: Mix, target: Ta
   const cpuAfter = cpuMsOf(pids);
   const states = await Promise.all(Array.from({ length: k }, (_, i) => cluster.control(i, "/state")));
   const storage = (await (await cluster.owner("/__accuracy/storage")).json()) as Record<string, { rowsRead: number; rowsWritten: number }>;
+  const duration = (await (await cluster.owner("/__accuracy/duration")).json()) as { alarms: Record<string, number>; busy: SpellsByObject };
   const touched = new Set(states.flatMap((s) => s.touched as string[]));
   const callsOf = (s: Record<string, unknown>) => s.objectCalls as Record<string, number>;
-  const calls = states.reduce((sum, s) => sum + Object.values(callsOf(s)).reduce((a, b) => a + b, 0), 0);
-  const counterCalls = states.reduce((sum, s) => sum + (callsOf(s).COUNTERS ?? 0), 0);
+  const callsByBinding: Record<string, number> = {};
+  for (const s of states) for (const [binding, n] of Object.entries(callsOf(s))) callsByBinding[binding] = (callsByBinding[binding] ?? 0) + n;
+  const calls = Object.values(callsByBinding).reduce((a, b) => a + b, 0);
+  const counterCalls = callsByBinding.COUNTERS ?? 0;
   const rows = Object.values(storage);
   return {
     mix: mix.name,
@@ -100,8 +105,12 @@ async function gatewayRun(cluster: Cluster, pids: number[], mix: Mix, target: Ta
     objectCalls: calls,
     counterCalls,
     objectsTouched: touched.size,
+    alarms: Object.values(duration.alarms).reduce((a, b) => a + b, 0),
+    busyMs: busyMs([...states.map((s) => s.busy as SpellsByObject), duration.busy]),
     rowsRead: rows.reduce((s, r) => s + r.rowsRead, 0),
     rowsWritten: rows.reduce((s, r) => s + r.rowsWritten, 0),
+    callsByBinding,
+    rowsByClass: Object.fromEntries(Object.entries(storage).map(([cls, r]) => [cls, { rowsRead: r.rowsRead, rowsWritten: r.rowsWritten }])),
   };
 }
 
@@ -127,6 +136,8 @@ async function bareRun(url: URL, pids: number[], mix: Mix, target: Target, k: nu
     objectCalls: 0,
     counterCalls: 0,
     objectsTouched: 0,
+    alarms: 0,
+    busyMs: 0,
     rowsRead: 0,
     rowsWritten: 0,
   };
@@ -174,7 +185,7 @@ export async function runEdge(options: EdgeOptions, log: (line: string) => void)
               const m = await gatewayRun(cluster, pids, mix, target, rtt, options, runId);
               measured.push(m);
               log(
-                `K=${k} ${mix.name} RTT ${JSON.stringify(rtt)}: ${m.admitted} admitted, ${m.denied} refused, ${m.failed} failed, ${m.objectCalls} object calls in ${(m.wallMs / 1000).toFixed(1)} s`,
+                `K=${k} ${mix.name} RTT ${JSON.stringify(rtt)}: ${m.admitted} admitted, ${m.denied} refused, ${m.failed} failed, ${m.objectCalls} object calls ${JSON.stringify(m.callsByBinding)}, rows ${JSON.stringify(m.rowsByClass)}, ${m.alarms} alarms, objects busy ${(m.busyMs / 1000).toFixed(2)} s in ${(m.wallMs / 1000).toFixed(1)} s`,
               );
             }
           }

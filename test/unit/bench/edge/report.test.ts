@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { objectActiveSecondsPerRequest, renderTable, rowsOf, type Measured } from "../../../../bench/edge/report.ts";
+import { objectActiveSecondsPerRequest, objectBusySecondsPerRequest, renderTable, rowsOf, type Measured } from "../../../../bench/edge/report.ts";
+import { PRICES, OBJECT_GB } from "../../../../bench/edge/prices.ts";
 
 const measured = (over: Partial<Measured>): Measured => ({
   mix: "heavy-25@50",
@@ -15,6 +16,8 @@ const measured = (over: Partial<Measured>): Measured => ({
   objectCalls: 0,
   counterCalls: 0,
   objectsTouched: 0,
+  alarms: 0,
+  busyMs: 0,
   rowsRead: 0,
   rowsWritten: 0,
   ...over,
@@ -64,5 +67,19 @@ describe("objectActiveSecondsPerRequest", () => {
   it("every touched object active for the whole run, shared by its requests", () => {
     expect(objectActiveSecondsPerRequest({ objectsTouched: 3, wallMs: 2000 }, 600)).toBeCloseTo(0.01, 12);
     expect(objectActiveSecondsPerRequest({ objectsTouched: 3, wallMs: 2000 }, 0)).toBe(0);
+  });
+});
+
+describe("object duration: billed while busy, with the whole run as the upper bound", () => {
+  it("the $ column prices the objects' busy time, the upper column every touched object for the whole run; alarms are billed requests", () => {
+    // 1,000 requests over 10 s, 3 objects touched, busy 2 s between them, 4 alarms.
+    const m = measured({ admitted: 1000, wallMs: 10_000, objectsTouched: 3, busyMs: 2000, alarms: 4, objectCalls: 100 });
+    const [row] = rowsOf([m]);
+    expect(objectBusySecondsPerRequest(m, 1000)).toBeCloseTo(0.002, 12);
+    const calls = 1e6 * (104 / 1000) * PRICES.objectRequest;
+    expect(row!.dollars.objects).toBeCloseTo(calls + 1e6 * 0.002 * OBJECT_GB * PRICES.objectGbSecond, 10);
+    expect(row!.dollarsUpper.objects).toBeCloseTo(calls + 1e6 * 0.03 * OBJECT_GB * PRICES.objectGbSecond, 10);
+    expect(row!.alarmsPer1000).toBe(4);
+    expect(renderTable([row!])).toContain("$/M upper");
   });
 });
