@@ -44,6 +44,17 @@ import type { GatewaySettings } from "./settings.ts";
 /** How far apart two isolates' clocks in one data center may be, at most, for one to take the other's copy. */
 const MAX_CLOCK_SKEW_MS = 1_000;
 
+/**
+ * How much later than half its refresh time, as a share of that time at most, an isolate reads
+ * ahead: each isolate its own share (`readAheadSpread`). Isolates that all took one copy would
+ * otherwise all read ahead at the same age, and each whose request came before the first read's
+ * answer reached the data center's copy read the object too (about three reads where one serves;
+ * at the edge each is a billed object request). Spread over an eighth of the refresh time, the
+ * first isolate's read is in the data center's copy before most others read ahead, and they take
+ * it; each still reads ahead with more than a third of the refresh time to spare.
+ */
+export const READ_AHEAD_SPREAD = 1 / 8;
+
 /** How long a failed read is trusted to stay failed before the next try. */
 const RETRY_MS = 1_000;
 
@@ -102,6 +113,8 @@ export class OverridesCache {
   readonly #clock: Clock;
   readonly #store: () => Pick<ReturnType<typeof overridesStore>, "snapshot">;
   readonly #settings: OverridesSettings;
+  /** When in its refresh time this isolate reads ahead: half, plus this share of READ_AHEAD_SPREAD. */
+  readonly #readAheadSpread: number;
   readonly #copy: Copy = {
     compiled: NO_OVERRIDES,
     readAt: Number.NEGATIVE_INFINITY,
@@ -112,11 +125,15 @@ export class OverridesCache {
     expired: false,
   };
 
-  /** @param store the region's overrides store, reached for each read (overridesStore) */
-  constructor(clock: Clock, store: () => Pick<ReturnType<typeof overridesStore>, "snapshot">, settings: OverridesSettings) {
+  /**
+   * @param store the region's overrides store, reached for each read (overridesStore)
+   * @param readAheadSpread from 0 to 1, this isolate's own (READ_AHEAD_SPREAD); random unless given
+   */
+  constructor(clock: Clock, store: () => Pick<ReturnType<typeof overridesStore>, "snapshot">, settings: OverridesSettings, readAheadSpread = Math.random()) {
     this.#clock = clock;
     this.#store = store;
     this.#settings = settings;
+    this.#readAheadSpread = Math.min(1, Math.max(0, readAheadSpread));
   }
 
   /** The overrides in force for this isolate now, read again first when the copy is too old. */
@@ -154,14 +171,17 @@ export class OverridesCache {
   }
 
   /**
-   * Past half its refresh time, a copy is read again in the background by the request that finds
-   * it so (its `waitUntil`), so an isolate with traffic never makes a request wait for the read:
-   * at the edge that read is a round trip. Only an isolate idle for longer than
-   * OVERRIDES_REFRESH_MS still reads before it decides, as the bound requires.
+   * Past half its refresh time (and this isolate's share of READ_AHEAD_SPREAD), a copy is read
+   * again in the background by the request that finds it so (its `waitUntil`), so an isolate with
+   * traffic never makes a request wait for the read: at the edge that read is a round trip. Only
+   * an isolate idle for longer than the rest of the refresh time still reads before it decides, as
+   * the bound requires.
    */
   #readAhead(now: number, background: Background | undefined): void {
     const copy = this.#copy;
-    if (!background || copy.reading || copy.failing || now < copy.nextReadAt - this.#settings.overridesRefreshMs / 2) return;
+    const refresh = this.#settings.overridesRefreshMs;
+    const readAheadAt = copy.nextReadAt - refresh / 2 + this.#readAheadSpread * READ_AHEAD_SPREAD * refresh;
+    if (!background || copy.reading || copy.failing || now < readAheadAt) return;
     copy.reading = true;
     background(this.#read(now).finally(() => (copy.reading = false)));
   }

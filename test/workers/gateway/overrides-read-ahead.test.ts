@@ -5,7 +5,7 @@
 // driven clock.
 import { beforeEach, describe, expect, it } from "vitest";
 import { EMPTY_SNAPSHOT, type OverridesSnapshot } from "../../../src/core/overrides/types.ts";
-import { COPY_CACHE, copyKey, OverridesCache, type OverridesSettings } from "../../../src/gateway/overrides.ts";
+import { COPY_CACHE, copyKey, OverridesCache, READ_AHEAD_SPREAD, type OverridesSettings } from "../../../src/gateway/overrides.ts";
 import { publishedRow } from "../../support/rows.ts";
 
 const REFRESH_MS = 1_000;
@@ -21,7 +21,7 @@ function limitedTo(count: number, version: number): OverridesSnapshot {
 }
 
 /** One isolate's OverridesCache; isolates of one data center share the clock and the store (`of`). */
-function cacheWithStore(of?: { clock: { now: number; sleep: () => Promise<void> }; store: { reads: number; answer: OverridesSnapshot } }) {
+function cacheWithStore(of?: { clock: { now: number; sleep: () => Promise<void> }; store: { reads: number; answer: OverridesSnapshot } }, readAheadSpread = 0) {
   const clock = of?.clock ?? { now: 1_900_000_000_000, sleep: () => Promise.resolve() };
   const store = of?.store ?? { reads: 0, answer: EMPTY_SNAPSHOT as OverridesSnapshot };
   const settings: OverridesSettings = {
@@ -38,7 +38,7 @@ function cacheWithStore(of?: { clock: { now: number; sleep: () => Promise<void> 
       return store.answer;
     },
   } as unknown as ReturnType<ConstructorParameters<typeof OverridesCache>[1]>;
-  const cache = new OverridesCache({ now: () => clock.now, sleep: clock.sleep }, () => stub, settings);
+  const cache = new OverridesCache({ now: () => clock.now, sleep: clock.sleep }, () => stub, settings, readAheadSpread);
   const background: Promise<unknown>[] = [];
   const inBackground = (work: Promise<unknown>) => void background.push(work);
   return { clock, store, cache, background, inBackground };
@@ -145,5 +145,34 @@ describe("overrides read ahead of their refresh time", () => {
     clock.now = start + REFRESH_MS / 2 - 1_001;
     await decide(cacheWithStore({ clock, store }).cache);
     expect(store.reads).toBe(3);
+  });
+
+  it("isolates that took one copy read ahead at ages of their own: the first one's read reaches the data center's copy before the others read ahead, and they take it", async () => {
+    const first = cacheWithStore(undefined, 0);
+    const { clock, store } = first;
+    const last = cacheWithStore({ clock, store }, 1);
+    const start = clock.now;
+    await decide(first.cache, first.inBackground);
+    await decide(last.cache, last.inBackground);
+    expect(store.reads).toBe(1);
+    // Past half the refresh time the first isolate reads ahead; a request of the other a moment
+    // later does not read (its own age to read ahead is later), where both read before.
+    store.answer = limitedTo(7, 1);
+    clock.now = start + REFRESH_MS / 2;
+    await decide(first.cache, first.inBackground);
+    expect(first.background).toHaveLength(1);
+    clock.now = start + REFRESH_MS / 2 + 1;
+    await decide(last.cache, last.inBackground);
+    expect(last.background).toHaveLength(0);
+    await Promise.all(first.background);
+    expect(store.reads).toBe(2);
+    // At its own age it reads ahead: the data center's copy, no read of the object.
+    clock.now = start + REFRESH_MS / 2 + READ_AHEAD_SPREAD * REFRESH_MS;
+    await decide(last.cache, last.inBackground);
+    expect(last.background).toHaveLength(1);
+    await Promise.all(last.background);
+    expect(store.reads).toBe(2);
+    clock.now = start + REFRESH_MS / 2 + READ_AHEAD_SPREAD * REFRESH_MS + 1;
+    expect(await decide(last.cache, last.inBackground)).toEqual({ waited: false, count: 7 });
   });
 });
