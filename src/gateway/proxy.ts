@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { Upstream } from "./settings.ts";
 import { prepareUpstreamHeaders, type ForwardingPolicy } from "./forwarded-headers.ts";
 import { pruneDownstreamHeaders } from "./hop-by-hop.ts";
+import { isUiRoute, withMountInUiUrls } from "./mount-urls.ts";
 import { asWebSocketUpgrade, relayedSocket, type SocketRelayOptions } from "./websocket.ts";
 import { backgroundOf } from "./execution-context.ts";
 import { withDeadline } from "./deadline.ts";
@@ -91,10 +92,14 @@ export async function forward(
   }
   // A WebSocket upgrade (websocket.ts) asks the upstream for the socket in the one spelling it reads.
   if (request.socket) asWebSocketUpgrade(outgoing.headers);
-  const response =
+  let response =
     refused === undefined
       ? await answer(firstByteTimeoutMs(runtime.settings, request, incoming.method), cut, name, upstream, outgoing, headers, relay, held)
       : (held?.release(), renderError(new GatewayError("bad-request", refused, { headers })));
+  // Under npm start's mount, the URLs the agent server builds for its UI get the mount back (mount-urls.ts).
+  if (publicHost && request.strippedPrefix !== undefined && isUiRoute(incoming.method, request.upstreamPath)) {
+    response = await withMountInUiUrls(response, request.url.host, request.strippedPrefix);
+  }
   runtime.metrics.upstream({ upstream: name, status: response.status, ms: runtime.now() - started }, backgroundOf(c));
   return response;
 }

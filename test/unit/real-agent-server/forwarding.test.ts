@@ -219,12 +219,17 @@ describe.concurrent("what the server receives and keeps", () => {
 
   // Issue 43, "Transparent forwarding": the public host reaches the upstream (finding 5, fixed with
   // AGENT_SERVER_HOST=public: the server's script URL named the origin's host, which bypasses the gateway).
-  it("POST /ui/agent: the script URLs it builds name the host the client called", async () => {
+  it("POST /ui/agent: the script URLs it builds name the host and mount the client called, and reach the script through it", async () => {
     for (const base of [both().direct, both().through]) {
       const res = await fetch(`${base}/ui/agent`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "card" }) });
       expect(res.status).toBe(200);
-      const src = /src="([^"]+)"/.exec(await res.text())?.[1];
-      expect(new URL(src!).host).toBe(new URL(base).host);
+      const src = new URL(/src="([^"]+)"/.exec(await res.text())![1]!, base);
+      expect(src.host).toBe(new URL(base).host);
+      // Under npm start's /agent-server mount, the mount is in the URL (the server reads no prefix): it reaches the script.
+      expect(src.pathname.startsWith(`${new URL(base).pathname.replace(/\/$/, "")}/ui/`)).toBe(true);
+      const script = await fetch(src);
+      expect(script.status).toBe(200);
+      await script.text();
     }
   });
 
