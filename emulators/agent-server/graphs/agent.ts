@@ -23,6 +23,8 @@ export const agentGraph: Graph<AgentContext> = {
   nodes: [
     {
       name: "agent",
+      // As tools/real-agent-server's `agent` answers, through a chat model with a canned reply.
+      chatModel: "EchoChatModel",
       run({ values, context, messageId }) {
         const last = lastHumanMessage(values.messages ?? [])?.content;
         failOnMarker("agent", last);

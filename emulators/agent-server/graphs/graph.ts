@@ -46,6 +46,12 @@ export class NodeInterrupt extends Error {
 /** One node of a graph. A node that throws fails the run (an `error` event). */
 export interface GraphNode<Context> {
   readonly name: string;
+  /**
+   * The chat model the node answers as (LangChain's class name), if it does: the `events` stream
+   * mode then shows that model's start, its reply word by word, and its end, as a node calling a
+   * streaming model sends them.
+   */
+  readonly chatModel?: string;
   run(input: NodeInput<Context>): NodeUpdate;
 }
 

@@ -196,7 +196,9 @@ export class RunEngine implements Wakeable {
       pause: () => this.#parts.clock.sleep(progress.stepDelayMs, controller.signal),
       newId: () => crypto.randomUUID(),
       checkpoint: (step) => {
-        parentId = checkpoints.append(run.thread_id, { parentId, runId: run.run_id, ...step, metadata }).checkpoint_id;
+        const saved = checkpoints.append(run.thread_id, { parentId, runId: run.run_id, ...step, metadata });
+        parentId = saved.checkpoint_id;
+        return saved;
       },
       failed: (node, error) => {
         if (parentId) checkpoints.failTask(run.thread_id, parentId, node, error);
@@ -213,6 +215,7 @@ export class RunEngine implements Wakeable {
       if (!graph) throw new Error(`Graph '${progress.graphId}' is not deployed.`);
       if (start.done) outcome = { status: "success", values: start.values };
       else {
+        const from = start.parentId ? checkpoints.get(run.thread_id, start.parentId) : undefined;
         const plan: RunPlan = {
           runId: run.run_id,
           graph,
@@ -221,7 +224,9 @@ export class RunEngine implements Wakeable {
           input: run.kwargs.input,
           streamModes: (run.kwargs.stream_mode ?? ["values"]) as StreamMode[],
           attempt,
+          metadata,
           ...(start.next ? { resume: { next: start.next } } : {}),
+          ...(from ? { from } : {}),
           ...(start.command ? { command: start.command } : {}),
           ...breakpoints(run),
         };

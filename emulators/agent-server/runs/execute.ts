@@ -1,15 +1,16 @@
-import { NodeInterrupt, type Graph, type ThreadValues } from "../graphs/graph.ts";
+import { NodeInterrupt, type Graph, type GraphNode, type ThreadValues } from "../graphs/graph.ts";
 import { holdsBefore } from "../graphs/hold.ts";
 import { addMessages, inputMessages } from "../graphs/messages.ts";
 import type { JsonObject, JsonValue } from "../../shared/pydantic/json.ts";
 import type { ServerSentEvent } from "../../shared/sse.ts";
+import { ModeEvents, type TaskRef } from "./mode-events.ts";
 
 /** Every `stream_mode` the API accepts (RunCreateStateful). */
 export const STREAM_MODES = ["values", "messages", "messages-tuple", "tasks", "checkpoints", "updates", "events", "debug", "custom"] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
 
 /** The modes the emulator produces events for; the others are accepted and stay silent. */
-export const EMITTED_MODES: readonly StreamMode[] = ["values", "updates"];
+export const EMITTED_MODES: readonly StreamMode[] = ["values", "updates", "tasks", "checkpoints", "events"];
 
 /** The pseudo-node that applies a run's input, as LangGraph names it in `next` and `writes`. */
 export const START = "__start__";
@@ -55,6 +56,10 @@ export interface RunPlan {
   readonly command?: RunCommand;
   readonly interruptBefore?: Breakpoints;
   readonly interruptAfter?: Breakpoints;
+  /** The checkpoint a run that goes on (`resume`) starts from: its step and tasks. */
+  readonly from?: SavedStep;
+  /** The run's metadata as its checkpoints carry it (the `tasks` and `events` modes show it too). */
+  readonly metadata?: JsonObject;
 }
 
 /** A checkpoint as the run reaches it: after its input (`input`, then `loop`) and after each node. */
@@ -65,6 +70,12 @@ export interface StepRecord {
   readonly next: readonly string[];
   /** What the step wrote: `{"__start__": input}`, `{"<node>": update}`, or null. */
   readonly writes: JsonObject | null;
+}
+
+/** What a saved checkpoint answers: its step and its tasks' ids. */
+export interface SavedStep {
+  readonly step: number;
+  readonly tasks: readonly { readonly id: string; readonly name: string }[];
 }
 
 /** The `error` event's data. */
@@ -93,8 +104,11 @@ export interface RunHooks {
   /** Awaited before each node step (AGENT_SERVER_STEP_DELAY_MS). */
   pause(): Promise<void>;
   newId(): string;
-  /** Saves a checkpoint; called synchronously right after the step it records. */
-  checkpoint?(step: StepRecord): void;
+  /**
+   * Saves a checkpoint; called synchronously right after the step it records. Answers its step
+   * number and the ids of its tasks (the nodes next), which the `checkpoints` and `tasks` modes show.
+   */
+  checkpoint?(step: StepRecord): SavedStep | void;
   /** A node (or `__start__`, for input the graph cannot take) failed; its task keeps the error. */
   failed?(node: string, error: RunError): void;
   /** A node paused (`interrupt`): its task in the last checkpoint keeps the interrupts, pending. */
@@ -125,20 +139,33 @@ export async function executeRun(plan: RunPlan, hooks: RunHooks): Promise<RunOut
   const nodes = plan.graph.nodes;
   const cancelled = () => hooks.signal?.aborted === true;
   hooks.emit({ event: "metadata", data: { run_id: plan.runId, attempt: plan.attempt ?? 1 } });
+  const inside = new ModeEvents({ modes, emit: hooks.emit, runId: plan.runId, metadata: plan.metadata ?? {}, newId: hooks.newId });
+  // The last checkpoint's step and tasks (counted here too when no hook saves them).
+  let saved: SavedStep = plan.from ?? { step: -2, tasks: [] };
+  const checkpoint = (record: StepRecord) => {
+    saved = hooks.checkpoint?.(record) || { step: saved.step + 1, tasks: record.next.map((name) => ({ id: hooks.newId(), name })) };
+    inside.checkpoint({ ...record, step: saved.step });
+  };
+  const taskOf = (node: GraphNode<Record<string, unknown>>): TaskRef => ({
+    id: saved.tasks.find((t) => t.name === node.name)?.id ?? hooks.newId(),
+    node,
+    step: saved.step + 1,
+  });
+  inside.graphStarted(plan.input);
 
   let values: ThreadValues = plan.values;
   let first = 0;
   const resumeAt = plan.resume?.next[0];
   if (plan.resume === undefined || resumeAt === START) {
     // A fresh start saves the input first (a restart after that checkpoint only re-applies it).
-    if (plan.resume === undefined) hooks.checkpoint?.({ source: "input", values, next: [START], writes: { [START]: (plan.input ?? null) as JsonObject } });
+    if (plan.resume === undefined) checkpoint({ source: "input", values, next: [START], writes: { [START]: (plan.input ?? null) as JsonObject } });
     try {
       const added = inputMessages(plan.input, hooks.newId);
       if (added.length > 0) values = { ...values, messages: addMessages(values.messages ?? [], added) };
     } catch (error) {
       return fail(START, values, error, hooks);
     }
-    hooks.checkpoint?.({ source: "loop", values, next: nodes.slice(0, 1).map((n) => n.name), writes: null });
+    checkpoint({ source: "loop", values, next: nodes.slice(0, 1).map((n) => n.name), writes: null });
   } else {
     first = nodes.findIndex((n) => n.name === resumeAt);
     if (first < 0) first = nodes.length;
@@ -150,7 +177,7 @@ export async function executeRun(plan: RunPlan, hooks: RunHooks): Promise<RunOut
       return fail(START, values, error, hooks);
     }
     // Nothing left to run: the update is still the thread's new state.
-    if (first >= nodes.length) hooks.checkpoint?.({ source: "loop", values, next: [], writes: { [START]: plan.command.update as JsonObject } });
+    if (first >= nodes.length) checkpoint({ source: "loop", values, next: [], writes: { [START]: plan.command.update as JsonObject } });
   }
   if (modes.has("values")) hooks.emit({ event: "values", data: values });
 
@@ -166,6 +193,8 @@ export async function executeRun(plan: RunPlan, hooks: RunHooks): Promise<RunOut
       await hooks.hold();
       if (cancelled()) return { status: "cancelled", values };
     }
+    const task = taskOf(node);
+    inside.nodeStarted(task, values);
     let update;
     try {
       const answer = resume?.node === node.name ? resume : undefined;
@@ -180,11 +209,16 @@ export async function executeRun(plan: RunPlan, hooks: RunHooks): Promise<RunOut
         },
       });
     } catch (error) {
-      if (error instanceof NodeInterrupt) return paused(node.name, error.value, values, modes, hooks);
-      return fail(node.name, values, error, hooks);
+      if (error instanceof NodeInterrupt) {
+        const outcome = paused(node.name, error.value, values, modes, hooks);
+        inside.nodePaused(task, outcome.interrupts as unknown as JsonObject[]);
+        return outcome;
+      }
+      return fail(node.name, values, error, hooks, (data) => inside.nodeFailed(task, data as unknown as JsonObject));
     }
+    inside.nodeEnded(task, values, update);
     values = { ...values, messages: addMessages(values.messages ?? [], update.messages) };
-    hooks.checkpoint?.({
+    checkpoint({
       source: "loop",
       values,
       next: nodes.slice(index + 1, index + 2).map((n) => n.name),
@@ -194,6 +228,7 @@ export async function executeRun(plan: RunPlan, hooks: RunHooks): Promise<RunOut
     if (modes.has("values")) hooks.emit({ event: "values", data: values });
     if (stopsAt(plan.interruptAfter, node.name)) return breakpoint(values, modes, hooks);
   }
+  inside.graphEnded(values);
   return { status: "success", values };
 }
 
@@ -215,9 +250,10 @@ function paused(node: string, value: JsonObject, values: ThreadValues, modes: Re
   return { status: "interrupted", values, interrupts };
 }
 
-function fail(node: string, values: ThreadValues, error: unknown, hooks: RunHooks): RunOutcome {
+function fail(node: string, values: ThreadValues, error: unknown, hooks: RunHooks, before?: (data: RunError) => void): RunOutcome {
   const data = error instanceof Error ? { error: error.name, message: error.message } : { error: "Error", message: String(error) };
   hooks.failed?.(node, data);
+  before?.(data);
   hooks.emit({ event: "error", data });
   return { status: "error", values, error: data };
 }
