@@ -67,7 +67,7 @@ describe("executeRun: checkpoints, cancelling, resuming, holding", () => {
         emit: (e) => events.push(e.event),
         pause: async () => {},
         newId: () => "in",
-        checkpoint: (step) => steps.push([step.source, step.next, step.writes ? Object.keys(step.writes)[0] : undefined]),
+        checkpoint: (step) => void steps.push([step.source, step.next, step.writes ? Object.keys(step.writes)[0] : undefined]),
         failed: (node) => failures.push(node),
         ...hooks,
       },

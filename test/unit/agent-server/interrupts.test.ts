@@ -20,7 +20,7 @@ async function run(graph: Graph<any>, plan: Partial<RunPlan>) {
       emit: (e) => events.push(e),
       pause: async () => {},
       newId: () => `id-${++n}`,
-      checkpoint: (step: StepRecord) => steps.push([step.source, step.next, step.writes ? Object.keys(step.writes)[0] : undefined]),
+      checkpoint: (step: StepRecord) => void steps.push([step.source, step.next, step.writes ? Object.keys(step.writes)[0] : undefined]),
       interrupted: (node, interrupts) => saved.push([node, interrupts]),
     },
   );
@@ -60,7 +60,10 @@ describe("the approval graph", () => {
 describe("executeRun: interrupts", () => {
   it("a node's interrupt ends the run: no update saved, the interrupt under updates and values", async () => {
     const { events, steps, saved, outcome } = await run(approvalGraph, { input: say("x") });
-    const interrupt = { value: { question: "Approve this draft?", draft: "draft: x", options: ["approve", "reject"] }, id: "id2" };
+    // One id, made by the run's id maker, names the interrupt everywhere it appears.
+    const id = outcome.interrupts![0]!.id;
+    expect(id).toMatch(/^id/);
+    const interrupt = { value: { question: "Approve this draft?", draft: "draft: x", options: ["approve", "reject"] }, id };
     expect(events.slice(-2)).toEqual([
       { event: "updates", data: { __interrupt__: [interrupt] } },
       { event: "values", data: { messages: expect.any(Array), __interrupt__: [interrupt] } },

@@ -1,8 +1,9 @@
 // The manual (README.md and docs/*.md; docs/history/ is the measurement history, left as it was
 // written) says how things work now: every repository path it names exists, it pins no commit and
 // tells no working-session story, and it stays within its word budget (the goal: under 40,000 words).
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/paths.ts";
 import { prose } from "./markdown.ts";
@@ -93,13 +94,30 @@ export function sessionNarratives(text: string): string[] {
 
 const wordCount = (text: string): number => text.split(/\s+/).filter((w) => w !== "").length;
 
-function allFileNames(dir: string, names = new Set<string>()): Set<string> {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (["node_modules", ".git", ".wrangler", "dist"].includes(entry.name)) continue;
-    if (entry.isDirectory()) allFileNames(join(dir, entry.name), names);
-    else names.add(entry.name);
-  }
-  return names;
+function allFileNames(): Set<string> {
+  return new Set([...TRACKED].filter((path) => !TRACKED_DIRS.has(path)).map((path) => basename(path)));
+}
+
+/**
+ * What the repository holds: its tracked files (`git ls-files`) and their folders, so a path that
+ * exists only in this checkout (built, generated, git-ignored) does not pass here and fail on a
+ * fresh clone.
+ */
+const TRACKED_FILES = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" }).split("\n").filter(Boolean);
+const TRACKED_DIRS = new Set(
+  TRACKED_FILES.flatMap((file) =>
+    file
+      .split("/")
+      .slice(0, -1)
+      .map((_, i, parts) => parts.slice(0, i + 1).join("/")),
+  ),
+);
+const TRACKED = new Set([...TRACKED_FILES, ...TRACKED_DIRS]);
+
+/** Whether an absolute path inside the repository names a tracked file or folder. */
+function tracked(absolute: string): boolean {
+  const path = relative(root, absolute).split(sep).join("/");
+  return path === "" || TRACKED.has(path);
 }
 
 const manual = [
@@ -116,14 +134,14 @@ export function missingPaths(file: string, text: string, names: Set<string>): st
     if (path in NOT_REPOSITORY_PATHS || basename(path) in NOT_REPOSITORY_PATHS) continue;
     const fromDoc = resolve(dirname(join(root, file)), decodeURI(path));
     const fromRoot = join(root, path);
-    const found = link ? existsSync(fromDoc) : path.includes("/") ? existsSync(fromRoot) || existsSync(fromDoc) : names.has(path);
+    const found = link ? tracked(fromDoc) : path.includes("/") ? tracked(fromRoot) || tracked(fromDoc) : names.has(path);
     if (!found) missing.push(`${file}:${line} ${path}`);
   }
   return missing;
 }
 
 describe("the manual", () => {
-  const names = allFileNames(root);
+  const names = allFileNames();
 
   it("finds the paths a doc names, and not URLs, API paths, globs or placeholders", () => {
     const text = [
