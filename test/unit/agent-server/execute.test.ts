@@ -31,7 +31,7 @@ describe("executeRun", () => {
   it("emits only the modes asked for; silent modes add nothing", async () => {
     expect((await run(agentGraph, ["updates"], say("x"))).names).toEqual(["metadata", "pause", "updates"]);
     expect((await run(agentGraph, ["values"], say("x"))).names).toEqual(["metadata", "values", "pause", "values"]);
-    expect((await run(agentGraph, ["messages", "custom"], say("x"))).names).toEqual(["metadata", "pause"]);
+    expect((await run(agentGraph, ["debug", "custom"], say("x"))).names).toEqual(["metadata", "pause"]);
   });
 
   it("runs with the plan's context and the thread's earlier values", async () => {

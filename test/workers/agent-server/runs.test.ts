@@ -39,7 +39,7 @@ describe("streaming a run", () => {
     expect(one.events.map((e) => e.event)).toEqual(["metadata", "updates"]);
     const byDefault = await streamRun(thread.thread_id, { assistant_id: "agent", input: say("b") });
     expect(byDefault.events.map((e) => e.event)).toEqual(["metadata", "values", "values"]);
-    const silent = await streamRun(thread.thread_id, { assistant_id: "agent", input: say("c"), stream_mode: ["messages-tuple", "debug"] });
+    const silent = await streamRun(thread.thread_id, { assistant_id: "agent", input: say("c"), stream_mode: ["debug", "custom"] });
     expect(silent.events.map((e) => e.event)).toEqual(["metadata"]);
   });
 
