@@ -10,7 +10,7 @@ export const STREAM_MODES = ["values", "messages", "messages-tuple", "tasks", "c
 export type StreamMode = (typeof STREAM_MODES)[number];
 
 /** The modes the emulator produces events for; the others are accepted and stay silent. */
-export const EMITTED_MODES: readonly StreamMode[] = ["values", "updates", "tasks", "checkpoints", "events"];
+export const EMITTED_MODES: readonly StreamMode[] = ["values", "messages", "messages-tuple", "updates", "tasks", "checkpoints", "events"];
 
 /** The pseudo-node that applies a run's input, as LangGraph names it in `next` and `writes`. */
 export const START = "__start__";
@@ -180,6 +180,7 @@ export async function executeRun(plan: RunPlan, hooks: RunHooks): Promise<RunOut
     if (first >= nodes.length) checkpoint({ source: "loop", values, next: [], writes: { [START]: plan.command.update as JsonObject } });
   }
   if (modes.has("values")) hooks.emit({ event: "values", data: values });
+  inside.valuesReached(values);
 
   let resume = plan.command?.resume;
   for (let index = first; index < nodes.length; index++) {
@@ -226,6 +227,7 @@ export async function executeRun(plan: RunPlan, hooks: RunHooks): Promise<RunOut
     });
     if (modes.has("updates")) hooks.emit({ event: "updates", data: { [node.name]: update } });
     if (modes.has("values")) hooks.emit({ event: "values", data: values });
+    inside.valuesReached(values);
     if (stopsAt(plan.interruptAfter, node.name)) return breakpoint(values, modes, hooks);
   }
   inside.graphEnded(values);

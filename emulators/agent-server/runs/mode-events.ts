@@ -30,7 +30,12 @@ export interface CheckpointRef {
  *   as it ends, `{id, name, result, interrupts, error}`;
  * - `events`: LangChain callback events `{event, name, run_id, tags, metadata, data}`, the graph's
  *   own chain (run id the run's) around each node's chain, and inside a node that answers as a
- *   chat model (`chatModel`), that model's start, one stream event per word and its end.
+ *   chat model (`chatModel`), that model's start, one stream event per word and its end;
+ * - `messages-tuple`: each of those words as `[chunk, metadata]` (the model's metadata and tags);
+ * - `messages`: the server's own view of the same: `messages/metadata` (keyed by the message's id)
+ *   before its first word, `messages/partial` with the words so far after each, and
+ *   `messages/complete` for each message the first time a state of the run holds it (the input's
+ *   and the thread's earlier ones included), after that state's `values`.
  *
  * Each method sends nothing unless its mode was asked for.
  */
@@ -42,6 +47,8 @@ export class ModeEvents {
   readonly #newId: () => string;
   /** Callback run ids of the nodes started and not yet ended. */
   readonly #nodeRuns = new Map<string, string>();
+  /** The ids of the messages `messages/complete` sent. */
+  readonly #completed = new Set<string>();
 
   constructor(options: { modes: ReadonlySet<string>; emit: (event: ServerSentEvent) => void; runId: string; metadata: JsonObject; newId: () => string }) {
     this.#modes = options.modes;
@@ -53,6 +60,14 @@ export class ModeEvents {
 
   checkpoint({ source, step, values, next }: CheckpointRef): void {
     if (this.#modes.has("checkpoints")) this.#emit({ event: "checkpoints", data: { values, metadata: { source, step, parents: {} }, next } });
+  }
+
+  /** A state of the run (as `values` streams it): the messages in it not yet complete are. */
+  valuesReached(values: ThreadValues): void {
+    if (!this.#modes.has("messages")) return;
+    const fresh = (values.messages ?? []).filter((m) => !this.#completed.has(m.id));
+    for (const message of fresh) this.#completed.add(message.id);
+    if (fresh.length > 0) this.#emit({ event: "messages/complete", data: fresh });
   }
 
   graphStarted(input: unknown): void {
@@ -100,15 +115,16 @@ export class ModeEvents {
 
   /** What a chat model's callbacks say: its input, each word of its reply as a chunk, its message. */
   #chatModel(task: TaskRef, model: string, values: ThreadValues, update: NodeUpdate): void {
-    if (!this.#modes.has("events")) return;
+    if (!["events", "messages", "messages-tuple"].some((mode) => this.#modes.has(mode))) return;
     const message = update.messages.findLast((m) => m.type === "ai");
     if (!message) return;
     const runId = this.#newId();
-    const metadata = { ...this.#nodeMetadata(task), ls_provider: model, ls_model_type: "chat" };
+    const metadata = { ...this.#nodeMetadata(task), ls_integration: "langchain_chat_model", ls_provider: model, ls_model_type: "chat" };
     const input = { messages: [values.messages ?? []] };
     this.#callback("on_chat_model_start", model, runId, [], metadata, { input });
+    let sofar = "";
     // As a streaming model's tokens come: word by word, each keeping its trailing space.
-    for (const piece of message.content.split(/(?<= )/)) {
+    for (const [index, piece] of message.content.split(/(?<= )/).entries()) {
       const chunk = {
         content: piece,
         tool_calls: [],
@@ -120,6 +136,12 @@ export class ModeEvents {
         type: "ai",
       };
       this.#callback("on_chat_model_stream", model, runId, [], metadata, { chunk });
+      if (this.#modes.has("messages-tuple")) this.#emit({ event: "messages", data: [chunk, { tags: [], ...metadata }] });
+      if (this.#modes.has("messages")) {
+        if (index === 0) this.#emit({ event: "messages/metadata", data: { [message.id]: { metadata } } });
+        sofar += piece;
+        this.#emit({ event: "messages/partial", data: [{ ...chunk, content: sofar }] });
+      }
     }
     this.#callback("on_chat_model_end", model, runId, [], metadata, { output: message, input });
   }
