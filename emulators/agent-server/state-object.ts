@@ -105,6 +105,7 @@ export class AgentServerState extends DurableObject<AgentServerBindings> impleme
       assistants: this.#assistants,
       events,
       engine: this.#engine,
+      clock: this.clock,
     });
     this.#threadState = new ThreadStateStore({ storage: ctx.storage, waitUntil, threads: this.#threads, checkpoints, runs: runTable, events });
     this.#threadQueries = new ThreadQueries(ctx.storage, this.#threads);

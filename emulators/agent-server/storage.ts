@@ -53,7 +53,8 @@ const TABLES = [
   // of the assistant version active when the run was created. `attempt` counts the
   // starts (a run resumed after the object restarted is attempt 2); `cancel_action` is a cancel
   // asked for while the run ran, kept so a resumed run honours it; `result` is what wait and
-  // join answer once the run is over.
+  // join answer once the run is over; `start_at` is when (on the object's clock, epoch ms) a run
+  // created with `after_seconds` may start (0: at once).
   `CREATE TABLE IF NOT EXISTS run_progress (
     run_id TEXT PRIMARY KEY,
     graph_id TEXT NOT NULL,
@@ -62,7 +63,8 @@ const TABLES = [
     cancel_action TEXT,
     on_disconnect TEXT NOT NULL DEFAULT 'continue',
     temporary INTEGER NOT NULL DEFAULT 0,
-    result TEXT
+    result TEXT,
+    start_at INTEGER NOT NULL DEFAULT 0
   )`,
   // Every event a run streamed, in order (`seq` is the SSE id), so a client can join a run late
   // or reconnect after a dropped stream and get what it missed. `scope` 'thread' marks events only
@@ -133,6 +135,9 @@ const TABLES = [
 /** Creates the tables (idempotent: runs every time the object starts). */
 export function migrate(sql: SqlStorage): void {
   for (const statement of TABLES) sql.exec(statement);
+  // State kept by `npm start` from before runs could wait (`after_seconds`) lacks the column.
+  const columns = sql.exec<{ name: string }>("PRAGMA table_info(run_progress)").toArray();
+  if (!columns.some((c) => c.name === "start_at")) sql.exec("ALTER TABLE run_progress ADD COLUMN start_at INTEGER NOT NULL DEFAULT 0");
 }
 
 /**

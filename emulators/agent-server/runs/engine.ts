@@ -32,8 +32,8 @@ export interface EngineParts {
   readonly threads: ThreadStore;
   readonly checkpoints: CheckpointLedger;
   readonly events: RunEventLog;
-  /** Whose time a run's step delay passes on (a test moves it: system/clock.ts). */
-  readonly clock: Pick<EmulatorClock, "sleep">;
+  /** Whose time a run's step delay and `after_seconds` pass on (a test moves it: system/clock.ts). */
+  readonly clock: Pick<EmulatorClock, "sleep" | "now">;
   /** Called when the set of runs in flight may have changed (the alarm is re-armed). */
   readonly changed: () => void;
   /** Follows every run as it goes (protocol v2's events). */
@@ -57,6 +57,8 @@ export class RunEngine implements Wakeable {
   readonly #running = new Map<string, AbortController>();
   /** Who waits for a run to be over (wait, join), by run id, and is handed its outcome. */
   readonly #waiters = new Map<string, Array<(outcome: JsonValue | undefined) => void>>();
+  /** Drivers waiting for a run's `after_seconds` to pass, by thread: a cancel wakes them early. */
+  readonly #delays = new Map<string, AbortController>();
 
   constructor(parts: EngineParts) {
     this.#parts = parts;
@@ -86,6 +88,8 @@ export class RunEngine implements Wakeable {
       events.endRun(run.run_id);
       this.#settleThread(run.thread_id, false);
       this.#notify(run.run_id, outcome);
+      // The thread's driver may be waiting for this run's start time: the queue moves on now.
+      this.#delays.get(run.thread_id)?.abort();
     } else if (run.status === "running") {
       runs.setCancel(run.run_id, action);
       // A run whose object restarted has no driver yet: it sees the cancel when it resumes.
@@ -113,6 +117,7 @@ export class RunEngine implements Wakeable {
       this.#parts.events.endRun(run.run_id);
       this.#notify(run.run_id, undefined);
     }
+    this.#delays.get(threadId)?.abort();
   }
 
   /**
@@ -147,23 +152,42 @@ export class RunEngine implements Wakeable {
         // Decided in the same synchronous step as the claim, so a run created afterwards finds
         // no driver and starts one.
         if (!claimed) return void this.#driving.delete(threadId);
-        await this.#execute(claimed.run, claimed.attempt);
+        if ("waitMs" in claimed) await this.#delay(threadId, claimed.waitMs);
+        else await this.#execute(claimed.run, claimed.attempt);
       }
     })();
   }
 
-  /** The thread's next run: one left running by a restart, else the oldest pending. */
-  #claim(threadId: string): { run: Run; attempt: number } | undefined {
-    const { runs } = this.#parts;
+  /**
+   * The thread's next run: one left running by a restart, else the oldest pending; or how long to
+   * wait when that one was created with `after_seconds` and its time has not come (the runs queued
+   * behind it wait too: the queue keeps its order).
+   */
+  #claim(threadId: string): { run: Run; attempt: number } | { waitMs: number } | undefined {
+    const { runs, clock } = this.#parts;
     for (;;) {
       const inflight = runs.inflight(threadId);
       const run = inflight.find((r) => r.status === "running") ?? inflight[0];
       if (!run) return undefined;
-      if (runs.progress(run.run_id)) return { run, attempt: runs.start(run.run_id) };
+      const progress = runs.progress(run.run_id);
+      const waitMs = progress && run.status === "pending" ? progress.startAt - clock.now() : 0;
+      if (waitMs > 0) return { waitMs };
+      if (progress) return { run, attempt: runs.start(run.run_id) };
       // Left in flight by an emulator before the engine (state kept by `npm start`): it has
       // nothing to resume from, so it timed out.
       runs.setStatus(run.run_id, "timeout");
       this.#settleThread(threadId, false);
+    }
+  }
+
+  /** Waits on the object's clock, or until a cancel or the thread's deletion cuts it short. */
+  async #delay(threadId: string, ms: number): Promise<void> {
+    const controller = new AbortController();
+    this.#delays.set(threadId, controller);
+    try {
+      await this.#parts.clock.sleep(ms, controller.signal);
+    } finally {
+      this.#delays.delete(threadId);
     }
   }
 

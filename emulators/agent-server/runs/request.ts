@@ -36,6 +36,7 @@ export function runRequest(target: RunTarget, stepDelayMs: number, headers?: Hea
     onDisconnect: body.on_disconnect ?? "continue",
     temporary: target.kind === "stateless" && (target.body.on_completion ?? "delete") === "delete",
     stepDelayMs,
+    afterSeconds: body.after_seconds ?? 0,
     command: body.command,
     interruptBefore: body.interrupt_before,
     interruptAfter: body.interrupt_after,

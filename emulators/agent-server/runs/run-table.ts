@@ -15,6 +15,8 @@ export interface RunProgress {
   readonly temporary: boolean;
   /** What wait and join answer, once the run is over. */
   readonly result: JsonValue | undefined;
+  /** When it may start, on the object's clock (epoch ms; 0: at once): `after_seconds`. */
+  readonly startAt: number;
 }
 
 /** A new run: its record, and how the engine runs it. */
@@ -24,6 +26,8 @@ export interface NewRun {
   readonly stepDelayMs: number;
   readonly onDisconnect: "cancel" | "continue";
   readonly temporary: boolean;
+  /** When it may start, on the object's clock (epoch ms; 0: at once). */
+  readonly startAt: number;
 }
 
 type Row = {
@@ -46,6 +50,7 @@ type ProgressRow = {
   on_disconnect: string;
   temporary: number;
   result: string | null;
+  start_at: number;
 };
 
 /** The runs and their progress: synchronous SQL inside the state object. */
@@ -57,7 +62,7 @@ export class RunTable {
   }
 
   /** Stores a run as `pending`: the engine starts it when its thread is free. */
-  insert({ run, graphId, stepDelayMs, onDisconnect, temporary }: NewRun): Run {
+  insert({ run, graphId, stepDelayMs, onDisconnect, temporary, startAt }: NewRun): Run {
     const at = timestamp();
     this.#sql.exec(
       `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, lease_expires_at)
@@ -72,12 +77,13 @@ export class RunTable {
       run.multitask_strategy,
     );
     this.#sql.exec(
-      "INSERT INTO run_progress (run_id, graph_id, step_delay_ms, on_disconnect, temporary) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO run_progress (run_id, graph_id, step_delay_ms, on_disconnect, temporary, start_at) VALUES (?, ?, ?, ?, ?, ?)",
       run.run_id,
       graphId,
       stepDelayMs,
       onDisconnect,
       temporary ? 1 : 0,
+      startAt,
     );
     return this.find(run.run_id)!;
   }
@@ -98,6 +104,7 @@ export class RunTable {
       onDisconnect: row.on_disconnect === "cancel" ? "cancel" : "continue",
       temporary: row.temporary === 1,
       result: row.result === null ? undefined : parseJson<JsonValue>(row.result),
+      startAt: row.start_at,
     };
   }
 

@@ -60,7 +60,8 @@ const runFields = {
   command: optionalField(RunCommandSchema),
   interrupt_before: optionalField(BreakpointsSchema),
   interrupt_after: optionalField(BreakpointsSchema),
-  after_seconds: unsupported("runs start at once"),
+  /** The run waits `pending` this long before its thread takes it (runs/engine.ts). */
+  after_seconds: optionalField(z.number().nonnegative()),
   webhook: unsupported("the emulator makes no outbound calls"),
 };
 
@@ -132,6 +133,8 @@ export interface RunRequest {
   readonly temporary: boolean;
   /** Pause before each node step, in ms (AGENT_SERVER_STEP_DELAY_MS, read by the Worker). */
   readonly stepDelayMs: number;
+  /** `after_seconds`: how long the run waits before it may start (0: at once). */
+  readonly afterSeconds: number;
   /** `command`: go on from the thread's checkpoint (resume, update, goto) instead of from input. */
   readonly command?: RunCommandBody | undefined;
   readonly interruptBefore?: "*" | readonly string[] | undefined;

@@ -12,6 +12,7 @@ import { loggedEventStream } from "./event-stream.ts";
 import { runConfiguration } from "./run-config.ts";
 import type { RunTable } from "./run-table.ts";
 import type { CancelAction, Run, RunRequest, RunStatus } from "./schema.ts";
+import type { EmulatorClock } from "../system/clock.ts";
 
 /** How a client reads a run's stream. */
 export interface RunStreamRequest {
@@ -70,6 +71,7 @@ export class RunStore extends RpcTarget {
   readonly #assistants: AssistantStore;
   readonly #events: RunEventLog;
   readonly #engine: RunEngine;
+  readonly #clock: Pick<EmulatorClock, "now">;
   readonly #waitUntil: (work: Promise<unknown>) => void;
 
   constructor(parts: {
@@ -80,10 +82,13 @@ export class RunStore extends RpcTarget {
     assistants: AssistantStore;
     events: RunEventLog;
     engine: RunEngine;
+    /** The object's clock, from which a run's `after_seconds` is counted. */
+    clock: Pick<EmulatorClock, "now">;
   }) {
     super();
     this.#storage = parts.storage;
     this.#table = parts.table;
+    this.#clock = parts.clock;
     this.#threads = parts.threads;
     this.#assistants = parts.assistants;
     this.#events = parts.events;
@@ -200,6 +205,7 @@ export class RunStore extends RpcTarget {
       stepDelayMs: request.stepDelayMs,
       onDisconnect: request.onDisconnect,
       temporary: request.temporary,
+      startAt: request.afterSeconds > 0 ? this.#clock.now() + request.afterSeconds * 1000 : 0,
     });
     if (request.multitaskStrategy === "interrupt" || request.multitaskStrategy === "rollback") {
       for (const other of inflight) this.#engine.cancel(other, request.multitaskStrategy);
