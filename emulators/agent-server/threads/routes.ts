@@ -10,8 +10,14 @@ import { ThreadCreate, ThreadIncludeQuery, ThreadPruneRequest } from "./schema.t
 export const threadRoutes = new Hono<AgentServerEnv>()
   .post("/", validate("json", ThreadCreate), async (c) => {
     const body = c.req.valid("json");
+    const threadId = body.thread_id ?? crypto.randomUUID();
+    const supersteps = body.supersteps;
+    if (supersteps !== undefined && supersteps.length > 0) {
+      using state = threadStateOf(c.env);
+      return answer(c, await state.createWithSupersteps(threadId, { ...body, supersteps }));
+    }
     using threads = threadsOf(c.env);
-    return answer(c, await threads.create(body.thread_id ?? crypto.randomUUID(), body));
+    return answer(c, await threads.create(threadId, body));
   })
   .post("/prune", validate("json", ThreadPruneRequest), async (c) => {
     const { thread_ids, strategy } = c.req.valid("json");

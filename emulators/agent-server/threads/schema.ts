@@ -20,16 +20,28 @@ export const ThreadTtl = z.object({
 });
 
 /**
- * ThreadCreate (POST /threads). `supersteps` (pre-filled state) is refused rather than ignored,
- * since ignoring it would hand back a thread without the state the client asked for.
+ * ThreadSuperstepUpdate: values written as `as_node` would have (threads/supersteps.ts). A
+ * `command` is refused rather than ignored: ignoring it would write another state than asked.
  */
+const ThreadSuperstepUpdate = z.object({
+  values: optionalField(z.union([JsonObjectSchema, z.array(z.unknown())])),
+  command: notEmulated("command is not supported in supersteps by the agent-server emulator; send the update as values"),
+  as_node: z.string(),
+});
+
+/** A superstep: one checkpoint, from one update or more (LangGraph refuses none). */
+const ThreadSuperstep = z.object({
+  updates: z.array(ThreadSuperstepUpdate).min(1),
+});
+
+/** ThreadCreate (POST /threads); `supersteps` pre-fill the new thread's state (threads/supersteps.ts). */
 export const ThreadCreate = optionalBody(
   z.object({
     thread_id: optionalField(uuid()),
     metadata: optionalField(JsonObjectSchema),
     if_exists: optionalField(z.enum(["raise", "do_nothing"])),
     ttl: optionalField(ThreadTtl),
-    supersteps: notEmulated("supersteps is not supported by the agent-server emulator; create the thread empty and start a run instead"),
+    supersteps: optionalField(z.array(ThreadSuperstep)),
   }),
 );
 export type ThreadCreate = z.output<typeof ThreadCreate>;

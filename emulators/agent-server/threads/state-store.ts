@@ -6,10 +6,11 @@ import type { LoggedEvent, RunEventLog } from "../runs/event-log.ts";
 import { loggedEventStream } from "../runs/event-stream.ts";
 import type { RunTable } from "../runs/run-table.ts";
 import type { Checkpoint, CheckpointLedger, CheckpointQuery } from "./checkpoints.ts";
-import type { Thread } from "./schema.ts";
+import type { Thread, ThreadCreate } from "./schema.ts";
 import { applyStateUpdate } from "./state-update.ts";
 import { threadStorage, type ThreadStorage } from "./storage-usage.ts";
-import { notFound, type ThreadStore } from "./store.ts";
+import { alreadyThere, notFound, type ThreadStore } from "./store.ts";
+import { planSupersteps } from "./supersteps.ts";
 import { checkpointConfig, toThreadState, type CheckpointConfig, type ThreadState } from "./thread-state.ts";
 
 /** What the thread stream shows (its `stream_modes`). */
@@ -109,6 +110,37 @@ export class ThreadStateStore extends RpcTarget {
       const config = checkpointConfig(threadId, checkpoint.checkpoint_id);
       this.#events.append(threadId, null, { event: "state_update", data: { checkpoint: config, values: update.values, as_node: update.asNode } }, "thread");
       return ok({ checkpoint: config });
+    });
+  }
+
+  /**
+   * POST /threads with `supersteps`: the new thread with a checkpoint for each superstep, its
+   * values the last one's. The graph is the one `metadata.graph_id` names (400 without one, as the
+   * real server answers); a refused update is a 422 and no thread is made. A thread id that is
+   * taken is answered as without supersteps, and its state is left alone.
+   */
+  createWithSupersteps(threadId: string, input: ThreadCreate & { readonly supersteps: NonNullable<ThreadCreate["supersteps"]> }): Result<Thread> {
+    return this.#storage.transactionSync((): Result<Thread> => {
+      const existing = this.#threads.find(threadId);
+      if (existing) return alreadyThere(existing, input);
+      const metadata = input.metadata ?? {};
+      const graph = typeof metadata.graph_id === "string" ? findGraph(metadata.graph_id) : undefined;
+      if (!graph) return refuse(400, `Thread ${threadId} has no graph to apply supersteps with: create it with metadata {"graph_id": "<graph id>"}.`);
+      const plan = planSupersteps(graph, input.supersteps, () => crypto.randomUUID());
+      if (!plan.ok) return invalid(plan.errors);
+      this.#threads.insert(threadId, metadata);
+      this.#threads.setTtl(threadId, input.ttl);
+      let parentId: string | null = null;
+      for (const planned of plan.checkpoints) {
+        parentId = this.#checkpoints.append(threadId, {
+          ...planned,
+          parentId,
+          runId: null,
+          metadata: { thread_id: threadId, graph_id: graph.graphId },
+        }).checkpoint_id;
+      }
+      this.#threads.settle(threadId, "idle", plan.checkpoints.at(-1)?.values ?? {});
+      return ok(this.#threads.find(threadId)!);
     });
   }
 

@@ -1,6 +1,7 @@
 import type { ValidationError } from "../../../src/http/fastapi-errors.ts";
 import type { Graph, ThreadValues } from "../graphs/graph.ts";
-import { addMessages, inputMessages } from "../graphs/messages.ts";
+import { addMessages, inputMessages, type Message } from "../graphs/messages.ts";
+import { START } from "../runs/execute.ts";
 
 /** What POST /threads/{thread_id}/state asks: values to write as if a node had written them. */
 export interface StateUpdateRequest {
@@ -18,20 +19,22 @@ export type StateUpdate =
  * LangGraph's `update_state` on the message graphs: `values.messages` go through `add_messages`
  * (appended, or replacing a message with the same id), as if `as_node` had returned them, and the
  * nodes after `as_node` are next. Without `as_node`, the node that wrote the checkpoint (else the
- * graph's last node) is taken, as LangGraph takes the last node to have run. The graphs' state has
- * only `messages`: another key, or a message the graph cannot read, is a 422.
+ * graph's last node) is taken, as LangGraph takes the last node to have run. `__start__` counts as
+ * the step before the first node. The graphs' state has only `messages`: another key, or a message
+ * the graph cannot read, is a 422.
  */
 export function applyStateUpdate(graph: Graph, base: ThreadValues, request: StateUpdateRequest, newId: () => string): StateUpdate {
   const names = graph.nodes.map((n) => n.name);
   const asNode = request.asNode ?? (request.lastWriter !== undefined && names.includes(request.lastWriter) ? request.lastWriter : names.at(-1)!);
-  if (!names.includes(asNode)) {
+  const steps = [START, ...names];
+  if (!steps.includes(asNode)) {
     return refuse(
       ["body", "as_node"],
       request.asNode,
       `graph '${graph.graphId}' has no node '${asNode}'; its nodes are ${names.map((n) => `'${n}'`).join(", ")}`,
     );
   }
-  const next = names.slice(names.indexOf(asNode) + 1, names.indexOf(asNode) + 2);
+  const next = steps.slice(steps.indexOf(asNode) + 1, steps.indexOf(asNode) + 2);
   const update = request.values;
   if (update === null || update === undefined) return { ok: true, values: base, asNode, next };
   if (typeof update !== "object" || Array.isArray(update)) {
@@ -45,11 +48,23 @@ export function applyStateUpdate(graph: Graph, base: ThreadValues, request: Stat
       `the state of graph '${graph.graphId}' has only 'messages'`,
     );
   try {
-    const added = inputMessages(update, newId);
+    const added = withNames(inputMessages(update, newId), (update as Record<string, unknown>).messages);
     return { ok: true, values: { ...base, messages: addMessages(base.messages ?? [], added) }, asNode, next };
   } catch (error) {
     return refuse(["body", "values", "messages"], (update as Record<string, unknown>).messages, error instanceof Error ? error.message : String(error));
   }
+}
+
+/**
+ * Keeps the `name` a written message carries (the node that wrote an "ai" message), as LangChain
+ * keeps it: a state rebuilt from a run's updates then shows the messages the run left.
+ */
+function withNames(added: readonly Message[], raw: unknown): Message[] {
+  const items = Array.isArray(raw) ? raw : [raw];
+  return added.map((message, index) => {
+    const name = (items[index] as { name?: unknown } | null | undefined)?.name;
+    return typeof name === "string" && typeof items[index] === "object" ? { ...message, name } : message;
+  });
 }
 
 function refuse(loc: ReadonlyArray<string | number>, input: unknown, reason: string): StateUpdate {

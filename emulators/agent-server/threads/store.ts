@@ -46,11 +46,7 @@ export class ThreadStore extends RpcTarget {
   create(id: string, input: ThreadCreate): Result<Thread> {
     return this.#storage.transactionSync(() => {
       const existing = this.find(id);
-      if (existing) {
-        return input.if_exists === "do_nothing"
-          ? ok(existing)
-          : refuse(409, `Thread ${id} already exists. Send "if_exists": "do_nothing" to get the existing thread instead.`);
-      }
+      if (existing) return alreadyThere(existing, input);
       const thread = this.insert(id, input.metadata ?? {});
       this.setTtl(id, input.ttl);
       return ok(thread);
@@ -140,6 +136,12 @@ export class ThreadStore extends RpcTarget {
     return this.find(id)!;
   }
 }
+
+/** POST /threads for a thread id that is taken: the thread with `if_exists: do_nothing`, else a 409. */
+export const alreadyThere = (existing: Thread, input: Pick<ThreadCreate, "if_exists">): Result<Thread> =>
+  input.if_exists === "do_nothing"
+    ? ok(existing)
+    : refuse(409, `Thread ${existing.thread_id} already exists. Send "if_exists": "do_nothing" to get the existing thread instead.`);
 
 /** The 404 for a thread id nobody created (or that was deleted). */
 export const notFound = (id: string) => refuse(404, `Thread ${id} not found.`);

@@ -59,7 +59,7 @@ describe("POST /threads", () => {
     expect(res.body.detail.map((e: any) => [e.type, e.loc.join(".")])).toEqual([
       ["uuid_parsing", "body.thread_id"],
       ["dict_type", "body.metadata"],
-      ["value_error", "body.supersteps"],
+      ["too_short", "body.supersteps.0.updates"],
     ]);
     const malformed = await agentServer("POST", "/threads", { rawBody: "{" });
     expect(malformed.status).toBe(422);
