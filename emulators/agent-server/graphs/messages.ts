@@ -6,7 +6,7 @@ export interface Message {
   readonly id: string;
   readonly type: MessageType;
   readonly content: string;
-  /** The node that wrote an "ai" message; absent on messages that came from the client. */
+  /** The node that wrote an "ai" message, or the name a client gave a message; absent otherwise. */
   readonly name?: string;
 }
 export type MessageType = "human" | "ai" | "system" | "tool";
@@ -72,7 +72,9 @@ function toMessage(item: unknown, index: number, newId: () => string): Message {
     throw new InvalidInputError(`input.messages[${index}].content should be a string or a list of {"type": "text", "text": ...} blocks.`);
   }
   const id = typeof record.id === "string" && record.id !== "" ? record.id : newId();
-  return { id, type, content };
+  // A message keeps the name it carries (the node that wrote it), as LangChain's messages do.
+  const name = typeof record.name === "string" && record.name !== "" ? record.name : undefined;
+  return { id, type, content, ...(name !== undefined && { name }) };
 }
 
 function textOf(content: unknown): string | undefined {

@@ -48,23 +48,11 @@ export function applyStateUpdate(graph: Graph, base: ThreadValues, request: Stat
       `the state of graph '${graph.graphId}' has only 'messages'`,
     );
   try {
-    const added = withNames(inputMessages(update, newId), (update as Record<string, unknown>).messages);
+    const added = inputMessages(update, newId);
     return { ok: true, values: { ...base, messages: addMessages(base.messages ?? [], added) }, asNode, next };
   } catch (error) {
     return refuse(["body", "values", "messages"], (update as Record<string, unknown>).messages, error instanceof Error ? error.message : String(error));
   }
-}
-
-/**
- * Keeps the `name` a written message carries (the node that wrote an "ai" message), as LangChain
- * keeps it: a state rebuilt from a run's updates then shows the messages the run left.
- */
-function withNames(added: readonly Message[], raw: unknown): Message[] {
-  const items = Array.isArray(raw) ? raw : [raw];
-  return added.map((message, index) => {
-    const name = (items[index] as { name?: unknown } | null | undefined)?.name;
-    return typeof name === "string" && typeof items[index] === "object" ? { ...message, name } : message;
-  });
 }
 
 function refuse(loc: ReadonlyArray<string | number>, input: unknown, reason: string): StateUpdate {
