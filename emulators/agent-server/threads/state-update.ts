@@ -1,6 +1,6 @@
 import type { ValidationError } from "../../../src/http/fastapi-errors.ts";
 import type { Graph, ThreadValues } from "../graphs/graph.ts";
-import { addMessages, inputMessages, type Message } from "../graphs/messages.ts";
+import { addMessages, inputMessages } from "../graphs/messages.ts";
 import { START } from "../runs/execute.ts";
 
 /** What POST /threads/{thread_id}/state asks: values to write as if a node had written them. */
