@@ -3,7 +3,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "../../../../src/core/rules/json-depth.ts";
-import { loadRuleTable, RuleTableError } from "../../../../src/core/rules/load.ts";
+import { loadRuleTable } from "../../../../src/core/rules/load.ts";
+import { loaderProblems } from "./loader-problems.ts";
 import { CLOSE, MAX_FRAME_BYTES, readCommandFrame } from "../../../../src/core/rules/socket-frames.ts";
 import { frameTwin, socketRuleFor } from "../../../../src/core/rules/socket-rules.ts";
 import { ruleTables } from "../../../../src/core/rules/tables.ts";
@@ -121,15 +122,7 @@ describe("socket rules", () => {
     expect(socketRuleFor(aliased, `/api/v2/threads/${UUID}/stream/events`)).toBeUndefined();
   });
 
-  const problemsOf = (sockets: unknown[]) => {
-    try {
-      loadRuleTable({ ...base, sockets }, "rules/test.json");
-      return [];
-    } catch (error) {
-      if (!(error instanceof RuleTableError)) throw error;
-      return error.problems;
-    }
-  };
+  const problemsOf = (sockets: unknown[]) => loaderProblems({ ...base, sockets });
 
   it.each([
     [[{ path: { kind: "prefix", pattern: "/threads" }, protocol: "frames" }], /sockets\[0\], field path.kind: a socket opens on one route/],
