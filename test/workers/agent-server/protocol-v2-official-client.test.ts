@@ -6,16 +6,16 @@
 import { Client } from "langgraph-sdk-v1";
 import { describe, expect, it } from "vitest";
 import { say } from "../../support/run-input.ts";
-import { EmulatorSocket } from "./protocol-v2-client-socket.ts";
+import { FetchedSocket } from "../support/fetched-socket.ts";
 import { contents } from "./run-support.ts";
-import { AGENT_SERVER_URL, agentServer } from "./support.ts";
+import { AGENT_SERVER_URL, agentServer, freshCaller } from "./support.ts";
 
 /** A client without a key (the browser-safe socket refuses default headers) and its sockets. */
 function socketClient() {
-  const sockets: EmulatorSocket[] = [];
+  const sockets: FetchedSocket[] = [];
   const client = new Client({ apiUrl: AGENT_SERVER_URL, apiKey: null, callerOptions: { maxRetries: 0 } });
   const webSocketFactory = (url: string) => {
-    const socket = new EmulatorSocket(url);
+    const socket = new FetchedSocket(url, { upgrade: "websocket", ...freshCaller() }, { paceMs: 5 });
     sockets.push(socket);
     return socket as unknown as WebSocket;
   };

@@ -1,7 +1,7 @@
-import { exports } from "cloudflare:workers";
 import { Client, ProtocolWebSocketTransportAdapter } from "langgraph-sdk-v1";
 import { AGENT_SERVER_URL, agentServerFetch, freshCaller } from "../agent-server/support.ts";
 import { upgradeHeaders } from "../gateway/support.ts";
+import { FetchedSocket } from "../support/fetched-socket.ts";
 
 /** A Request-taking fetch, as the 1.15 client's protocol transports call it. */
 type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
@@ -30,72 +30,15 @@ export function officialClientV1(through: (request: Request, response: Response)
  * `drop` cuts the live socket as a network failure would: the client sees 1006, the server a close.
  */
 export function keyedSocketTransport(apiKey: string) {
-  const sockets: GatewaySocket[] = [];
+  const sockets: FetchedSocket[] = [];
   const transport = new ProtocolWebSocketTransportAdapter({
     apiUrl: AGENT_SERVER_URL,
     reconnectDelayMs: () => 0,
     webSocketFactory: (url: string) => {
-      const socket = new GatewaySocket(url, { ...freshCaller(), "x-api-key": apiKey });
+      const socket = new FetchedSocket(url, upgradeHeaders({ ...freshCaller(), "x-api-key": apiKey }));
       sockets.push(socket);
       return socket as unknown as WebSocket;
     },
   });
   return { transport, sockets };
-}
-
-/**
- * The part of a browser WebSocket the 1.15 transport uses (readyState, send, close, open /
- * message / close / error events), over a socket the gateway's fetch upgraded.
- */
-export class GatewaySocket extends EventTarget {
-  readyState = 0;
-  /** What the server closed with, if it did. */
-  closedBy: { code: number; reason: string } | undefined;
-  #socket: WebSocket | undefined;
-  #done = false;
-
-  constructor(url: string, headers: Record<string, string>) {
-    super();
-    void exports.default.fetch(new Request(url.replace(/^ws/, "http"), { headers: upgradeHeaders(headers) })).then((res) => {
-      if (res.status !== 101 || !res.webSocket) {
-        this.dispatchEvent(new Event("error"));
-        return this.#closed(1006, `upgrade answered ${res.status}`);
-      }
-      const socket = res.webSocket;
-      socket.accept();
-      this.#socket = socket;
-      this.readyState = 1;
-      socket.addEventListener("message", (event) => {
-        if (this.#done) return;
-        this.dispatchEvent(new MessageEvent("message", { data: event.data }));
-      });
-      socket.addEventListener("close", (event) => {
-        this.closedBy = { code: event.code, reason: event.reason };
-        this.#closed(event.code, event.reason);
-      });
-      this.dispatchEvent(new Event("open"));
-    });
-  }
-
-  send(data: string): void {
-    this.#socket!.send(data);
-  }
-
-  close(code = 1000, reason = ""): void {
-    this.#socket?.close(code, reason);
-    this.#closed(code, reason);
-  }
-
-  /** The connection drops: the server sees the socket closed, the client an abnormal close (1006). */
-  drop(): void {
-    this.#socket?.close(1001, "dropped by the test");
-    this.#closed(1006, "");
-  }
-
-  #closed(code: number, reason: string): void {
-    if (this.#done) return;
-    this.#done = true;
-    this.readyState = 3;
-    this.dispatchEvent(new CloseEvent("close", { code, reason }));
-  }
 }

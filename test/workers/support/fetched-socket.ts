@@ -1,18 +1,17 @@
 import { exports } from "cloudflare:workers";
-import { freshCaller } from "./support.ts";
 
 /**
  * The part of a browser WebSocket the official client's socket transport uses (readyState, send,
- * close; open, message, close and error events), over a socket the emulator Worker's fetch
- * upgraded. The Workers pool has no outbound socket to the emulator, so its `webSocketFactory`
- * makes one of these instead of `new WebSocket(url)`.
+ * close; open, message, close and error events), over a socket this runner's Worker (the gateway,
+ * or an emulator in its own project) upgraded through its fetch: the Workers pool has no outbound
+ * socket to it, so a client's `webSocketFactory` makes one of these instead of `new WebSocket(url)`.
  *
- * Each frame from the server is handed to the client in a macrotask of its own, `paceMs` after
- * the one before, as frames cross a network: in-process they would arrive in one burst, and a
- * client's own timers (the 1.15 client pauses its projections one macrotask after a run's end)
- * would never fire between them.
+ * With `paceMs`, each frame from the server is handed to the client in a macrotask of its own,
+ * `paceMs` after the one before, as frames cross a network: in-process they would arrive in one
+ * burst, and a client's own timers (the 1.15 client pauses its projections one macrotask after a
+ * run's end) would never fire between them. Without it, frames are handed on as they arrive.
  */
-export class EmulatorSocket extends EventTarget {
+export class FetchedSocket extends EventTarget {
   readyState = 0;
   /** What the server closed with, if it did. */
   closedBy: { code: number; reason: string } | undefined;
@@ -20,12 +19,13 @@ export class EmulatorSocket extends EventTarget {
   #done = false;
   #inbox: Array<() => void> = [];
   #pumping = false;
-  readonly #paceMs: number;
+  readonly #paceMs: number | undefined;
 
-  constructor(url: string, paceMs = 5) {
+  /** @param headers the upgrade request's headers, `Upgrade: websocket` included */
+  constructor(url: string, headers: Record<string, string>, options: { paceMs?: number } = {}) {
     super();
-    this.#paceMs = paceMs;
-    void exports.default.fetch(new Request(url.replace(/^ws/, "http"), { headers: { upgrade: "websocket", ...freshCaller() } })).then((res) => {
+    this.#paceMs = options.paceMs;
+    void exports.default.fetch(new Request(url.replace(/^ws/, "http"), { headers })).then((res) => {
       if (res.status !== 101 || !res.webSocket) {
         this.dispatchEvent(new Event("error"));
         return this.#closed(1006, `upgrade answered ${res.status}`);
@@ -34,7 +34,11 @@ export class EmulatorSocket extends EventTarget {
       socket.accept();
       this.#socket = socket;
       this.readyState = 1;
-      socket.addEventListener("message", (event) => this.#deliver(() => this.dispatchEvent(new MessageEvent("message", { data: event.data }))));
+      socket.addEventListener("message", (event) =>
+        this.#deliver(() => {
+          if (!this.#done) this.dispatchEvent(new MessageEvent("message", { data: event.data }));
+        }),
+      );
       socket.addEventListener("close", (event) =>
         this.#deliver(() => {
           this.closedBy = { code: event.code, reason: event.reason };
@@ -54,8 +58,15 @@ export class EmulatorSocket extends EventTarget {
     this.#closed(code, reason);
   }
 
-  /** Hands what arrived to the client in order, one macrotask each. */
+  /** The connection drops: the server sees the socket closed, the client an abnormal close (1006). */
+  drop(): void {
+    this.#socket?.close(1001, "dropped by the test");
+    this.#closed(1006, "");
+  }
+
+  /** Hands what arrived to the client: at once, or in order one macrotask each (`paceMs`). */
   #deliver(step: () => void): void {
+    if (this.#paceMs === undefined) return step();
     this.#inbox.push(step);
     if (this.#pumping) return;
     this.#pumping = true;
